@@ -1,0 +1,121 @@
+/*
+ * CPU and memory limits of one plugin VM.
+ *
+ * CPU: a count hook charges instructions against the event's budget and
+ * checks the wall-clock deadline. Once either runs out the trip is sticky:
+ * the hook re-arms itself at a count of 1 so every further instruction raises
+ * again, which is what stops `while true do pcall(f) end` from swallowing the
+ * limit. Hooks are per thread and coroutines copy their creator's hook, so the
+ * hook is installed when the state is created, before any plugin code runs.
+ *
+ * Memory: a lua_Alloc with a cap. Lua treats a NULL from a growing
+ * allocation as "not enough memory" (a clean error), but it assumes shrinks
+ * never fail, so they never do here.
+ */
+#include "parley_lua.h"
+
+#include <lauxlib.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+parley_ctx *parley_ctx_of(lua_State *L) {
+    return *(parley_ctx **)lua_getextraspace(L);
+}
+
+static uint64_t monotonic_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void hook(lua_State *L, lua_Debug *ar);
+
+/* Mark the budget as spent and raise. Never returns. */
+static void trip(lua_State *L, parley_ctx *c, int why) {
+    if (!c->tripped) c->tripped = why;
+    /* Sticky: raise again on the very next instruction of this thread. */
+    lua_sethook(L, hook, LUA_MASKCOUNT, 1);
+    if (c->tripped == PARLEY_TRIP_DEADLINE)
+        luaL_error(L, "time budget exceeded (%d ms per event)",
+                   (int)(c->wall_limit_ns / 1000000ull));
+    luaL_error(L, "instruction budget exceeded (%I instructions per event)",
+               (lua_Integer)c->instr_limit);
+}
+
+static void hook(lua_State *L, lua_Debug *ar) {
+    (void)ar;
+    parley_ctx *c = parley_ctx_of(L);
+    if (c->tripped) trip(L, c, c->tripped);
+    int count = lua_gethookcount(L);
+    c->instr_left -= count;
+    /* A coroutine left at count 1 by an earlier event's trip: restore the period. */
+    if (count != c->hook_period) lua_sethook(L, hook, LUA_MASKCOUNT, c->hook_period);
+    if (c->instr_left <= 0) trip(L, c, PARLEY_TRIP_INSTRUCTIONS);
+    if (monotonic_ns() >= c->deadline_ns) trip(L, c, PARLEY_TRIP_DEADLINE);
+}
+
+void parley_budget_charge(lua_State *L, int64_t units) {
+    parley_ctx *c = parley_ctx_of(L);
+    if (c->tripped) trip(L, c, c->tripped);
+    c->instr_left -= units;
+    if (c->instr_left <= 0) trip(L, c, PARLEY_TRIP_INSTRUCTIONS);
+    if (monotonic_ns() >= c->deadline_ns) trip(L, c, PARLEY_TRIP_DEADLINE);
+}
+
+static void *capped_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+    parley_ctx *c = ud;
+    /* When ptr is NULL, osize is a type tag, not a size. */
+    size_t old = ptr ? osize : 0;
+    if (nsize == 0) {
+        free(ptr);
+        c->mem_used -= old;
+        return NULL;
+    }
+    if (nsize > old) {
+        size_t limit = c->mem_cap + (c->host_mode > 0 ? c->mem_headroom : 0);
+        size_t grow = nsize - old;
+        if (c->mem_used + grow > limit) {
+            c->mem_failed = 1;
+            return NULL;
+        }
+    }
+    void *p = realloc(ptr, nsize);
+    if (p == NULL) {
+        if (nsize <= old) return ptr; /* a shrink never fails: keep the block */
+        c->mem_failed = 1;
+        return NULL;
+    }
+    c->mem_used = c->mem_used - old + nsize;
+    if (c->mem_used > c->mem_peak) c->mem_peak = c->mem_used;
+    return p;
+}
+
+lua_State *parley_state_alloc(parley_ctx *c) {
+    lua_State *L = lua_newstate(capped_alloc, c);
+    if (L == NULL) return NULL;
+    *(parley_ctx **)lua_getextraspace(L) = c;
+    /* Installed before any code runs, so every coroutine inherits it. */
+    lua_sethook(L, hook, LUA_MASKCOUNT, c->hook_period);
+    return L;
+}
+
+void parley_event_begin(lua_State *L, double now_epoch) {
+    parley_ctx *c = parley_ctx_of(L);
+    c->instr_left = c->instr_limit;
+    c->deadline_ns = monotonic_ns() + c->wall_limit_ns;
+    c->tripped = PARLEY_TRIP_NONE;
+    c->host_mode = 0;
+    c->mem_failed = 0;
+    c->sends_used = 0;
+    c->logs_used = 0;
+    c->quota_reported = 0;
+    c->close_depth = 0;
+    c->actions.len = 0;
+    c->now_epoch = now_epoch;
+    c->last_error_len = 0;
+    c->last_error[0] = 0;
+    lua_sethook(L, hook, LUA_MASKCOUNT, c->hook_period);
+}
+
+size_t parley_mem_used(lua_State *L) { return parley_ctx_of(L)->mem_used; }

@@ -1,0 +1,215 @@
+/*
+ * The C half of Parley's Lua sandbox.
+ *
+ * Why this exists: Lua raises errors with longjmp, and a longjmp through a
+ * Swift frame is undefined behaviour. So every call that can raise (pushes,
+ * table building, lua_error itself) lives here, in C. Swift only ever calls
+ * the non-raising entry points below; Swift callbacks reached from Lua run
+ * inside a C trampoline and report errors through a result struct, after
+ * which the C side raises with no Swift frame on the stack.
+ *
+ * One parley_ctx per lua_State (per plugin), reachable through the state's
+ * extra space, holds the plugin's budget, memory account, quotas and the
+ * buffer of actions the current event produced.
+ */
+#ifndef PARLEY_LUA_H
+#define PARLEY_LUA_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <lua.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Why a budget tripped. Sticky until parley_event_begin. */
+enum {
+    PARLEY_TRIP_NONE = 0,
+    PARLEY_TRIP_INSTRUCTIONS = 1,
+    PARLEY_TRIP_DEADLINE = 2,
+};
+
+/* Result of a protected call from the host. */
+enum {
+    PARLEY_OK = 0,
+    PARLEY_ERR_SYNTAX = 1,
+    PARLEY_ERR_RUNTIME = 2,
+    PARLEY_ERR_BUDGET = 3,
+    PARLEY_ERR_MEMORY = 4,
+};
+
+/* Kinds of record in the action buffer (see parley_actions_*). */
+enum {
+    PARLEY_ACTION_SEND = 1,    /* room, text */
+    PARLEY_ACTION_TYPING = 2,  /* room, on (0/1) */
+    PARLEY_ACTION_LOG = 3,     /* level (0 info, 1 warn, 2 error), text */
+    PARLEY_ACTION_QUOTA = 4,   /* text: which quota, reported once per event */
+};
+
+/* A growable byte buffer owned by C (malloc), never by the Lua allocator. */
+typedef struct parley_buf {
+    uint8_t *data;
+    size_t len;
+    size_t cap;
+} parley_buf;
+
+/*
+ * A Swift callback reached through the trampoline. `args`/`nargs` is the
+ * call's arguments in the value encoding (parley_codec.h). The callback
+ * writes its results into `out` (same encoding, a sequence of values) and
+ * returns the number of results, or -1 after writing an error message into
+ * `out` (raw UTF-8 text), which C then raises as a Lua error.
+ */
+typedef int (*parley_host_fn)(void *host, int fn_id,
+                              const uint8_t *args, size_t args_len,
+                              parley_buf *out);
+
+typedef struct parley_ctx {
+    /* ---- CPU budget (per event) ---- */
+    int64_t instr_limit;      /* instructions per event */
+    int64_t instr_left;       /* decremented by the hook and by C work (patterns) */
+    uint64_t wall_limit_ns;   /* wall-clock budget per event */
+    uint64_t deadline_ns;     /* CLOCK_MONOTONIC deadline of the running event */
+    int hook_period;          /* count-hook period in instructions */
+    int tripped;              /* PARLEY_TRIP_*; sticky for the event */
+
+    /* ---- memory ---- */
+    size_t mem_used;
+    size_t mem_cap;           /* plugin cap in bytes */
+    size_t mem_headroom;      /* extra the host may use while building values */
+    size_t mem_peak;
+    int host_mode;            /* >0 while the host builds values for the plugin */
+    int mem_failed;           /* an allocation was refused during this event */
+
+    /* ---- per-event quotas enforced in C ---- */
+    int sends_per_event;
+    int sends_used;
+    size_t max_message_bytes;       /* byte limit for bot.send text */
+    size_t max_message_chars;       /* 0 = none; characters, checked by host when bytes exceed it */
+    int logs_per_event;
+    int logs_used;
+    size_t log_line_max;            /* bytes; longer lines are cut */
+    uint32_t quota_reported;        /* bit per quota already reported this event */
+    /* Substrings a transport forbids in user text (NUL-separated list). */
+    char *forbidden;
+    size_t forbidden_len;
+
+    /* ---- clock for os.time()/os.date() ---- */
+    double now_epoch;               /* seconds since 1970, set by the host per event */
+
+    /* ---- actions the current event produced ---- */
+    parley_buf actions;
+
+    /* ---- the Swift host ---- */
+    void *host;
+    parley_host_fn host_fn;
+    parley_buf scratch_in;          /* encoded arguments for a host call */
+    parley_buf scratch_out;         /* encoded results from a host call */
+
+    /* ---- misc guards ---- */
+    int close_depth;                /* nesting of coroutine.close/wrap cleanup */
+    int dispatch_ref;               /* registry ref of the prelude's dispatcher */
+    char last_error[1024 + 64];     /* message of the last failed protected call */
+    size_t last_error_len;
+} parley_ctx;
+
+/* The ctx of a state (stored in its extra space). */
+parley_ctx *parley_ctx_of(lua_State *L);
+
+/*
+ * Charge `units` of work done in C on behalf of the plugin (the pattern
+ * matcher calls this at least every 1,000 steps). Returns only while the
+ * budget holds; once it is exhausted or the deadline has passed it trips the
+ * budget (sticky) and raises a Lua error, so call it only from C code running
+ * inside Lua (a lua_CFunction), never with a Swift frame on the stack.
+ */
+void parley_budget_charge(lua_State *L, int64_t units);
+
+/*
+ * Install Parley's budgeted pattern functions as find, match, gmatch and gsub
+ * in the table at stack index `string_table` (the sandbox's `string` table,
+ * which is also the string metatable's __index, so `s:find(...)` reaches them).
+ * Defined in patterns.c.
+ */
+void parley_install_patterns(lua_State *L, int string_table);
+
+
+/* ------------------------------------------------------------------------
+ * Value encoding shared by C and Swift (see parley_codec.c).
+ *
+ * Values cross the C/Swift boundary as bytes, never as lua_State access from
+ * Swift, so Swift never makes a call that could raise. Little endian:
+ *   0x00 nil | 0x01 false | 0x02 true | 0x03 int64 | 0x04 double (IEEE bits)
+ *   0x05 string: u32 length, bytes
+ *   0x06 table: u32 n (array part: values for keys 1..n, in order),
+ *               u32 m (then m key/value pairs; keys are strings, numbers or
+ *               booleans)
+ * ---------------------------------------------------------------------- */
+enum {
+    PARLEY_V_NIL = 0, PARLEY_V_FALSE = 1, PARLEY_V_TRUE = 2, PARLEY_V_INT = 3,
+    PARLEY_V_DOUBLE = 4, PARLEY_V_STRING = 5, PARLEY_V_TABLE = 6,
+};
+
+/* Deepest table nesting the codec accepts either way. */
+#define PARLEY_MAX_DEPTH 32
+
+/* Append raw bytes to a buffer (malloc-backed). Returns 0, or -1 when out of memory. */
+int parley_buf_append(parley_buf *b, const void *data, size_t len);
+void parley_buf_free(parley_buf *b);
+
+/* ------------------------------------------------------------------------
+ * Entry points for the Swift host. None of them raises: each runs its work
+ * inside lua_pcall and reports the outcome as a PARLEY_* status, with the
+ * error text in ctx->last_error.
+ * ---------------------------------------------------------------------- */
+
+/*
+ * Create a sandboxed state with a capped allocator and the CPU hook already
+ * installed. `setup` is an encoded table:
+ *   { prelude = <Lua source of the trusted prelude>, name = <bot name>,
+ *     prefix = <command prefix>, config = <plugin config table>,
+ *     seed = <integer for math.randomseed>,
+ *     natives = { <name> = <host function id>, ... } }
+ * Returns NULL only when the state itself cannot be allocated; other setup
+ * failures return a state with status in *status and the message in
+ * ctx->last_error (close it with parley_state_close).
+ */
+lua_State *parley_state_new(size_t mem_cap, void *host, parley_host_fn host_fn,
+                            const uint8_t *setup, size_t setup_len, int *status);
+void parley_state_close(lua_State *L);
+
+/* Reset the per-event budget, quotas and action buffer before an event. */
+void parley_event_begin(lua_State *L, double now_epoch);
+
+/* Load plugin source (text mode only) and run its top-level chunk. */
+int parley_load_plugin(lua_State *L, const char *src, size_t len, const char *chunkname);
+
+/*
+ * Deliver one event: calls the prelude's dispatcher with (kind, event,
+ * drops), where `event` and `drops` are encoded values (drops may be empty:
+ * nil). Must follow parley_event_begin.
+ */
+int parley_dispatch(lua_State *L, const char *kind, size_t kind_len,
+                    const uint8_t *event, size_t event_len,
+                    const uint8_t *drops, size_t drops_len);
+
+/* Bytes currently allocated by the state. */
+size_t parley_mem_used(lua_State *L);
+
+/*
+ * Test support: runs the pattern conformance script (which returns passed,
+ * failed, details) in a trusted state with `stock` and `ours` pattern tables.
+ * Returns 0, or -1 when the script itself failed (message in details).
+ */
+int parley_pattern_selfcheck(const char *src, size_t len, long *passed, long *failed,
+                             char *details, size_t details_len);
+
+/* Run a full garbage collection (after an event that failed on memory). */
+void parley_collect(lua_State *L);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,203 @@
+/*
+ * The bot's native functions.
+ *
+ * Output actions (send, typing, log) are checked against their quotas here
+ * and appended to the state's action buffer; the host drains that buffer
+ * after the handler returns, so the hot path (a handler that sends) never
+ * crosses into Swift. A failed handler's buffer is simply discarded, which is
+ * what makes a failed handler have no effects.
+ *
+ * Queries that need the host (state, timers, history, roster) go through a
+ * trampoline: arguments are encoded here, the Swift callback answers with
+ * encoded results or an error message, and only after it has returned does
+ * this C code push results or raise.
+ */
+#include "parley_codec.h"
+
+#include <lauxlib.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Bits of ctx->quota_reported: each quota is reported once per event. */
+enum { Q_SENDS = 1, Q_LENGTH = 2, Q_LOGS = 4, Q_FORBIDDEN = 8 };
+
+/* Largest encoded argument list a host call accepts (state values are 64 KiB). */
+#define HOST_ARGS_LIMIT ((size_t)2 << 20)
+
+static int put_u32(parley_buf *b, uint32_t v) {
+    uint8_t x[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
+    return parley_buf_append(b, x, 4);
+}
+
+static int put_bytes(parley_buf *b, const char *s, size_t n) {
+    return put_u32(b, (uint32_t)n) || parley_buf_append(b, s, n);
+}
+
+void parley_report_quota(parley_ctx *c, int bit, const char *msg) {
+    if (c->quota_reported & (uint32_t)bit) return;
+    c->quota_reported |= (uint32_t)bit;
+    uint8_t kind = PARLEY_ACTION_QUOTA;
+    (void)(parley_buf_append(&c->actions, &kind, 1) || put_bytes(&c->actions, msg, strlen(msg)));
+}
+
+static int refuse(lua_State *L, parley_ctx *c, int bit, const char *msg) {
+    if (bit) parley_report_quota(c, bit, msg);
+    lua_pushnil(L);
+    lua_pushstring(L, msg);
+    return 2;
+}
+
+size_t parley_utf8_cut(const char *s, size_t len, size_t max) {
+    if (len <= max) return len;
+    size_t n = max;
+    while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80) n--;
+    return n;
+}
+
+static const char *find_forbidden(parley_ctx *c, const char *text, size_t len) {
+    const char *p = c->forbidden, *end = c->forbidden + c->forbidden_len;
+    while (p && p < end) {
+        size_t n = strlen(p);
+        if (n && memmem(text, len, p, n)) return p;
+        p += n + 1;
+    }
+    return NULL;
+}
+
+/* bot.send(room, text) -> true | nil, reason */
+static int nat_send(lua_State *L) {
+    parley_ctx *c = parley_ctx_of(L);
+    size_t rl, tl;
+    const char *room = luaL_checklstring(L, 1, &rl);
+    const char *text = luaL_checklstring(L, 2, &tl);
+    char msg[160];
+    if (c->sends_used >= c->sends_per_event) {
+        snprintf(msg, sizeof msg, "send quota exceeded: at most %d sends per event", c->sends_per_event);
+        return refuse(L, c, Q_SENDS, msg);
+    }
+    if (tl == 0) return refuse(L, c, 0, "empty message");
+    if (tl > c->max_message_bytes) {
+        snprintf(msg, sizeof msg, "message too long: %zu bytes, the limit is %zu", tl, c->max_message_bytes);
+        return refuse(L, c, Q_LENGTH, msg);
+    }
+    const char *bad = find_forbidden(c, text, tl);
+    if (bad) {
+        snprintf(msg, sizeof msg, "message contains '%.40s', which this transport forbids", bad);
+        return refuse(L, c, Q_FORBIDDEN, msg);
+    }
+    uint8_t kind = PARLEY_ACTION_SEND;
+    if (parley_buf_append(&c->actions, &kind, 1) || put_bytes(&c->actions, room, rl) ||
+        put_bytes(&c->actions, text, tl))
+        return luaL_error(L, "not enough memory");
+    c->sends_used++;
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+/* bot.typing(room, on) -> true */
+static int nat_typing(lua_State *L) {
+    parley_ctx *c = parley_ctx_of(L);
+    size_t rl;
+    const char *room = luaL_checklstring(L, 1, &rl);
+    uint8_t on = lua_isnone(L, 2) ? 1 : (uint8_t)lua_toboolean(L, 2);
+    uint8_t kind = PARLEY_ACTION_TYPING;
+    if (parley_buf_append(&c->actions, &kind, 1) || put_bytes(&c->actions, room, rl) ||
+        parley_buf_append(&c->actions, &on, 1))
+        return luaL_error(L, "not enough memory");
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+/* bot.log.info/warn/error(...) -> true | nil, reason. Level is upvalue 1. */
+static int nat_log(lua_State *L) {
+    parley_ctx *c = parley_ctx_of(L);
+    uint8_t level = (uint8_t)lua_tointeger(L, lua_upvalueindex(1));
+    if (c->logs_used >= c->logs_per_event) {
+        char msg[96];
+        snprintf(msg, sizeof msg, "log quota exceeded: at most %d log lines per event", c->logs_per_event);
+        return refuse(L, c, Q_LOGS, msg);
+    }
+    int n = lua_gettop(L);
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    for (int i = 1; i <= n; i++) {
+        if (i > 1) luaL_addchar(&b, ' ');
+        luaL_tolstring(L, i, NULL);
+        luaL_addvalue(&b);
+        if (luaL_bufflen(&b) > c->log_line_max) break;
+    }
+    luaL_pushresult(&b);
+    size_t len;
+    const char *s = lua_tolstring(L, -1, &len);
+    len = parley_utf8_cut(s, len, c->log_line_max);
+    uint8_t kind = PARLEY_ACTION_LOG;
+    if (parley_buf_append(&c->actions, &kind, 1) || parley_buf_append(&c->actions, &level, 1) ||
+        put_bytes(&c->actions, s, len))
+        return luaL_error(L, "not enough memory");
+    c->logs_used++;
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+/* A host function: upvalue 1 is its id. */
+static int nat_trampoline(lua_State *L) {
+    parley_ctx *c = parley_ctx_of(L);
+    int id = (int)lua_tointeger(L, lua_upvalueindex(1));
+    int n = lua_gettop(L);
+    c->scratch_in.len = 0;
+    for (int i = 1; i <= n; i++) {
+        const char *err = parley_encode(L, i, &c->scratch_in, HOST_ARGS_LIMIT);
+        if (err) {
+            lua_pushnil(L);
+            lua_pushstring(L, err);
+            return 2;
+        }
+    }
+    c->scratch_out.len = 0;
+    /* The Swift frame lives only inside this call; nothing below raises until it returns. */
+    int r = c->host_fn(c->host, id, c->scratch_in.data, c->scratch_in.len, &c->scratch_out);
+    if (r < 0) {
+        lua_pushlstring(L, (const char *)c->scratch_out.data, c->scratch_out.len);
+        return lua_error(L);
+    }
+    if (!lua_checkstack(L, r + 2)) return luaL_error(L, "too many results");
+    const uint8_t *p = c->scratch_out.data, *end = p + c->scratch_out.len;
+    c->host_mode++;
+    for (int i = 0; i < r; i++) {
+        if (parley_push_decoded(L, &p, end)) {
+            c->host_mode--;
+            return luaL_error(L, "internal error: malformed result from host function %d", id);
+        }
+    }
+    c->host_mode--;
+    return r;
+}
+
+void parley_push_natives(lua_State *L, int spec) {
+    spec = lua_absindex(L, spec);
+    lua_newtable(L);
+    int t = lua_gettop(L);
+    lua_pushcfunction(L, nat_send);
+    lua_setfield(L, t, "send");
+    lua_pushcfunction(L, nat_typing);
+    lua_setfield(L, t, "typing");
+    static const char *const levels[] = {"log_info", "log_warn", "log_error"};
+    for (int i = 0; i < 3; i++) {
+        lua_pushinteger(L, i);
+        lua_pushcclosure(L, nat_log, 1);
+        lua_setfield(L, t, levels[i]);
+    }
+    if (lua_type(L, spec) == LUA_TTABLE) {
+        lua_pushnil(L);
+        while (lua_next(L, spec) != 0) {
+            if (lua_type(L, -2) == LUA_TSTRING && lua_isinteger(L, -1)) {
+                lua_pushvalue(L, -2);
+                lua_insert(L, -2);                       /* key, key, id */
+                lua_pushcclosure(L, nat_trampoline, 1);  /* key, key, fn */
+                lua_rawset(L, t);                        /* key */
+            } else {
+                lua_pop(L, 1);
+            }
+        }
+    }
+}

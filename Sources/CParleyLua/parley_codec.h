@@ -1,0 +1,35 @@
+/* Internal to CParleyLua: codec and library helpers shared by its .c files. */
+#ifndef PARLEY_CODEC_INTERNAL_H
+#define PARLEY_CODEC_INTERNAL_H
+
+#include "parley_lua.h"
+
+/*
+ * Encode the Lua value at `idx` (raw access, depth <= PARLEY_MAX_DEPTH, at
+ * most `limit` bytes). Returns NULL on success or a static reason string.
+ * May raise (budget), so call only from C running inside Lua.
+ */
+const char *parley_encode(lua_State *L, int idx, parley_buf *out, size_t limit);
+
+/* Append an encoded string value. */
+int parley_put_string(parley_buf *b, const char *s, size_t len);
+
+/* Decode one value from *p and push it; advances *p. -1 on malformed input. */
+int parley_push_decoded(lua_State *L, const uint8_t **p, const uint8_t *end);
+
+/* Budget/alloc internals (budget.c). */
+lua_State *parley_state_alloc(parley_ctx *c);
+
+/* Sandboxed standard library (sandbox.c): opens and trims the libraries. */
+int parley_open_sandbox(lua_State *L);
+
+/* The bot's native functions (natives.c): pushes a table of them. */
+void parley_push_natives(lua_State *L, int natives_spec);
+
+/* Report a quota once per event: appends a PARLEY_ACTION_QUOTA record. */
+void parley_report_quota(parley_ctx *c, int bit, const char *msg);
+
+/* Length of `s` cut at a UTF-8 character boundary to at most `max` bytes. */
+size_t parley_utf8_cut(const char *s, size_t len, size_t max);
+
+#endif

@@ -1,0 +1,428 @@
+/*
+ * The standard library a plugin sees, and the hardened replacements for the
+ * parts of stock Lua 5.4.4 that escape a sandbox (see
+ * shared/notes/lua-sandbox.md):
+ *
+ *   - no io, package/require, debug, dofile, loadfile, string.dump, warn;
+ *   - load: text only, with an explicit environment;
+ *   - print goes to the bot log;
+ *   - collectgarbage: "count" only;
+ *   - os: time, date, difftime, clock (time/date follow the bot's clock);
+ *   - setmetatable rejects __gc (finalizers run with hooks off);
+ *   - xpcall skips the message handler once the budget tripped (handlers of
+ *     hook-raised errors run with hooks off);
+ *   - coroutine.resume/wrap/close never run the <close> handlers of a
+ *     coroutine the budget killed (it keeps hooks off for good), and
+ *     coroutine.close nesting is bounded (5.4.4's C-stack overflow);
+ *   - string.find/match/gmatch/gsub are Parley's budgeted matcher;
+ *   - the string metatable is locked.
+ */
+#include "parley_codec.h"
+
+#include <lauxlib.h>
+#include <lualib.h>
+#include <math.h>
+#include <string.h>
+
+/* Registry key of the weak set of coroutines the budget killed. */
+static const char *const KILLED_KEY = "parley.killed";
+#define MAX_CLOSE_DEPTH 8
+
+/* ---------------------------------------------------------------- base */
+
+static int sb_print(lua_State *L) {
+    parley_ctx *c = parley_ctx_of(L);
+    int n = lua_gettop(L);
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    for (int i = 1; i <= n; i++) {
+        if (i > 1) luaL_addchar(&b, '\t');
+        luaL_tolstring(L, i, NULL);
+        luaL_addvalue(&b);
+        if (luaL_bufflen(&b) > c->log_line_max) break;
+    }
+    luaL_pushresult(&b);
+    /* Same path (and quota) as bot.log.info. */
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, -2);
+    lua_call(L, 1, 0);
+    return 0;
+}
+
+static int sb_load(lua_State *L) {
+    size_t len;
+    if (lua_type(L, 1) != LUA_TSTRING)
+        return luaL_error(L, "load: only source text (a string) can be loaded in a plugin");
+    const char *s = lua_tolstring(L, 1, &len);
+    const char *name = luaL_optstring(L, 2, "=(load)");
+    const char *mode = luaL_optstring(L, 3, "t");
+    if (strchr(mode, 't') == NULL)
+        return luaL_error(L, "load: binary chunks are not allowed in a plugin");
+    if (lua_type(L, 4) != LUA_TTABLE)
+        return luaL_error(L, "load: an explicit environment table (4th argument) is required in a plugin");
+    if (luaL_loadbufferx(L, s, len, name, "t") != LUA_OK) {
+        lua_pushnil(L);
+        lua_insert(L, -2);
+        return 2;
+    }
+    lua_pushvalue(L, 4);
+    if (lua_setupvalue(L, -2, 1) == NULL) lua_pop(L, 1);
+    return 1;
+}
+
+static int sb_collectgarbage(lua_State *L) {
+    const char *opt = luaL_optstring(L, 1, "collect");
+    if (strcmp(opt, "count") != 0)
+        return luaL_error(L, "collectgarbage: only \"count\" is allowed in a plugin");
+    int k = lua_gc(L, LUA_GCCOUNT, 0);
+    int b = lua_gc(L, LUA_GCCOUNTB, 0);
+    lua_pushnumber(L, (lua_Number)k + ((lua_Number)b / 1024));
+    return 1;
+}
+
+static int sb_setmetatable(lua_State *L) {
+    int t = lua_type(L, 2);
+    luaL_checktype(L, 1, LUA_TTABLE);
+    luaL_argexpected(L, t == LUA_TNIL || t == LUA_TTABLE, 2, "nil or table");
+    if (t == LUA_TTABLE && lua_getfield(L, 2, "__gc") != LUA_TNIL)
+        return luaL_error(L, "setmetatable: __gc metamethods are not allowed in plugins");
+    if (t == LUA_TTABLE) lua_pop(L, 1);
+    if (luaL_getmetafield(L, 1, "__metatable") != LUA_TNIL)
+        return luaL_error(L, "cannot change a protected metatable");
+    lua_settop(L, 2);
+    lua_setmetatable(L, 1);
+    return 1;
+}
+
+/* xpcall whose message handler is skipped once the budget has tripped. */
+static int guarded_handler(lua_State *L) {
+    if (parley_ctx_of(L)->tripped) return 1; /* keep the budget error as is */
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, 1);
+    return 1;
+}
+
+static int finish_pcall(lua_State *L, int status, lua_KContext extra) {
+    if (status != LUA_OK && status != LUA_YIELD) {
+        lua_pushboolean(L, 0);
+        lua_pushvalue(L, -2);
+        return 2;
+    }
+    return lua_gettop(L) - (int)extra;
+}
+
+static int sb_xpcall(lua_State *L) {
+    int n = lua_gettop(L);
+    luaL_checktype(L, 2, LUA_TFUNCTION);
+    lua_pushvalue(L, 2);
+    lua_pushcclosure(L, guarded_handler, 1);
+    lua_replace(L, 2);
+    lua_pushboolean(L, 1);
+    lua_pushvalue(L, 1);
+    lua_rotate(L, 3, 2);
+    int status = lua_pcallk(L, n - 2, LUA_MULTRET, 2, 2, finish_pcall);
+    return finish_pcall(L, status, 2);
+}
+
+/* ---------------------------------------------------------------- os */
+
+static int sb_time(lua_State *L) {
+    if (lua_isnoneornil(L, 1)) {
+        lua_pushinteger(L, (lua_Integer)floor(parley_ctx_of(L)->now_epoch));
+        return 1;
+    }
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+    return lua_gettop(L);
+}
+
+static int sb_date(lua_State *L) {
+    const char *fmt = luaL_optstring(L, 1, "%c");
+    lua_settop(L, 2);
+    if (lua_isnil(L, 2)) lua_pushinteger(L, (lua_Integer)floor(parley_ctx_of(L)->now_epoch));
+    else lua_pushvalue(L, 2);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_pushstring(L, fmt);
+    lua_pushvalue(L, -3);
+    lua_call(L, 2, 1);
+    return 1;
+}
+
+/* ---------------------------------------------------------------- coroutine */
+
+static int is_killed(lua_State *L, int co_index) {
+    co_index = lua_absindex(L, co_index);
+    lua_getfield(L, LUA_REGISTRYINDEX, KILLED_KEY);
+    lua_pushvalue(L, co_index);
+    int killed = lua_rawget(L, -2) != LUA_TNIL;
+    lua_pop(L, 2);
+    return killed;
+}
+
+static void mark_killed(lua_State *L, int co_index) {
+    lua_getfield(L, LUA_REGISTRYINDEX, KILLED_KEY);
+    lua_pushvalue(L, co_index);
+    lua_pushboolean(L, 1);
+    lua_rawset(L, -3);
+    lua_pop(L, 1);
+}
+
+static lua_State *get_co(lua_State *L) {
+    lua_State *co = lua_tothread(L, 1);
+    luaL_argexpected(L, co, 1, "coroutine");
+    return co;
+}
+
+/* Resume `co` with narg arguments from L's top; returns results count or -1 (error on top). */
+static int aux_resume(lua_State *L, lua_State *co, int co_index, int narg) {
+    int status, nres;
+    if (!lua_checkstack(co, narg)) {
+        lua_pushliteral(L, "too many arguments to resume");
+        return -1;
+    }
+    lua_xmove(L, co, narg);
+    status = lua_resume(co, L, narg, &nres);
+    if (status == LUA_OK || status == LUA_YIELD) {
+        if (!lua_checkstack(L, nres + 1)) {
+            lua_pop(co, nres);
+            lua_pushliteral(L, "too many results to resume");
+            return -1;
+        }
+        lua_xmove(co, L, nres);
+        return nres;
+    }
+    lua_xmove(co, L, 1);
+    /* A coroutine the hook killed keeps hooks off: never run its <close> handlers. */
+    if (parley_ctx_of(L)->tripped) mark_killed(L, co_index);
+    return -1;
+}
+
+/* NULL when `co` can be resumed, else the reason (stock Lua's wording). */
+static const char *resume_refusal(lua_State *L, lua_State *co) {
+    if (L == co) return "cannot resume non-suspended coroutine";
+    int s = lua_status(co);
+    if (s == LUA_YIELD) return NULL;
+    if (s == LUA_OK) {
+        lua_Debug ar;
+        if (lua_getstack(co, 0, &ar)) return "cannot resume non-suspended coroutine";
+        if (lua_gettop(co) == 0) return "cannot resume dead coroutine";
+        return NULL;
+    }
+    return "cannot resume dead coroutine";
+}
+
+static int sb_resume(lua_State *L) {
+    lua_State *co = get_co(L);
+    const char *refusal = resume_refusal(L, co);
+    if (refusal) {
+        lua_pushboolean(L, 0);
+        lua_pushstring(L, refusal);
+        return 2;
+    }
+    int r = aux_resume(L, co, 1, lua_gettop(L) - 1);
+    if (r < 0) {
+        lua_pushboolean(L, 0);
+        lua_insert(L, -2);
+        return 2;
+    }
+    lua_pushboolean(L, 1);
+    lua_insert(L, -(r + 1));
+    return r + 1;
+}
+
+/* Run a dead coroutine's pending <close> handlers, guarded. Leaves the error (if any) on co. */
+static int guarded_reset(lua_State *L, lua_State *co) {
+    parley_ctx *c = parley_ctx_of(L);
+    if (c->close_depth >= MAX_CLOSE_DEPTH)
+        return luaL_error(L, "coroutine.close nested too deeply");
+    c->close_depth++;
+    int status = lua_resetthread(co);
+    c->close_depth--;
+    return status;
+}
+
+static int sb_wrap_call(lua_State *L) {
+    lua_State *co = lua_tothread(L, lua_upvalueindex(1));
+    const char *refusal = resume_refusal(L, co);
+    if (refusal) return luaL_error(L, "%s", refusal);
+    int r = aux_resume(L, co, lua_upvalueindex(1), lua_gettop(L));
+    if (r >= 0) return r;
+    int s = lua_status(co);
+    if (s != LUA_OK && s != LUA_YIELD && !parley_ctx_of(L)->tripped &&
+        !is_killed(L, lua_upvalueindex(1))) {
+        lua_pop(L, 1);
+        s = guarded_reset(L, co);
+        lua_xmove(co, L, 1);
+    }
+    if (s != LUA_ERRMEM && lua_type(L, -1) == LUA_TSTRING) {
+        luaL_where(L, 1);
+        lua_insert(L, -2);
+        lua_concat(L, 2);
+    }
+    return lua_error(L);
+}
+
+static int sb_wrap(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TFUNCTION);
+    lua_State *co = lua_newthread(L);
+    lua_pushvalue(L, 1);
+    lua_xmove(L, co, 1);
+    lua_pushcclosure(L, sb_wrap_call, 1);
+    return 1;
+}
+
+static int sb_close(lua_State *L) {
+    lua_State *co = get_co(L);
+    int s = lua_status(co);
+    int closable;
+    if (co == L) closable = 0;
+    else if (s == LUA_YIELD) closable = 1;
+    else if (s == LUA_OK) {
+        lua_Debug ar;
+        closable = !lua_getstack(co, 0, &ar);
+    } else closable = 1; /* dead with an error */
+    if (!closable) return luaL_error(L, "cannot close a %s coroutine", co == L ? "running" : "normal");
+    if (parley_ctx_of(L)->tripped) return luaL_error(L, "budget exceeded");
+    if (is_killed(L, 1)) {
+        lua_pushboolean(L, 0);
+        lua_pushliteral(L, "coroutine was stopped by the CPU budget");
+        return 2;
+    }
+    int status = guarded_reset(L, co);
+    if (status == LUA_OK) {
+        lua_pushboolean(L, 1);
+        return 1;
+    }
+    lua_pushboolean(L, 0);
+    lua_xmove(co, L, 1);
+    return 2;
+}
+
+/* ---------------------------------------------------------------- table.sort */
+
+/*
+ * Sorting without a comparator runs entirely in C, out of the hook's reach:
+ * charge n*log2(n) comparisons up front so a huge sort trips the budget
+ * instead of overrunning the deadline.
+ */
+static int sb_sort(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_Unsigned n = lua_rawlen(L, 1);
+    int64_t units = 0;
+    for (lua_Unsigned m = n; m > 1; m >>= 1) units += (int64_t)n;
+    parley_budget_charge(L, units);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, 0);
+    return 0;
+}
+
+/* ---------------------------------------------------------------- setup */
+
+static void keep_only(lua_State *L, const char *lib, const char *const keep[]) {
+    lua_getglobal(L, lib);
+    int t = lua_gettop(L);
+    lua_newtable(L);
+    int nt = t + 1;
+    for (int i = 0; keep[i]; i++) {
+        lua_getfield(L, t, keep[i]);
+        lua_setfield(L, nt, keep[i]);
+    }
+    lua_setglobal(L, lib);
+    lua_pop(L, 1);
+}
+
+static void set_fn(lua_State *L, int table, const char *name, lua_CFunction f) {
+    lua_pushcfunction(L, f);
+    lua_setfield(L, table, name);
+}
+
+/* Run in protected mode by parley_state_new. */
+int parley_open_sandbox(lua_State *L) {
+    static const luaL_Reg libs[] = {
+        {LUA_GNAME, luaopen_base},         {LUA_TABLIBNAME, luaopen_table},
+        {LUA_STRLIBNAME, luaopen_string},  {LUA_MATHLIBNAME, luaopen_math},
+        {LUA_UTF8LIBNAME, luaopen_utf8},   {LUA_COLIBNAME, luaopen_coroutine},
+        {LUA_OSLIBNAME, luaopen_os},       {NULL, NULL},
+    };
+    for (const luaL_Reg *l = libs; l->func; l++) {
+        luaL_requiref(L, l->name, l->func, 1);
+        lua_pop(L, 1);
+    }
+    /* requiref leaves package.loaded-like _LOADED in the registry; drop it. */
+    lua_pushnil(L);
+    lua_setfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+
+    lua_pushglobaltable(L);
+    int g = lua_gettop(L);
+    static const char *const removed[] = {"dofile", "loadfile", "warn", "require", NULL};
+    for (int i = 0; removed[i]; i++) {
+        lua_pushnil(L);
+        lua_setfield(L, g, removed[i]);
+    }
+    set_fn(L, g, "load", sb_load);
+    set_fn(L, g, "collectgarbage", sb_collectgarbage);
+    set_fn(L, g, "setmetatable", sb_setmetatable);
+    set_fn(L, g, "xpcall", sb_xpcall);
+
+    /* string: no dump; budgeted patterns; locked metatable. */
+    lua_getglobal(L, "string");
+    int s = lua_gettop(L);
+    lua_pushnil(L);
+    lua_setfield(L, s, "dump");
+    parley_install_patterns(L, s);
+    lua_pushliteral(L, "");
+    lua_getmetatable(L, -1);
+    lua_pushvalue(L, s);
+    lua_setfield(L, -2, "__index");
+    lua_pushliteral(L, "locked");
+    lua_setfield(L, -2, "__metatable");
+    lua_pop(L, 3);
+
+    lua_getglobal(L, "table");
+    lua_getfield(L, -1, "sort");
+    lua_pushcclosure(L, sb_sort, 1);
+    lua_setfield(L, -2, "sort");
+    lua_pop(L, 1);
+
+    /* os: time, date (on the bot's clock), difftime, clock. */
+    static const char *const os_keep[] = {"difftime", "clock", NULL};
+    lua_getglobal(L, "os");
+    lua_getfield(L, -1, "time");
+    lua_getfield(L, -2, "date");
+    keep_only(L, "os", os_keep);
+    lua_getglobal(L, "os");
+    lua_pushvalue(L, -3);
+    lua_pushcclosure(L, sb_time, 1);
+    lua_setfield(L, -2, "time");
+    lua_pushvalue(L, -2);
+    lua_pushcclosure(L, sb_date, 1);
+    lua_setfield(L, -2, "date");
+    lua_pop(L, 4);
+
+    /* coroutine: guarded resume, wrap and close. */
+    lua_newtable(L);
+    lua_newtable(L);
+    lua_pushliteral(L, "k");
+    lua_setfield(L, -2, "__mode");
+    lua_setmetatable(L, -2);
+    lua_setfield(L, LUA_REGISTRYINDEX, KILLED_KEY);
+    lua_getglobal(L, "coroutine");
+    int co = lua_gettop(L);
+    set_fn(L, co, "resume", sb_resume);
+    set_fn(L, co, "wrap", sb_wrap);
+    set_fn(L, co, "close", sb_close);
+    lua_pop(L, 1);
+
+    lua_pop(L, 1); /* globals */
+    return 0;
+}
+
+/* print → the bot log; installed once the natives exist (needs the log function). */
+void parley_install_print(lua_State *L, int log_fn) {
+    lua_pushvalue(L, log_fn);
+    lua_pushcclosure(L, sb_print, 1);
+    lua_setglobal(L, "print");
+}

@@ -1,0 +1,42 @@
+import ParleyLua
+
+/// Why a plugin reported an error action.
+public enum PluginErrorKind: String, Sendable {
+    case syntax, runtime, budget, memory, quota, disabled
+}
+
+/// Something a plugin did, attributed to it: what the harness prints and
+/// what the runtime hands to the transport and the log.
+public struct BotAction: Sendable, Equatable {
+    public enum Kind: Sendable, Equatable {
+        case send(room: String, text: String)
+        case typing(room: String, on: Bool)
+        case log(LogLevel, String)
+        case error(PluginErrorKind, String)
+    }
+
+    public var plugin: String
+    public var kind: Kind
+
+    public init(plugin: String, _ kind: Kind) {
+        self.plugin = plugin
+        self.kind = kind
+    }
+
+    /// One JSON object, keys in a fixed order (the harness's output format).
+    public var json: String {
+        var o = JSONObjectWriter()
+        o.add("plugin", plugin)
+        switch kind {
+        case .send(let room, let text):
+            o.add("action", "send"); o.add("room", room); o.add("text", text)
+        case .typing(let room, let on):
+            o.add("action", "typing"); o.add("room", room); o.add("on", on)
+        case .log(let level, let text):
+            o.add("action", "log"); o.add("level", level.rawValue); o.add("text", text)
+        case .error(let kind, let message):
+            o.add("action", "error"); o.add("kind", kind.rawValue); o.add("message", message)
+        }
+        return o.finish()
+    }
+}

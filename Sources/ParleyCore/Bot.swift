@@ -1,0 +1,312 @@
+import ParleyLua
+
+/// How a bot's plugins are set up.
+public struct BotOptions: Sendable {
+    public var name: String
+    /// Prefix of commands (`!ping`); messages addressed to the bot by name are commands too.
+    public var commandPrefix: String = "!"
+    /// Limits for every plugin, and overrides for single plugins by name.
+    public var limits = PluginLimits()
+    public var pluginLimits: [String: PluginLimits] = [:]
+    /// Each plugin's `bot.config` table, by plugin name.
+    public var pluginConfig: [String: LuaValue] = [:]
+    /// Seed for the plugins' `math.random` (fixed in the harness, random in production).
+    public var randomSeed: Int64 = 0
+    /// Substrings the transport forbids in sent text, and its longest message in bytes.
+    public var forbiddenSubstrings: [String] = []
+    public var messageBytes: Int?
+    /// How long a typing indicator stays on without a refresh.
+    public var typingTimeout: Double = 5
+
+    public init(name: String) { self.name = name }
+
+    func limits(for plugin: String) -> PluginLimits {
+        var l = pluginLimits[plugin] ?? limits
+        if let m = messageBytes { l.messageBytes = m }
+        return l
+    }
+}
+
+/// The router between events and plugins.
+///
+/// Delivers every event to every enabled plugin in load order, turns what the
+/// plugins did into attributed `BotAction`s, runs timers and typing timeouts
+/// on the bot's clock, and applies the circuit breaker. Not thread-safe: it
+/// owns the plugins' VMs, so its owner runs it on one thread at a time.
+public final class Bot: PluginServices {
+    public let options: BotOptions
+    public var name: String { options.name }
+    /// The bot's clock, in seconds since 1970. The harness moves it by hand.
+    public var now: Double
+    public let stateStore: StateStore
+    public let historyStore: HistoryStore
+    /// Receives the bot log's own lines (plugin disabled, ...).
+    public var log: (String) -> Void = { _ in }
+
+    private var plugins: [Plugin] = []
+    private var rosters: [String: [String: Bool]] = [:]
+    private var typingOn: [String: (plugin: String, since: Double)] = [:]
+    private var timers: [TimerEntry] = []   // sorted by (due, order)
+    private var timerOrder = 0
+    private var generatedIds = 0
+
+    private struct TimerEntry {
+        var due: Double
+        var order: Int
+        var plugin: Plugin
+        var id: Int64
+        var interval: Double?
+    }
+
+    public init(options: BotOptions, now: Double, stateStore: StateStore = MemoryStateStore(),
+                historyStore: HistoryStore = MemoryHistoryStore()) {
+        self.options = options
+        self.now = now
+        self.stateStore = stateStore
+        self.historyStore = historyStore
+    }
+
+    public var pluginNames: [String] { plugins.map(\.name) }
+    public func isDisabled(_ plugin: String) -> Bool { plugins.first { $0.name == plugin }?.disabled ?? true }
+
+    // MARK: loading
+
+    /// Loads a plugin into a fresh VM, runs its top level, then its `load` handlers.
+    @discardableResult
+    public func loadPlugin(name: String, source: [UInt8]) -> [BotAction] {
+        if plugins.contains(where: { $0.name == name }) {
+            return [BotAction(plugin: name, .error(.runtime, "a plugin named '\(name)' is already loaded"))]
+        }
+        let limits = options.limits(for: name)
+        let setup = VMSetup(
+            prelude: Prelude.source, botName: options.name, commandPrefix: options.commandPrefix,
+            config: options.pluginConfig[name] ?? .table(array: [], hash: []),
+            randomSeed: options.randomSeed, hostFunctions: HostFunction.table,
+            forbiddenSubstrings: options.forbiddenSubstrings)
+        let vm: PluginVM
+        do { vm = try PluginVM(setup: setup, limits: limits) } catch {
+            return [BotAction(plugin: name, .error(PluginErrorKind(rawValue: error.kind.rawValue) ?? .runtime, error.message))]
+        }
+        let plugin = Plugin(name: name, vm: vm, limits: limits, services: self)
+        vm.host = plugin
+        plugin.beginEvent()
+        let (failure, actions) = vm.load(source: source, chunkName: name + ".lua", now: now)
+        var out: [BotAction] = []
+        if let failure {
+            // A plugin that cannot load never runs; its diagnostics are still shown.
+            out += diagnostics(plugin, actions)
+            out.append(BotAction(plugin: name, .error(PluginErrorKind(rawValue: failure.kind.rawValue) ?? .runtime, failure.message)))
+            log("plugin \(name) failed to load: \(failure)")
+            return out
+        }
+        out += settle(plugin, failure: nil, actions: actions)
+        plugins.append(plugin)
+        out += deliver(to: plugin, kind: "load") { w in w.beginTable(array: 0, pairs: 0) }
+        return out
+    }
+
+    // MARK: events
+
+    /// Delivers one event to every enabled plugin, in load order.
+    public func handle(_ event: BotEvent) -> [BotAction] {
+        var out: [BotAction] = []
+        switch event {
+        case .message(let m):
+            // Messages the bot itself sent never reach its plugins.
+            if m.user == options.name { return [] }
+            let time = m.time ?? now
+            let id = m.id ?? nextId()
+            historyStore.append(room: m.room, id: id, user: m.user, text: m.text, time: time)
+            for p in plugins where !p.disabled {
+                out += deliver(to: p, kind: "message") { w in
+                    w.beginTable(array: 0, pairs: 5)
+                    w.field("room", m.room)
+                    w.field("user", m.user)
+                    w.field("text", m.text)
+                    w.field("id", id)
+                    w.write("time"); w.write(time)
+                }
+            }
+            return out
+        case .join(let room, let user, let time), .leave(let room, let user, let time):
+            let joined = event.kind == "join"
+            rosters[room, default: [:]][user] = joined
+            let t = time ?? now
+            for p in plugins where !p.disabled {
+                out += deliver(to: p, kind: event.kind) { w in
+                    w.beginTable(array: 0, pairs: 3)
+                    w.field("room", room)
+                    w.field("user", user)
+                    w.write("time"); w.write(t)
+                }
+            }
+        case .typing(let room, let user, let on):
+            for p in plugins where !p.disabled {
+                out += deliver(to: p, kind: "typing") { w in
+                    w.beginTable(array: 0, pairs: 3)
+                    w.field("room", room)
+                    w.field("user", user)
+                    w.write("on"); w.write(on)
+                }
+            }
+        case .roster(let room, let users):
+            rosters[room] = Dictionary(users.map { ($0.user, $0.online) }, uniquingKeysWith: { $1 })
+            let entries = rosterEntries(room: room)
+            for p in plugins where !p.disabled {
+                out += deliver(to: p, kind: "roster") { w in
+                    w.beginTable(array: 0, pairs: 2)
+                    w.field("room", room)
+                    w.write("users")
+                    w.beginTable(array: entries.count, pairs: 0)
+                    for e in entries {
+                        w.beginTable(array: 0, pairs: 2)
+                        w.field("user", e.user)
+                        w.write("online"); w.write(e.online)
+                    }
+                }
+            }
+        case .connection(let state):
+            for p in plugins where !p.disabled {
+                out += deliver(to: p, kind: "connection") { w in
+                    w.beginTable(array: 0, pairs: 1)
+                    w.field("state", state.rawValue)
+                }
+            }
+        }
+        return out
+    }
+
+    /// Moves the clock forward to `time`, firing due timers and typing timeouts in time order.
+    public func advance(to time: Double) -> [BotAction] {
+        var out: [BotAction] = []
+        while true {
+            let typingDue = typingOn.min { $0.value.since < $1.value.since }
+            let typingTime = typingDue.map { $0.value.since + options.typingTimeout }
+            let timerTime = timers.first?.due
+            guard let next = [typingTime, timerTime].compactMap({ $0 }).min(), next <= time else { break }
+            now = max(now, next)
+            if let typingDue, let typingTime, typingTime <= (timerTime ?? .infinity) {
+                typingOn[typingDue.key] = nil
+                out.append(BotAction(plugin: typingDue.value.plugin, .typing(room: typingDue.key, on: false)))
+                continue
+            }
+            let entry = timers.removeFirst()
+            let p = entry.plugin
+            guard !p.disabled, p.liveTimers.contains(entry.id) else { continue }
+            if let interval = entry.interval {
+                schedule(TimerEntry(due: entry.due + interval, order: 0, plugin: p, id: entry.id, interval: interval))
+            } else {
+                p.liveTimers.remove(entry.id)
+            }
+            out += deliver(to: p, kind: "timer") { w in
+                w.beginTable(array: 0, pairs: 2)
+                w.write("id"); w.write(entry.id)
+                w.write("once"); w.write(entry.interval == nil)
+            }
+        }
+        now = max(now, time)
+        return out
+    }
+
+    func rosterEntries(room: String) -> [RosterEntry] {
+        (rosters[room] ?? [:]).map { RosterEntry(user: $0.key, online: $0.value) }.sorted { $0.user < $1.user }
+    }
+
+    // MARK: internals
+
+    private func nextId() -> String {
+        generatedIds += 1
+        return "local-\(generatedIds)"
+    }
+
+    private func schedule(_ e: TimerEntry) {
+        var e = e
+        timerOrder += 1
+        e.order = timerOrder
+        let i = timers.firstIndex { ($0.due, $0.order) > (e.due, e.order) } ?? timers.count
+        timers.insert(e, at: i)
+    }
+
+    /// Runs one handler invocation as a transaction and settles its outcome.
+    private func deliver(to p: Plugin, kind: String, write: (inout ValueWriter) -> Void) -> [BotAction] {
+        p.beginEvent()
+        let (failure, actions) = p.vm.dispatch(kind: kind, now: now, drops: p.takeDrops(), write: write)
+        return settle(p, failure: failure, actions: actions)
+    }
+
+    /// Logs and quota reports survive a failed handler; everything else is its effects.
+    private func diagnostics(_ p: Plugin, _ actions: [VMAction]) -> [BotAction] {
+        var out: [BotAction] = []
+        for a in actions {
+            switch a {
+            case .log(let level, let text): out.append(BotAction(plugin: p.name, .log(level, text)))
+            case .quota(let text): out.append(BotAction(plugin: p.name, .error(.quota, text)))
+            case .send, .typing: break
+            }
+        }
+        for q in p.quotaReports { out.append(BotAction(plugin: p.name, .error(.quota, q))) }
+        return out
+    }
+
+    private func settle(_ p: Plugin, failure: PluginFailure?, actions: [VMAction]) -> [BotAction] {
+        if let failure {
+            p.rollback()
+            var out = diagnostics(p, actions)
+            out.append(BotAction(plugin: p.name, .error(PluginErrorKind(rawValue: failure.kind.rawValue) ?? .runtime, failure.message)))
+            if failure.kind == .memory { p.vm.collectGarbage() }
+            p.consecutiveFailures += 1
+            if p.consecutiveFailures >= p.limits.failuresBeforeDisable {
+                p.disabled = true
+                let why = "plugin \(p.name) disabled after \(p.consecutiveFailures) consecutive failed events (last: \(failure.kind.rawValue): \(firstLine(failure.message)))"
+                log(why)
+                out.append(BotAction(plugin: p.name, .error(.disabled, why)))
+                p.liveTimers.removeAll()
+            }
+            return out
+        }
+        p.consecutiveFailures = 0
+        // Commit: state first, then timers, then the visible actions.
+        if !p.pendingWrites.isEmpty { stateStore.commit(plugin: p.name, writes: p.pendingWrites) }
+        let (add, cancel) = p.takePendingTimers()
+        for id in cancel {
+            p.liveTimers.remove(id)
+            p.drops.append(id)
+            timers.removeAll { $0.plugin === p && $0.id == id }
+        }
+        for t in add {
+            p.liveTimers.insert(t.id)
+            schedule(TimerEntry(due: now + t.seconds, order: 0, plugin: p, id: t.id, interval: t.repeats ? t.seconds : nil))
+        }
+        var out: [BotAction] = []
+        out.reserveCapacity(actions.count)
+        for a in actions {
+            switch a {
+            case .send(let room, let text):
+                // Sending ends the bot's typing indicator in that room.
+                if typingOn.removeValue(forKey: room) != nil {
+                    out.append(BotAction(plugin: p.name, .typing(room: room, on: false)))
+                }
+                historyStore.append(room: room, id: nextId(), user: options.name, text: text, time: now)
+                out.append(BotAction(plugin: p.name, .send(room: room, text: text)))
+            case .typing(let room, let on):
+                // Debounced: only changes are actions; a repeated "on" refreshes the timeout.
+                if on {
+                    if typingOn[room] == nil { out.append(BotAction(plugin: p.name, .typing(room: room, on: true))) }
+                    typingOn[room] = (p.name, now)
+                } else if typingOn.removeValue(forKey: room) != nil {
+                    out.append(BotAction(plugin: p.name, .typing(room: room, on: false)))
+                }
+            case .log(let level, let text):
+                out.append(BotAction(plugin: p.name, .log(level, text)))
+            case .quota(let text):
+                out.append(BotAction(plugin: p.name, .error(.quota, text)))
+            }
+        }
+        for q in p.quotaReports { out.append(BotAction(plugin: p.name, .error(.quota, q))) }
+        return out
+    }
+
+    private func firstLine(_ s: String) -> String {
+        String(s.split(separator: "\n", maxSplits: 1).first ?? "")
+    }
+}

@@ -1,0 +1,57 @@
+import ParleyLua
+
+/// A chat message as plugins see it (`msg.room`, `msg.user`, ...).
+public struct ChatMessage: Sendable, Equatable {
+    public var room: String
+    public var user: String
+    public var text: String
+    /// The server's id when the transport gives one; otherwise the bot assigns one.
+    public var id: String?
+    /// Seconds since 1970; nil means "now" on the bot's clock.
+    public var time: Double?
+
+    public init(room: String, user: String, text: String, id: String? = nil, time: Double? = nil) {
+        self.room = room
+        self.user = user
+        self.text = text
+        self.id = id
+        self.time = time
+    }
+}
+
+public struct RosterEntry: Sendable, Equatable {
+    public var user: String
+    public var online: Bool
+    public init(user: String, online: Bool) {
+        self.user = user
+        self.online = online
+    }
+}
+
+/// The bot's connection as plugins see it in `connection` events.
+public enum ConnectionState: String, Sendable, CaseIterable {
+    case connecting, online, offline, backoff, kicked
+    case gaveUp = "gave_up"
+}
+
+/// Everything a transport (or the test harness) can deliver to a bot.
+public enum BotEvent: Sendable, Equatable {
+    case message(ChatMessage)
+    case join(room: String, user: String, time: Double?)
+    case leave(room: String, user: String, time: Double?)
+    case typing(room: String, user: String, on: Bool)
+    case roster(room: String, users: [RosterEntry])
+    case connection(ConnectionState)
+
+    /// The event kind plugins register for with `bot.on`.
+    public var kind: String {
+        switch self {
+        case .message: "message"
+        case .join: "join"
+        case .leave: "leave"
+        case .typing: "typing"
+        case .roster: "roster"
+        case .connection: "connection"
+        }
+    }
+}

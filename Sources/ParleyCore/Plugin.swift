@@ -1,0 +1,238 @@
+import ParleyLua
+
+/// Host functions of plugin API v1, by the name the prelude uses.
+enum HostFunction: Int32, CaseIterable {
+    case stateGet = 1, stateSet, timerAdd, timerCancel, history, roster
+
+    var luaName: String {
+        switch self {
+        case .stateGet: "state_get"
+        case .stateSet: "state_set"
+        case .timerAdd: "timer_add"
+        case .timerCancel: "timer_cancel"
+        case .history: "history"
+        case .roster: "roster"
+        }
+    }
+
+    static let table: [String: Int32] = Dictionary(uniqueKeysWithValues: allCases.map { ($0.luaName, $0.rawValue) })
+}
+
+/// What a plugin needs from its bot while a handler runs.
+protocol PluginServices: AnyObject {
+    var now: Double { get }
+    var stateStore: StateStore { get }
+    var historyStore: HistoryStore { get }
+    func rosterEntries(room: String) -> [RosterEntry]
+}
+
+/// A loaded plugin: its VM plus the bookkeeping that makes each event one
+/// transaction. Host calls during a handler only *stage* state writes and
+/// timer changes; `commit` applies them after the handler succeeded and
+/// `rollback` forgets them after it failed, so a failed handler has no effects.
+final class Plugin: HostFunctions {
+    let name: String
+    let vm: PluginVM
+    let limits: PluginLimits
+    unowned let services: PluginServices
+
+    var disabled = false
+    var consecutiveFailures = 0
+
+    // Timers that are scheduled (committed); ids are this plugin's own.
+    var liveTimers: Set<Int64> = []
+    private var nextTimerId: Int64 = 1
+    /// Timer ids whose Lua callbacks the prelude may forget (sent with the next event).
+    var drops: [Int64] = []
+
+    // The open transaction.
+    private(set) var pendingWrites: [(key: String, value: LuaValue?)] = []
+    private var pendingIndex: [String: Int] = [:]
+    private var pendingTotal: Int?
+    private(set) var pendingTimers: [(id: Int64, seconds: Double, repeats: Bool)] = []
+    private(set) var pendingCancels: [Int64] = []
+    /// Quota refusals decided in Swift, reported once per kind per event.
+    private(set) var quotaReports: [String] = []
+    private var quotaKinds: Set<String> = []
+
+    init(name: String, vm: PluginVM, limits: PluginLimits, services: PluginServices) {
+        self.name = name
+        self.vm = vm
+        self.limits = limits
+        self.services = services
+    }
+
+    // MARK: transaction
+
+    func beginEvent() {
+        pendingWrites.removeAll(keepingCapacity: true)
+        pendingIndex.removeAll(keepingCapacity: true)
+        pendingTotal = nil
+        pendingTimers.removeAll(keepingCapacity: true)
+        pendingCancels.removeAll(keepingCapacity: true)
+        quotaReports.removeAll(keepingCapacity: true)
+        quotaKinds.removeAll(keepingCapacity: true)
+    }
+
+    /// Forgets the staged changes of a failed handler.
+    func rollback() {
+        drops.append(contentsOf: pendingTimers.map(\.id))
+        pendingWrites.removeAll()
+        pendingTimers.removeAll()
+        pendingCancels.removeAll()
+    }
+
+    // MARK: host functions
+
+    func call(function id: Int32, arguments a: [LuaValue]) -> Result<[LuaValue], HostCallError> {
+        guard let fn = HostFunction(rawValue: id) else { return .failure(HostCallError("unknown host function")) }
+        switch fn {
+        case .stateGet: return stateGet(a)
+        case .stateSet: return stateSet(a)
+        case .timerAdd: return timerAdd(a)
+        case .timerCancel: return timerCancel(a)
+        case .history: return history(a)
+        case .roster: return roster(a)
+        }
+    }
+
+    private func refuse(_ kind: String, _ reason: String) -> Result<[LuaValue], HostCallError> {
+        if quotaKinds.insert(kind).inserted { quotaReports.append(reason) }
+        return .success([.nil, .string(reason)])
+    }
+
+    private func stateKey(_ a: [LuaValue], _ who: String) -> Result<String, HostCallError> {
+        guard let key = a.first?.stringValue, case .bytes(let raw) = a[0] else {
+            return .failure(HostCallError("\(who): the key must be a string"))
+        }
+        guard String(validating: raw, as: UTF8.self) != nil else {
+            return .failure(HostCallError("\(who): the key must be UTF-8 text"))
+        }
+        return .success(key)
+    }
+
+    private func stateGet(_ a: [LuaValue]) -> Result<[LuaValue], HostCallError> {
+        switch stateKey(a, "bot.state.get") {
+        case .failure(let e): return .failure(e)
+        case .success(let key):
+            if let i = pendingIndex[key] { return .success([pendingWrites[i].value ?? .nil]) }
+            return .success([services.stateStore.value(plugin: name, key: key) ?? .nil])
+        }
+    }
+
+    private func size(of key: String) -> Int {
+        if let i = pendingIndex[key] {
+            return pendingWrites[i].value.map { key.utf8.count + $0.encoded.count } ?? 0
+        }
+        return services.stateStore.value(plugin: name, key: key).map { key.utf8.count + $0.encoded.count } ?? 0
+    }
+
+    private func stateSet(_ a: [LuaValue]) -> Result<[LuaValue], HostCallError> {
+        let key: String
+        switch stateKey(a, "bot.state.set") {
+        case .failure(let e): return .failure(e)
+        case .success(let k): key = k
+        }
+        if key.utf8.count > limits.stateKeyBytes {
+            return refuse("state-key", "state key too long: \(key.utf8.count) bytes, the limit is \(limits.stateKeyBytes)")
+        }
+        let value: LuaValue? = a.count > 1 && !a[1].isNil ? a[1] : nil
+        let valueSize = value?.encoded.count ?? 0
+        if valueSize > limits.stateValueBytes {
+            return refuse("state-value", "state value too large: \(valueSize) bytes serialised, the limit is \(limits.stateValueBytes)")
+        }
+        let total = pendingTotal ?? services.stateStore.totalBytes(plugin: name)
+        let newTotal = total - size(of: key) + (value == nil ? 0 : key.utf8.count + valueSize)
+        if newTotal > limits.stateTotalBytes, value != nil {
+            return refuse("state-total", "state quota exceeded: this plugin's state would take \(newTotal) bytes, the limit is \(limits.stateTotalBytes)")
+        }
+        pendingTotal = newTotal
+        if let i = pendingIndex[key] {
+            pendingWrites[i].value = value
+        } else {
+            pendingIndex[key] = pendingWrites.count
+            pendingWrites.append((key, value))
+        }
+        return .success([.bool(true)])
+    }
+
+    private func timerAdd(_ a: [LuaValue]) -> Result<[LuaValue], HostCallError> {
+        guard let seconds = a.first?.numberValue, seconds.isFinite else {
+            return .failure(HostCallError("bot.after/bot.every: the interval must be a number of seconds"))
+        }
+        if seconds < limits.minTimerInterval {
+            return .success([.nil, .string("timer interval too short: \(seconds) s, the minimum is \(limits.minTimerInterval) s")])
+        }
+        let live = liveTimers.count + pendingTimers.count - pendingCancels.count
+        if live >= limits.timers {
+            return refuse("timers", "timer quota exceeded: at most \(limits.timers) timers per plugin")
+        }
+        let repeats = a.count > 1 && a[1] == .bool(true)
+        let id = nextTimerId
+        nextTimerId += 1
+        pendingTimers.append((id, seconds, repeats))
+        return .success([.int(id)])
+    }
+
+    private func timerCancel(_ a: [LuaValue]) -> Result<[LuaValue], HostCallError> {
+        guard case .int(let id)? = a.first else { return .success([.bool(false)]) }
+        if let i = pendingTimers.firstIndex(where: { $0.id == id }) {
+            pendingTimers.remove(at: i)
+            drops.append(id)
+            return .success([.bool(true)])
+        }
+        if liveTimers.contains(id), !pendingCancels.contains(id) {
+            pendingCancels.append(id)
+            return .success([.bool(true)])
+        }
+        return .success([.bool(false)])
+    }
+
+    private func history(_ a: [LuaValue]) -> Result<[LuaValue], HostCallError> {
+        guard let room = a.first?.stringValue else {
+            return .failure(HostCallError("bot.history: the room must be a string"))
+        }
+        let opts = a.count > 1 ? a[1] : .nil
+        var limit = 30
+        if let l = opts["limit"].numberValue { limit = max(1, min(100, Int(l))) }
+        do {
+            let page = try services.historyStore.page(
+                room: room, before: opts["before"].stringValue, after: opts["after"].stringValue, limit: limit)
+            let messages: [LuaValue] = page.messages.map { m in
+                .record([("id", .string(m.id)), ("room", .string(m.room)), ("user", .string(m.user)),
+                         ("text", .string(m.text)), ("time", .double(m.time)), ("cursor", .string(m.cursor))])
+            }
+            var fields: [(String, LuaValue)] = [("messages", .list(messages))]
+            if let b = page.before { fields.append(("before", .string(b))) }
+            if let af = page.after { fields.append(("after", .string(af))) }
+            return .success([.record(fields)])
+        } catch {
+            return .success([.nil, .string("bot.history: invalid cursor")])
+        }
+    }
+
+    private func roster(_ a: [LuaValue]) -> Result<[LuaValue], HostCallError> {
+        guard let room = a.first?.stringValue else {
+            return .failure(HostCallError("bot.roster: the room must be a string"))
+        }
+        let list: [LuaValue] = services.rosterEntries(room: room).map {
+            .record([("user", .string($0.user)), ("online", .bool($0.online))])
+        }
+        return .success([.list(list)])
+    }
+
+    // MARK: staged timers, for the bot
+
+    func takePendingTimers() -> (add: [(id: Int64, seconds: Double, repeats: Bool)], cancel: [Int64]) {
+        defer {
+            pendingTimers.removeAll()
+            pendingCancels.removeAll()
+        }
+        return (pendingTimers, pendingCancels)
+    }
+
+    func takeDrops() -> [Int64] {
+        defer { drops.removeAll() }
+        return drops
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+
+/// One step of a `parley plugin test` event file.
+public enum ScriptStep: Sendable, Equatable {
+    case event(BotEvent)
+    /// Moves the virtual clock forward; due timers fire in order.
+    case advance(seconds: Double)
+}
+
+/// A bad event file: the message names the file and line, as the CLI prints it.
+public struct ScriptError: Error, CustomStringConvertible, Sendable {
+    public var file: String
+    public var line: Int
+    public var message: String
+    public var description: String { line > 0 ? "\(file):\(line): \(message)" : "\(file): \(message)" }
+}
+
+/// Parses the JSONL event files that drive `parley plugin test`.
+///
+/// The whole file is checked before anything runs, so a bad line never
+/// leaves half a transcript behind.
+public enum EventScript {
+    public static func parse(_ text: String, file: String) throws(ScriptError) -> [(line: Int, step: ScriptStep)] {
+        var steps: [(Int, ScriptStep)] = []
+        var lineNo = 0
+        for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            lineNo += 1
+            let line = rawLine.trimmingCharacters(in: .whitespacesAndNewlines)
+            if line.isEmpty { continue }
+            func fail(_ m: String) -> ScriptError { ScriptError(file: file, line: lineNo, message: m) }
+            let object: [String: Any]
+            do {
+                guard let o = try JSONSerialization.jsonObject(with: Data(line.utf8), options: [.fragmentsAllowed]) as? [String: Any] else {
+                    throw fail("invalid event: expected a JSON object")
+                }
+                object = o
+            } catch let e as ScriptError {
+                throw e
+            } catch {
+                throw fail("invalid JSON")
+            }
+            steps.append((lineNo, try step(object, fail)))
+        }
+        return steps
+    }
+
+    private static func step(_ o: [String: Any], _ fail: (String) -> ScriptError) throws(ScriptError) -> ScriptStep {
+        guard let type = o["type"] as? String else { throw fail("invalid event: missing \"type\"") }
+        func string(_ k: String) throws(ScriptError) -> String {
+            guard let v = o[k] as? String else { throw fail("invalid \(type) event: \"\(k)\" must be a string") }
+            return v
+        }
+        func optionalString(_ k: String) throws(ScriptError) -> String? {
+            guard let v = o[k] else { return nil }
+            if let s = v as? String { return s }
+            if let n = v as? NSNumber, !isBool(n) { return n.stringValue }
+            throw fail("invalid \(type) event: \"\(k)\" must be a string")
+        }
+        func optionalNumber(_ k: String) throws(ScriptError) -> Double? {
+            guard let v = o[k] else { return nil }
+            guard let n = v as? NSNumber, !isBool(n) else { throw fail("invalid \(type) event: \"\(k)\" must be a number") }
+            return n.doubleValue
+        }
+        func bool(_ k: String) throws(ScriptError) -> Bool {
+            guard let n = o[k] as? NSNumber, isBool(n) else { throw fail("invalid \(type) event: \"\(k)\" must be true or false") }
+            return n.boolValue
+        }
+        switch type {
+        case "message":
+            return .event(.message(ChatMessage(room: try string("room"), user: try string("user"), text: try string("text"),
+                                               id: try optionalString("id"), time: try optionalNumber("time"))))
+        case "join":
+            return .event(.join(room: try string("room"), user: try string("user"), time: try optionalNumber("time")))
+        case "leave":
+            return .event(.leave(room: try string("room"), user: try string("user"), time: try optionalNumber("time")))
+        case "typing":
+            return .event(.typing(room: try string("room"), user: try string("user"), on: try bool("on")))
+        case "roster":
+            guard let users = o["users"] as? [Any] else { throw fail("invalid roster event: \"users\" must be a list") }
+            var entries: [RosterEntry] = []
+            for u in users {
+                if let name = u as? String {
+                    entries.append(RosterEntry(user: name, online: true))
+                } else if let d = u as? [String: Any], let name = d["user"] as? String {
+                    let online = (d["online"] as? NSNumber).map { $0.boolValue } ?? true
+                    entries.append(RosterEntry(user: name, online: online))
+                } else {
+                    throw fail("invalid roster event: each user is a name or {\"user\": ..., \"online\": ...}")
+                }
+            }
+            return .event(.roster(room: try string("room"), users: entries))
+        case "connection":
+            let s = try string("state")
+            guard let state = ConnectionState(rawValue: s) else {
+                throw fail("invalid connection event: unknown state \"\(s)\" (expected \(ConnectionState.allCases.map(\.rawValue).joined(separator: ", ")))")
+            }
+            return .event(.connection(state))
+        case "advance":
+            guard let s = try optionalNumber("seconds"), s >= 0, s.isFinite else {
+                throw fail("invalid advance event: \"seconds\" must be a number >= 0")
+            }
+            return .advance(seconds: s)
+        default:
+            throw fail("unknown event type \"\(type)\" (expected message, join, leave, typing, roster, connection or advance)")
+        }
+    }
+
+    /// JSONSerialization gives booleans as NSNumber too; their type code is "c".
+    private static func isBool(_ n: NSNumber) -> Bool {
+        String(cString: n.objCType) == "c"
+    }
+}

@@ -1,0 +1,59 @@
+import ParleyLua
+
+/// `parley plugin test`: one bot, its plugins, a script of events, and the
+/// actions they produce, in order.
+///
+/// The bot is the same `Bot` the runtime uses (same sandbox, limits and API);
+/// only the clock is virtual. It starts at `PluginTestRun.startTime` so
+/// transcripts are reproducible.
+public final class PluginTestRun {
+    /// 2026-01-01T00:00:00Z: the virtual clock's start.
+    public static let startTime: Double = 1_767_225_600
+
+    public let bot: Bot
+
+    public init(options: BotOptions, stateStore: StateStore = MemoryStateStore(),
+                historyStore: HistoryStore = MemoryHistoryStore(), startTime: Double = PluginTestRun.startTime) {
+        bot = Bot(options: options, now: startTime, stateStore: stateStore, historyStore: historyStore)
+    }
+
+    /// Loads plugins in order; each one's load diagnostics go to `emit`.
+    public func load(plugins: [(name: String, source: [UInt8])], emit: (BotAction) -> Void) {
+        for p in plugins {
+            for a in bot.loadPlugin(name: p.name, source: p.source) { emit(a) }
+        }
+    }
+
+    /// Runs the script, handing every action to `emit` as it happens.
+    public func run(_ steps: [ScriptStep], emit: (BotAction) -> Void) {
+        for step in steps {
+            let actions: [BotAction]
+            switch step {
+            case .event(let e): actions = bot.handle(e)
+            case .advance(let s): actions = bot.advance(to: bot.now + s)
+            }
+            for a in actions { emit(a) }
+        }
+    }
+}
+
+/// Runs a plugin test on a big-stack Lua thread: plugin VMs never run on the
+/// cooperative pool (see `LuaThreadExecutor`).
+public actor PluginTestHost {
+    private let executor: LuaThreadExecutor
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
+    public init(executor: LuaThreadExecutor = LuaThreadExecutor(name: "parley-plugin-test")) {
+        self.executor = executor
+    }
+
+    /// Builds the run, loads the plugins and runs the steps; `emit` is called on the Lua thread.
+    public func run(options: BotOptions, plugins: [(name: String, source: [UInt8])], steps: [ScriptStep],
+                    makeStores: @Sendable () -> (StateStore, HistoryStore) = { (MemoryStateStore(), MemoryHistoryStore()) },
+                    emit: @Sendable (BotAction) -> Void) {
+        let (state, history) = makeStores()
+        let run = PluginTestRun(options: options, stateStore: state, historyStore: history)
+        run.load(plugins: plugins, emit: emit)
+        run.run(steps, emit: emit)
+    }
+}

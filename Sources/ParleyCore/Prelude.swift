@@ -1,0 +1,147 @@
+/// The trusted Lua that builds plugin API v1 (the global `bot`) inside each
+/// plugin VM, and returns the dispatcher the host calls for every event.
+///
+/// Matching (`bot.hear`, `bot.command`) runs here, in Lua, on purpose: it
+/// uses the plugin's own budgeted pattern functions, so a plugin's patterns
+/// are charged to that plugin. Output actions (`bot.send`, `bot.typing`,
+/// `bot.log.*`) are C natives that buffer actions without leaving the VM;
+/// queries (`bot.state`, timers, `bot.history`, `bot.roster`) are host
+/// functions reached through the C trampoline.
+enum Prelude {
+    static let source = #"""
+local native, setup = ...
+local type, error, tostring, setmetatable, pairs = type, error, tostring, setmetatable, pairs
+local find, sub, lower, match, gmatch = string.find, string.sub, string.lower, string.match, string.gmatch
+
+local KINDS = { message = true, join = true, leave = true, typing = true,
+                roster = true, connection = true, load = true }
+local handlers = {}
+for kind in pairs(KINDS) do handlers[kind] = {} end
+local hears, commands, ncommands, timers = {}, {}, 0, {}
+
+local name = setup.name
+local lname = lower(name)
+local prefix = setup.prefix or "!"
+local send = native.send
+
+local Message = {
+  __index = { reply = function(self, text) return send(self.room, text) end },
+  __metatable = "locked",
+}
+
+local function need_function(fn, who)
+  if type(fn) ~= "function" then
+    error(who .. ": expected a function, got " .. type(fn), 3)
+  end
+end
+
+local bot = {
+  name = name,
+  config = setup.config or {},
+  send = send,
+  typing = native.typing,
+  history = native.history,
+  roster = native.roster,
+  cancel = native.timer_cancel,
+  state = { get = native.state_get, set = native.state_set },
+  log = { info = native.log_info, warn = native.log_warn, error = native.log_error },
+}
+
+function bot.on(kind, fn)
+  if type(kind) ~= "string" or not KINDS[kind] then
+    error("bot.on: unknown event kind '" .. tostring(kind) ..
+          "' (expected message, join, leave, typing, roster, connection or load)", 2)
+  end
+  need_function(fn, "bot.on")
+  local list = handlers[kind]
+  list[#list + 1] = fn
+end
+
+function bot.hear(pattern, fn)
+  if type(pattern) ~= "string" then error("bot.hear: the pattern must be a string", 2) end
+  need_function(fn, "bot.hear")
+  hears[#hears + 1] = { pattern, fn }
+end
+
+function bot.command(cmd, fn)
+  if type(cmd) ~= "string" or cmd == "" or find(cmd, "%s") then
+    error("bot.command: the name must be one word", 2)
+  end
+  need_function(fn, "bot.command")
+  cmd = lower(cmd)
+  local list = commands[cmd]
+  if not list then list = {}; commands[cmd] = list end
+  list[#list + 1] = fn
+  ncommands = ncommands + 1
+end
+
+local timer_add = native.timer_add
+local function add_timer(who, seconds, fn, again)
+  need_function(fn, who)
+  local id, err = timer_add(seconds, again)
+  if id then timers[id] = fn end
+  return id, err
+end
+function bot.after(seconds, fn) return add_timer("bot.after", seconds, fn, false) end
+function bot.every(seconds, fn) return add_timer("bot.every", seconds, fn, true) end
+
+_G.bot = bot
+
+-- A hear handler gets the message, then the pattern's captures.
+local function fire_hear(fn, msg, s, e, ...)
+  if s then fn(msg, ...) end
+end
+
+-- "!cmd args", or addressed by name: "parley: cmd", "parley, cmd", "@parley cmd".
+local function parse_command(text)
+  local rest
+  if prefix ~= "" and sub(text, 1, #prefix) == prefix then
+    rest = sub(text, #prefix + 1)
+  else
+    local t = match(text, "^%s*@?(.*)$")
+    if lower(sub(t, 1, #name)) == lname then
+      local after = sub(t, #name + 1)
+      rest = match(after, "^[:,]?%s+(.*)$") or match(after, "^[:,](%S.*)$")
+    end
+  end
+  if not rest then return nil end
+  return match(rest, "^(%S+)%s*(.-)%s*$")
+end
+
+local function run_commands(msg, text)
+  local cmd, argtext = parse_command(text)
+  if not cmd then return end
+  local list = commands[lower(cmd)]
+  if not list then return end
+  for i = 1, #list do
+    local args, n = { raw = argtext }, 0
+    for word in gmatch(argtext, "%S+") do n = n + 1; args[n] = word end
+    list[i](msg, args)
+  end
+end
+
+return function(kind, ev, drops)
+  if drops then for i = 1, #drops do timers[drops[i]] = nil end end
+  if kind == "message" then
+    setmetatable(ev, Message)
+    local list = handlers.message
+    for i = 1, #list do list[i](ev) end
+    local text = ev.text
+    for i = 1, #hears do
+      local h = hears[i]
+      fire_hear(h[2], ev, find(text, h[1]))
+    end
+    if ncommands > 0 then run_commands(ev, text) end
+  elseif kind == "timer" then
+    local fn = timers[ev.id]
+    if fn then
+      if ev.once then timers[ev.id] = nil end
+      fn()
+    end
+  else
+    local list = handlers[kind]
+    if list then for i = 1, #list do list[i](ev) end end
+  end
+end
+"""#
+}

@@ -1,0 +1,127 @@
+import ParleyLua
+
+/// Where plugins' `bot.state` lives.
+///
+/// Writes arrive as one batch per successful event (a failed handler has no
+/// effects), so a durable implementation can make the batch one transaction.
+public protocol StateStore: AnyObject {
+    func value(plugin: String, key: String) -> LuaValue?
+    /// Bytes the plugin's state takes (keys plus encoded values): what the 1 MiB quota counts.
+    func totalBytes(plugin: String) -> Int
+    /// Applies one event's writes in order; a nil value deletes the key.
+    func commit(plugin: String, writes: [(key: String, value: LuaValue?)])
+}
+
+/// `bot.state` kept in memory (the default without a journal).
+public final class MemoryStateStore: StateStore {
+    private var values: [String: [String: (value: LuaValue, size: Int)]] = [:]
+    private var totals: [String: Int] = [:]
+
+    public init() {}
+
+    public func value(plugin: String, key: String) -> LuaValue? { values[plugin]?[key]?.value }
+
+    public func totalBytes(plugin: String) -> Int { totals[plugin] ?? 0 }
+
+    public func commit(plugin: String, writes: [(key: String, value: LuaValue?)]) {
+        var table = values[plugin] ?? [:]
+        var total = totals[plugin] ?? 0
+        for (key, value) in writes {
+            if let old = table[key] { total -= key.utf8.count + old.size }
+            if let value {
+                let size = value.encoded.count
+                table[key] = (value, size)
+                total += key.utf8.count + size
+            } else {
+                table[key] = nil
+            }
+        }
+        values[plugin] = table
+        totals[plugin] = total
+    }
+}
+
+/// A message in a room's history, as `bot.history` returns it.
+public struct StoredMessage: Sendable, Equatable {
+    public var id: String
+    public var room: String
+    public var user: String
+    public var text: String
+    public var time: Double
+    public var cursor: String
+}
+
+public struct HistoryPage: Sendable, Equatable {
+    /// Oldest first.
+    public var messages: [StoredMessage]
+    /// Pass as `before` for the previous (older) page; nil when there is nothing older.
+    public var before: String?
+    /// Pass as `after` for newer messages; the newest cursor seen, so polling works.
+    public var after: String?
+}
+
+public enum HistoryError: Error, Equatable {
+    case invalidCursor(String)
+}
+
+/// Chat history per room: every message the bot saw or sent.
+public protocol HistoryStore: AnyObject {
+    /// Records a message and returns its cursor.
+    @discardableResult
+    func append(room: String, id: String, user: String, text: String, time: Double) -> String
+    /// A page of at most `limit` messages, oldest first (see `HistoryPage`).
+    func page(room: String, before: String?, after: String?, limit: Int) throws(HistoryError) -> HistoryPage
+}
+
+/// History in memory, with a per-room bound (oldest dropped first).
+public final class MemoryHistoryStore: HistoryStore {
+    private struct Room {
+        var firstSeq = 0          // sequence number of messages[0]
+        var messages: [StoredMessage] = []
+    }
+    private var rooms: [String: Room] = [:]
+    private let maxPerRoom: Int
+
+    public init(maxPerRoom: Int = 100_000) { self.maxPerRoom = maxPerRoom }
+
+    public func append(room: String, id: String, user: String, text: String, time: Double) -> String {
+        var r = rooms[room] ?? Room()
+        let seq = r.firstSeq + r.messages.count
+        let cursor = "m" + String(seq, radix: 36)
+        r.messages.append(StoredMessage(id: id, room: room, user: user, text: text, time: time, cursor: cursor))
+        if r.messages.count > maxPerRoom {
+            let drop = r.messages.count - maxPerRoom
+            r.messages.removeFirst(drop)
+            r.firstSeq += drop
+        }
+        rooms[room] = r
+        return cursor
+    }
+
+    private func seq(of cursor: String) throws(HistoryError) -> Int {
+        guard cursor.first == "m", let n = Int(cursor.dropFirst(), radix: 36), n >= 0 else {
+            throw .invalidCursor(cursor)
+        }
+        return n
+    }
+
+    public func page(room: String, before: String?, after: String?, limit: Int) throws(HistoryError) -> HistoryPage {
+        let r = rooms[room] ?? Room()
+        let end = r.firstSeq + r.messages.count          // one past the newest
+        var upper = end            // exclusive
+        var lower = r.firstSeq     // inclusive
+        if let before { upper = try seq(of: before) }
+        if let after { lower = try seq(of: after) + 1 }
+        let lo = max(lower, r.firstSeq), hi = min(upper, end)
+        guard lo < hi else {
+            return HistoryPage(messages: [], before: nil, after: after)
+        }
+        // Paging forward from `after` takes the oldest; otherwise the newest.
+        let range = after != nil ? lo..<min(hi, lo + limit) : max(lo, hi - limit)..<hi
+        let page = Array(r.messages[(range.lowerBound - r.firstSeq)..<(range.upperBound - r.firstSeq)])
+        return HistoryPage(
+            messages: page,
+            before: range.lowerBound > r.firstSeq ? page.first?.cursor : nil,
+            after: page.last?.cursor ?? after)
+    }
+}

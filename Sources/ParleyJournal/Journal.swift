@@ -1,0 +1,279 @@
+import Dispatch
+import Synchronization
+
+/// A crash-safe append-only journal in one directory.
+///
+/// ```swift
+/// let (journal, recovery) = try Journal.open(directory: "/var/lib/parley/journal")
+/// if let snapshot = recovery.snapshot { state = decode(snapshot.bytes) }
+/// try recovery.forEachTransaction { apply($0) }
+/// let seq = try await journal.append([JournalRecord(type: 1, payload: bytes)])
+/// ```
+///
+/// One process at a time: `open` takes an exclusive lock on the directory.
+public final class Journal: Sendable {
+    /// The journal directory.
+    public let directory: String
+    public let options: JournalOptions
+
+    private let writer: GroupCommitWriter
+    /// The directory lock, released by `close` (or `deinit`).
+    private let lock: Mutex<JournalFile?>
+    private let snapshotQueue = DispatchQueue(label: "parley.journal.snapshot")
+    private let snapshotSequence: Mutex<UInt64>
+    private let closed = Mutex(false)
+
+    private init(directory: String, options: JournalOptions, writer: GroupCommitWriter, lock: JournalFile, snapshotSequence: UInt64) {
+        self.directory = directory
+        self.options = options
+        self.writer = writer
+        self.lock = Mutex(lock)
+        self.snapshotSequence = Mutex(snapshotSequence)
+    }
+
+    deinit {
+        writer.detachClose()
+        releaseLock()
+    }
+
+    private func releaseLock() {
+        if let file = lock.withLock({ l -> JournalFile? in defer { l = nil }; return l }) {
+            options.fileLayer.close(file)
+        }
+    }
+
+    // MARK: opening
+
+    /// Opens (creating when allowed) the journal in `directory` and recovers it.
+    ///
+    /// A torn tail of the last segment — a short header, a length past the end,
+    /// a zeroed region, a bad checksum with nothing valid after it, an
+    /// unfinished transaction — is truncated and the truncation synced before
+    /// anything is appended (notes: Recovery, etcd). Anything else that does not
+    /// check out throws `JournalError.corrupt(file:offset:reason:)`; use
+    /// `salvage` to keep what comes before it.
+    public static func open(directory: String, options: JournalOptions = JournalOptions()) throws -> (Journal, Recovery) {
+        try options.validate()
+        let layer = options.fileLayer
+        let dir = normalize(directory)
+        if !layer.directoryExists(dir) {
+            guard options.createIfMissing else {
+                throw JournalError.io(operation: "open journal directory", path: dir, errno: 2)
+            }
+            try layer.createDirectory(dir)
+            try layer.syncDirectory(Paths.parent(dir))
+        }
+        let lock = try layer.lockDirectory(dir)
+        do {
+            return try openLocked(dir, options: options, lock: lock)
+        } catch {
+            layer.close(lock)
+            throw error
+        }
+    }
+
+    private static func openLocked(_ dir: String, options: JournalOptions, lock: JournalFile) throws -> (Journal, Recovery) {
+        let layer = options.fileLayer
+        let scan: DirectoryScan
+        switch try JournalScanner.scan(directory: dir, layer: layer, maxRecordSize: options.maxRecordSize) {
+        case let .success(s): scan = s
+        case let .failure(damaged): throw damaged.damage.error
+        }
+
+        // Repairs, each made durable before anything depends on it.
+        var warnings = scan.warnings
+        var namesChanged = false
+        for temp in scan.tempFiles {
+            try layer.remove(Paths.join(dir, temp))
+            namesChanged = true
+        }
+        if let torn = scan.tornHeaderSegment {
+            try layer.remove(torn)
+            warnings.append("removed \(torn): its header was never completely written (torn segment creation)")
+            namesChanged = true
+        }
+        if namesChanged { try layer.syncDirectory(dir) }
+
+        var segments = scan.segments
+        let truncated = scan.tornBytes
+        if truncated > 0, let last = segments.last {
+            let file = try layer.open(last.path, mode: .existing)
+            defer { layer.close(file) }
+            try layer.truncate(file, to: last.validEnd)
+            try layer.sync(file)
+            segments[segments.count - 1].fileSize = last.validEnd
+        }
+
+        let lastSequence = scan.lastSequence
+        let nextSequence = lastSequence &+ 1
+        let io: GroupCommitWriter.IO
+        if let last = segments.last {
+            let file = try layer.open(last.path, mode: .existing)
+            io = GroupCommitWriter.IO(
+                file: file, seed: Checksum.seed(salt: last.salt), size: last.validEnd, nextSequence: nextSequence)
+        } else {
+            let salt = randomSalt()
+            let name = SegmentFormat.fileName(firstSequence: nextSequence)
+            let path = Paths.join(dir, name)
+            try layer.writeNewFile(path, SegmentFormat.encodeHeader(salt: salt, firstSequence: nextSequence), directory: dir)
+            let file = try layer.open(path, mode: .existing)
+            io = GroupCommitWriter.IO(
+                file: file, seed: Checksum.seed(salt: salt), size: Int64(SegmentFormat.headerSize), nextSequence: nextSequence)
+            segments.append(ScannedSegment(
+                name: name, path: path, firstSequence: nextSequence, salt: salt,
+                fileSize: Int64(SegmentFormat.headerSize), validEnd: Int64(SegmentFormat.headerSize),
+                lastSequence: lastSequence, records: 0, transactions: 0))
+        }
+
+        let writer = GroupCommitWriter(
+            layer: layer, directory: dir, options: options, io: io,
+            segments: segments.map { SegmentRef(name: $0.name, path: $0.path, firstSequence: $0.firstSequence) })
+        do {
+            try writer.start()
+        } catch {
+            layer.close(io.file)
+            throw error
+        }
+        let journal = Journal(
+            directory: dir, options: options, writer: writer, lock: lock, snapshotSequence: scan.baseSequence)
+        let recovery = Recovery(
+            snapshot: scan.base.map { RecoveredSnapshot(sequence: $0.sequence, bytes: $0.payload) },
+            lastSequence: lastSequence,
+            truncatedBytes: truncated,
+            warnings: warnings,
+            extents: segments.map {
+                SegmentExtent(path: $0.path, firstSequence: $0.firstSequence, lastSequence: $0.lastSequence, salt: $0.salt, validEnd: $0.validEnd)
+            },
+            layer: layer,
+            maxRecordSize: options.maxRecordSize)
+        return (journal, recovery)
+    }
+
+    static func normalize(_ directory: String) -> String {
+        var d = Substring(directory)
+        while d.count > 1 && d.hasSuffix("/") { d = d.dropLast() }
+        return d.isEmpty ? "." : String(d)
+    }
+
+    // MARK: writing
+
+    /// Appends a transaction: records that recovery returns all together or
+    /// not at all. Returns the sequence number of its last record.
+    ///
+    /// Under `.always` it returns once `fdatasync` covered it; concurrent
+    /// callers share that sync. Throws `.noSpace` while the disk is full (the
+    /// next append tries again), or `.failed(cause:)` for good after a write or
+    /// sync failure.
+    public func append(_ transaction: [JournalRecord]) async throws -> UInt64 {
+        guard !transaction.isEmpty else { throw JournalError.emptyTransaction }
+        var bytes = 0
+        for record in transaction {
+            guard record.payload.count <= options.maxRecordSize else {
+                throw JournalError.recordTooLarge(size: record.payload.count, limit: options.maxRecordSize)
+            }
+            bytes += FrameFormat.size(payload: record.payload.count)
+        }
+        return try await writer.append(transaction, bytes: bytes)
+    }
+
+    /// Appends a transaction of one record.
+    public func append(_ record: JournalRecord) async throws -> UInt64 {
+        try await append([record])
+    }
+
+    /// Returns once everything appended so far is durable (useful under
+    /// `.interval` and `.never`).
+    public func sync() async throws {
+        try await writer.sync()
+    }
+
+    /// Sequence number of the last record written to the segment file (under
+    /// `.always` possibly not yet acknowledged).
+    public var lastSequence: UInt64 { writer.lastWritten.load(ordering: .acquiring) }
+
+    /// The failure that stopped this journal, if any.
+    public var failure: JournalError? { writer.failure }
+
+    /// Writes what is queued, syncs, stops the writer thread and releases the
+    /// directory lock. Appends
+    /// after this throw `.closed`.
+    public func close() async throws {
+        let first = closed.withLock { c -> Bool in
+            defer { c = true }
+            return !c
+        }
+        defer { releaseLock() }
+        try await writer.close()
+        if first {
+            // Let a snapshot in progress finish before the lock goes.
+            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                snapshotQueue.async { done.resume() }
+            }
+        }
+    }
+
+    // MARK: snapshots
+
+    /// Stores the layer above's compacted state as covering every transaction
+    /// through `sequence` (which must be a value `append` returned), then
+    /// deletes the segments and snapshots it makes obsolete.
+    ///
+    /// Order (notes: Durability, "Snapshot"): the journal is synced through
+    /// `sequence` first, then temp file, write, fsync, rename, fsync directory;
+    /// only after that are covered segments and older snapshots removed.
+    /// Blocking work runs on a private dispatch queue, not the Swift pool.
+    public func writeSnapshot(_ bytes: [UInt8], coveringThrough sequence: UInt64) async throws {
+        let written = lastSequence
+        guard sequence <= written else {
+            throw JournalError.invalidArgument("snapshot sequence \(sequence) is past the last written sequence \(written)")
+        }
+        let current = snapshotSequence.withLock { $0 }
+        guard sequence >= current else {
+            throw JournalError.invalidArgument("snapshot sequence \(sequence) is older than the current snapshot's \(current)")
+        }
+        try await writer.sync()
+        let layer = options.fileLayer
+        let dir = directory
+        try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
+            snapshotQueue.async { [self] in
+                do {
+                    let stale = snapshotSequence.withLock { $0 }
+                    guard sequence >= stale else {
+                        throw JournalError.invalidArgument("snapshot sequence \(sequence) is older than the current snapshot's \(stale)")
+                    }
+                    try SnapshotFormat.write(bytes, sequence: sequence, directory: dir, layer: layer)
+                    snapshotSequence.withLock { $0 = sequence }
+                    try Self.removeObsolete(through: sequence, directory: dir, layer: layer, writer: writer)
+                    done.resume()
+                } catch {
+                    done.resume(throwing: error)
+                }
+            }
+        }
+    }
+
+    /// Deletes segments whose every record is covered by the snapshot at
+    /// `sequence` (never the segment being written), and older snapshots.
+    private static func removeObsolete(through sequence: UInt64, directory: String, layer: any FileLayer, writer: GroupCommitWriter) throws {
+        let covered = writer.segments.withLock { segments -> [SegmentRef] in
+            var drop = 0
+            while drop + 1 < segments.count, segments[drop + 1].firstSequence &- 1 <= sequence {
+                drop += 1
+            }
+            let removed = Array(segments[..<drop])
+            segments.removeFirst(drop)
+            return removed
+        }
+        var changed = false
+        for segment in covered {
+            try layer.remove(segment.path)
+            changed = true
+        }
+        for name in try layer.listDirectory(directory) {
+            guard let seq = SnapshotFormat.sequence(fileName: name), seq < sequence else { continue }
+            try layer.remove(Paths.join(directory, name))
+            changed = true
+        }
+        if changed { try layer.syncDirectory(directory) }
+    }
+}

@@ -1,0 +1,319 @@
+/// What one segment file holds, as far as it is valid.
+struct ScannedSegment: Sendable {
+    var name: String
+    var path: String
+    var firstSequence: UInt64
+    var salt: UInt64
+    var fileSize: Int64
+    /// End of the last complete transaction. Equal to `fileSize` for a clean
+    /// segment; smaller for a last segment with a torn tail.
+    var validEnd: Int64
+    /// Sequence of the last record of the last complete transaction, or
+    /// `firstSequence - 1` when there is none.
+    var lastSequence: UInt64
+    var records: Int
+    var transactions: Int
+}
+
+/// Bytes that no torn write can explain (notes: Recovery, "real corruption").
+struct Damage: Error {
+    enum Place {
+        /// In segment `index` (of the sorted segment list), or a sequence gap
+        /// in front of it. `keepEnd` is where its good prefix ends (0 when
+        /// nothing of it can be kept).
+        case segment(index: Int, keepEnd: Int64)
+        /// A snapshot (at `path`) that is bad or does not fit the segments.
+        case snapshot(path: String)
+    }
+
+    var path: String
+    var offset: Int64
+    var reason: String
+    var place: Place
+
+    var error: JournalError { .corrupt(file: path, offset: offset, reason: reason) }
+}
+
+/// Scan of one segment's bytes.
+enum SegmentScanner {
+    enum Outcome {
+        case ok(ScannedSegment)
+        /// The last segment's header never made it to disk (a crash while the
+        /// segment was being created, before anything was written into it).
+        case tornHeader
+        case damaged(offset: Int64, reason: String, keepEnd: Int64)
+    }
+
+    /// Validates `buf` (a whole segment file). `isLast` selects the torn-tail
+    /// rules: only the last segment may end in a torn write. `boundary`, when
+    /// given, is a snapshot sequence that must not fall inside a transaction;
+    /// the offset of a transaction that straddles it is returned.
+    static func scan(
+        _ buf: UnsafeRawBufferPointer, name: String, path: String, firstSequence: UInt64,
+        isLast: Bool, maxRecordSize: Int, boundary: UInt64?
+    ) -> (Outcome, straddle: Int64?) {
+        let header: SegmentFormat.Header
+        switch SegmentFormat.decodeHeader(buf, expectedFirst: firstSequence) {
+        case let .success(h):
+            header = h
+        case let .failure(problem):
+            if isLast && !recordsFollowHeader(buf, firstSequence: firstSequence, maxRecordSize: maxRecordSize) {
+                return (.tornHeader, nil)
+            }
+            return (.damaged(offset: problem.offset, reason: problem.reason, keepEnd: 0), nil)
+        }
+        let seed = Checksum.seed(salt: header.salt)
+        let size = buf.count
+        var offset = SegmentFormat.headerSize
+        var expected = firstSequence
+        var transactions = 0
+        var lastCommitEnd = offset
+        var lastCommitSequence = firstSequence &- 1
+        var transactionStart = offset
+        var transactionFirst = firstSequence
+        var straddle: Int64?
+        var failure: FrameFormat.Failure?
+        while offset < size {
+            switch FrameFormat.parse(buf, at: offset, seed: seed, expected: expected, maxRecordSize: maxRecordSize) {
+            case let .frame(frame):
+                expected = expected &+ 1
+                offset = frame.end
+                if frame.commit {
+                    transactions += 1
+                    if let b = boundary, straddle == nil, transactionFirst <= b, b < frame.sequence {
+                        straddle = Int64(transactionStart)
+                    }
+                    lastCommitEnd = offset
+                    lastCommitSequence = frame.sequence
+                    transactionStart = offset
+                    transactionFirst = expected
+                }
+            case let .bad(f):
+                failure = f
+            }
+            if failure != nil { break }
+        }
+        let committedRecords = Int(lastCommitSequence &- (firstSequence &- 1))
+        let segment = ScannedSegment(
+            name: name, path: path, firstSequence: firstSequence, salt: header.salt,
+            fileSize: Int64(size), validEnd: Int64(lastCommitEnd), lastSequence: lastCommitSequence,
+            records: committedRecords, transactions: transactions)
+        if let failure {
+            let badOffset = offset
+            if !isLast {
+                return (.damaged(offset: Int64(badOffset), reason: "\(failure.reason) in a sealed segment", keepEnd: Int64(lastCommitEnd)), straddle)
+            }
+            switch failure {
+            case .unknownFlags, .wrongSequence:
+                // The checksum matched: these bytes were written whole, so this
+                // is not a torn write.
+                return (.damaged(offset: Int64(badOffset), reason: failure.reason, keepEnd: Int64(lastCommitEnd)), straddle)
+            default:
+                break
+            }
+            if let later = validFrame(after: badOffset, in: buf, seed: seed, expected: expected, maxRecordSize: maxRecordSize) {
+                return (.damaged(
+                    offset: Int64(badOffset),
+                    reason: "\(failure.reason), but a valid record follows at offset \(later)",
+                    keepEnd: Int64(lastCommitEnd)), straddle)
+            }
+            return (.ok(segment), straddle)
+        }
+        if lastCommitEnd < size && !isLast {
+            return (.damaged(
+                offset: Int64(transactionStart),
+                reason: "sealed segment ends inside a transaction (records from sequence \(transactionFirst) have no commit)",
+                keepEnd: Int64(lastCommitEnd)), straddle)
+        }
+        return (.ok(segment), straddle)
+    }
+
+    /// After a bad frame in the last segment: the first offset holding a frame
+    /// that validates with this segment's salt and a plausible sequence number.
+    static func validFrame(after bad: Int, in buf: UnsafeRawBufferPointer, seed: UInt32, expected: UInt64, maxRecordSize: Int) -> Int? {
+        let size = buf.count
+        guard size - bad > FrameFormat.headerSize else { return nil }
+        let most = UInt64((size - bad) / FrameFormat.headerSize)
+        let (upper, overflow) = expected.addingReportingOverflow(most)
+        let range = expected...(overflow ? UInt64.max : upper)
+        var p = bad + 1
+        while p + FrameFormat.headerSize <= size {
+            if FrameFormat.validFrameExists(buf, at: p, seed: seed, sequences: range, maxRecordSize: maxRecordSize) {
+                return p
+            }
+            p += 1
+        }
+        return nil
+    }
+
+    /// Evidence that records were written after a header that no longer
+    /// validates: the first frame slot carries this segment's first sequence
+    /// number and a length that fits. Records are only ever written after the
+    /// header is durable, so without such evidence a bad header in the last
+    /// segment is a segment whose creation was torn.
+    static func recordsFollowHeader(_ buf: UnsafeRawBufferPointer, firstSequence: UInt64, maxRecordSize: Int) -> Bool {
+        let at = SegmentFormat.headerSize
+        guard buf.count >= at + FrameFormat.headerSize else { return false }
+        let length = Int(buf.le32(at))
+        return buf.le64(at + 10) == firstSequence
+            && length <= maxRecordSize
+            && length <= buf.count - at - FrameFormat.headerSize
+    }
+}
+
+/// The newest usable snapshot.
+struct BaseSnapshot: Sendable {
+    var name: String
+    var path: String
+    var sequence: UInt64
+    var payload: [UInt8]
+}
+
+/// A whole journal directory, checked.
+struct DirectoryScan {
+    var directory: String
+    var segments: [ScannedSegment] = []
+    /// Path of a last segment whose creation was torn; open removes it.
+    var tornHeaderSegment: String?
+    var base: BaseSnapshot?
+    /// Snapshot names other than the base (older ones, or a bad newer one
+    /// when an older one was used).
+    var otherSnapshots: [String] = []
+    var tempFiles: [String] = []
+    var warnings: [String] = []
+
+    var baseSequence: UInt64 { base?.sequence ?? 0 }
+
+    /// Bytes after the last complete transaction of the last segment.
+    var tornBytes: Int64 {
+        guard let last = segments.last else { return 0 }
+        return last.fileSize - last.validEnd
+    }
+
+    var lastSequence: UInt64 {
+        segments.last?.lastSequence ?? baseSequence
+    }
+}
+
+/// What a failed scan found, with the good part for `salvage`.
+struct DamagedScan: Error {
+    var damage: Damage
+    /// Every segment file name, sorted by first sequence.
+    var segmentNames: [String]
+    var partial: DirectoryScan
+}
+
+enum JournalScanner {
+    /// Reads and checks every snapshot and segment in `directory`.
+    /// Throws `JournalError.io` when a file cannot be read; returns damage as
+    /// `.failure` so `salvage` can act on it.
+    static func scan(directory: String, layer: any FileLayer, maxRecordSize: Int) throws -> Result<DirectoryScan, DamagedScan> {
+        var result = DirectoryScan(directory: directory)
+        var segmentFiles: [(UInt64, String)] = []
+        var snapshotFiles: [(UInt64, String)] = []
+        for name in try layer.listDirectory(directory) {
+            if let first = SegmentFormat.firstSequence(fileName: name), first > 0 {
+                segmentFiles.append((first, name))
+            } else if let seq = SnapshotFormat.sequence(fileName: name) {
+                snapshotFiles.append((seq, name))
+            } else if name.hasSuffix(SnapshotFormat.tempSuffix) {
+                result.tempFiles.append(name)
+            }
+        }
+        segmentFiles.sort { $0.0 < $1.0 }
+        snapshotFiles.sort { $0.0 > $1.0 }
+        let segmentNames = segmentFiles.map(\.1)
+
+        // Snapshots, newest first: the newest one, and the newest valid one.
+        var newestProblem: Damage?
+        var newestSequence: UInt64?
+        for (index, (seq, name)) in snapshotFiles.enumerated() {
+            let path = Paths.join(directory, name)
+            let bytes = try layer.readFile(path)
+            let outcome = bytes.withUnsafeBytes { SnapshotFormat.validate($0, expectedSequence: seq) }
+            switch outcome {
+            case let .success(range):
+                if result.base == nil {
+                    result.base = BaseSnapshot(name: name, path: path, sequence: seq, payload: Array(bytes[range]))
+                } else {
+                    result.otherSnapshots.append(name)
+                }
+            case let .failure(problem):
+                if index == 0 {
+                    newestProblem = Damage(path: path, offset: problem.offset, reason: problem.reason, place: .snapshot(path: path))
+                    newestSequence = seq
+                }
+                result.otherSnapshots.append(name)
+            }
+            if result.base != nil && index + 1 < snapshotFiles.count {
+                // Older snapshots are obsolete; their contents do not matter.
+                result.otherSnapshots.append(contentsOf: snapshotFiles[(index + 1)...].map(\.1))
+                break
+            }
+        }
+
+        func fail(_ damage: Damage) -> Result<DirectoryScan, DamagedScan> {
+            .failure(DamagedScan(damage: damage, segmentNames: segmentNames, partial: result))
+        }
+
+        // Segments, oldest first.
+        let boundary = result.base?.sequence
+        var straddle: (String, Int64)?
+        for (index, (first, name)) in segmentFiles.enumerated() {
+            let path = Paths.join(directory, name)
+            let isLast = index == segmentFiles.count - 1
+            if let previous = result.segments.last, first != previous.lastSequence &+ 1 {
+                return fail(Damage(
+                    path: path, offset: 0,
+                    reason: "sequence gap: the previous segment \(previous.name) ends at sequence \(previous.lastSequence) but this segment starts at \(first)",
+                    place: .segment(index: index, keepEnd: 0)))
+            }
+            let bytes = try layer.readFile(path)
+            let (outcome, straddleOffset) = bytes.withUnsafeBytes {
+                SegmentScanner.scan($0, name: name, path: path, firstSequence: first, isLast: isLast, maxRecordSize: maxRecordSize, boundary: boundary)
+            }
+            if let at = straddleOffset, straddle == nil { straddle = (path, at) }
+            switch outcome {
+            case let .ok(segment):
+                result.segments.append(segment)
+            case .tornHeader:
+                result.tornHeaderSegment = path
+            case let .damaged(offset, reason, keepEnd):
+                return fail(Damage(path: path, offset: offset, reason: reason, place: .segment(index: index, keepEnd: keepEnd)))
+            }
+        }
+
+        // A bad newest snapshot: fall back to an older valid one only when the
+        // segments alone bridge from it to past the bad one (unambiguous).
+        if let problem = newestProblem {
+            guard let base = result.base, let badSeq = newestSequence,
+                  let first = result.segments.first, first.firstSequence <= base.sequence &+ 1,
+                  result.lastSequence >= badSeq
+            else {
+                return fail(problem)
+            }
+            result.warnings.append("\(problem.error.description); using the older snapshot \(base.name) and the journal after it instead")
+        }
+
+        let s = result.baseSequence
+        if let first = result.segments.first, first.firstSequence > s &+ 1 {
+            let reason = result.base == nil
+                ? "the journal starts at sequence \(first.firstSequence) but there is no snapshot covering the sequences before it"
+                : "the journal starts at sequence \(first.firstSequence) but the snapshot \(result.base!.name) covers only through \(s)"
+            return fail(Damage(path: first.path, offset: 0, reason: reason, place: .segment(index: 0, keepEnd: 0)))
+        }
+        if let base = result.base, !result.segments.isEmpty, result.lastSequence < base.sequence {
+            return fail(Damage(
+                path: base.path, offset: 16,
+                reason: "snapshot covers through sequence \(base.sequence) but the journal ends at \(result.lastSequence)",
+                place: .snapshot(path: base.path)))
+        }
+        if let base = result.base, let (path, offset) = straddle.map({ ($0.0, $0.1) }) {
+            return fail(Damage(
+                path: path, offset: offset,
+                reason: "snapshot \(base.name) ends in the middle of the transaction at this offset",
+                place: .snapshot(path: base.path)))
+        }
+        return .success(result)
+    }
+}

@@ -1,0 +1,298 @@
+import CLua
+import CParleyLua
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Why a plugin call failed, as reported in `error` actions.
+public enum PluginFailureKind: String, Sendable {
+    case syntax, runtime, budget, memory
+}
+
+public struct PluginFailure: Error, Sendable, Equatable, CustomStringConvertible {
+    public var kind: PluginFailureKind
+    public var message: String
+    public init(_ kind: PluginFailureKind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+    public var description: String { "\(kind.rawValue): \(message)" }
+}
+
+public enum LogLevel: String, Sendable {
+    case info, warn, error
+}
+
+/// An output action a handler produced, in the order it produced them.
+public enum VMAction: Sendable, Equatable {
+    case send(room: String, text: String)
+    case typing(room: String, on: Bool)
+    case log(LogLevel, String)
+    /// A quota refused something (reported once per quota per event).
+    case quota(String)
+}
+
+/// The error a host function returns: raised in the plugin as a Lua error.
+public struct HostCallError: Error, Sendable {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+}
+
+/// Answers a plugin's calls to host functions (state, timers, history, roster).
+///
+/// Called synchronously on the VM's thread while the plugin's handler is
+/// suspended inside a C trampoline; the implementation must not re-enter the VM.
+public protocol HostFunctions: AnyObject {
+    func call(function id: Int32, arguments: [LuaValue]) -> Result<[LuaValue], HostCallError>
+}
+
+/// What the VM needs to know when it is created.
+public struct VMSetup: Sendable {
+    /// Trusted Lua run before the plugin; it receives (natives, setup) and returns the dispatcher.
+    public var prelude: String
+    public var botName: String
+    public var commandPrefix: String
+    /// The plugin's table from the bot config (`bot.config`).
+    public var config: LuaValue
+    public var randomSeed: Int64
+    /// Host functions the prelude can reach as `natives[name]`, by id.
+    public var hostFunctions: [String: Int32]
+    /// Substrings the transport forbids in sent text.
+    public var forbiddenSubstrings: [String]
+
+    public init(prelude: String, botName: String, commandPrefix: String = "!", config: LuaValue = .table(array: [], hash: []),
+                randomSeed: Int64 = 0, hostFunctions: [String: Int32] = [:], forbiddenSubstrings: [String] = []) {
+        self.prelude = prelude
+        self.botName = botName
+        self.commandPrefix = commandPrefix
+        self.config = config
+        self.randomSeed = randomSeed
+        self.hostFunctions = hostFunctions
+        self.forbiddenSubstrings = forbiddenSubstrings
+    }
+}
+
+/// One sandboxed `lua_State`: one plugin, isolated from every other.
+///
+/// Not thread-safe by design: its owner runs it on one thread at a time (see
+/// `LuaThreadExecutor`). Every call into Lua goes through the C entry points
+/// in `parley_lua.h`, which never raise.
+public final class PluginVM {
+    private var state: OpaquePointer?
+    private var hostBox: HostBox
+    public let limits: PluginLimits
+    /// Reused for every event to keep the hot path allocation-free.
+    private var eventWriter = ValueWriter(capacity: 512)
+    private var dropsWriter = ValueWriter(capacity: 64)
+
+    public init(setup: VMSetup, limits: PluginLimits) throws(PluginFailure) {
+        self.limits = limits
+        self.hostBox = HostBox()
+        var w = ValueWriter()
+        w.beginTable(array: 0, pairs: 6)
+        w.field("prelude", setup.prelude)
+        w.field("name", setup.botName)
+        w.field("prefix", setup.commandPrefix)
+        w.write("config"); w.write(setup.config)
+        w.write("seed"); w.write(setup.randomSeed)
+        w.write("natives")
+        w.beginTable(array: 0, pairs: setup.hostFunctions.count)
+        for (name, id) in setup.hostFunctions.sorted(by: { $0.key < $1.key }) {
+            w.write(name)
+            w.write(Int64(id))
+        }
+        var status: Int32 = 0
+        let box = Unmanaged.passUnretained(hostBox).toOpaque()
+        let L = w.bytes.withUnsafeBufferPointer { buf in
+            parley_state_new(limits.memoryBytes, box, pluginHostTrampoline, buf.baseAddress, buf.count, &status)
+        }
+        guard let L else { throw PluginFailure(.memory, "cannot allocate a Lua state") }
+        state = L
+        if status != PARLEY_OK {
+            let message = Self.lastError(L)
+            parley_state_close(L)
+            state = nil
+            throw PluginFailure(.runtime, "plugin VM setup failed: \(message)")
+        }
+        apply(limits: limits, forbidden: setup.forbiddenSubstrings)
+    }
+
+    deinit {
+        if let state { parley_state_close(state) }
+    }
+
+    /// Where the plugin's host function calls go.
+    public var host: HostFunctions? {
+        get { hostBox.host }
+        set { hostBox.host = newValue }
+    }
+
+    /// Bytes the VM has allocated.
+    public var memoryUsed: Int { state.map { parley_mem_used($0) } ?? 0 }
+
+    /// Loads plugin source (text only) and runs its top-level chunk under the event budget.
+    public func load(source: [UInt8], chunkName: String, now: Double) -> (PluginFailure?, [VMAction]) {
+        guard let L = state else { return (PluginFailure(.runtime, "VM closed"), []) }
+        parley_event_begin(L, now)
+        let status = source.withUnsafeBufferPointer { src in
+            src.withMemoryRebound(to: CChar.self) { s in
+                parley_load_plugin(L, s.baseAddress, s.count, "@" + chunkName)
+            }
+        }
+        return finish(L, status)
+    }
+
+    /// Delivers one event to the prelude's dispatcher.
+    ///
+    /// - Parameters:
+    ///   - kind: event kind (`message`, `join`, ..., `timer`, `load`).
+    ///   - write: writes the event table with the given writer.
+    ///   - drops: timer ids whose Lua callbacks can be forgotten.
+    public func dispatch(kind: String, now: Double, drops: [Int64] = [], write: (inout ValueWriter) -> Void) -> (PluginFailure?, [VMAction]) {
+        guard let L = state else { return (PluginFailure(.runtime, "VM closed"), []) }
+        eventWriter.reset()
+        write(&eventWriter)
+        dropsWriter.reset()
+        if !drops.isEmpty {
+            dropsWriter.beginTable(array: drops.count, pairs: 0)
+            for id in drops { dropsWriter.write(id) }
+        }
+        parley_event_begin(L, now)
+        var kind = kind
+        let status = kind.withUTF8 { k in
+            eventWriter.bytes.withUnsafeBufferPointer { ev in
+                dropsWriter.bytes.withUnsafeBufferPointer { dr in
+                    k.withMemoryRebound(to: CChar.self) { kc in
+                        parley_dispatch(L, kc.baseAddress, kc.count, ev.baseAddress, ev.count, dr.baseAddress, dr.count)
+                    }
+                }
+            }
+        }
+        return finish(L, status)
+    }
+
+    /// A full collection, to give memory back after an event failed on the cap.
+    public func collectGarbage() {
+        if let state { parley_collect(state) }
+    }
+
+    // MARK: - internals
+
+    private func apply(limits: PluginLimits, forbidden: [String]) {
+        guard let L = state, let c = parley_ctx_of(L) else { return }
+        c.pointee.instr_limit = Int64(limits.instructions)
+        c.pointee.wall_limit_ns = UInt64(max(1, limits.timeMilliseconds)) * 1_000_000
+        c.pointee.sends_per_event = Int32(clamping: limits.sendsPerEvent)
+        c.pointee.max_message_bytes = max(1, limits.messageBytes)
+        c.pointee.logs_per_event = Int32(clamping: limits.logLinesPerEvent)
+        c.pointee.log_line_max = max(16, limits.logLineBytes)
+        if !forbidden.isEmpty {
+            var bytes: [UInt8] = []
+            for f in forbidden where !f.isEmpty { bytes += Array(f.utf8) + [0] }
+            let p = malloc(bytes.count)!.assumingMemoryBound(to: CChar.self)
+            bytes.withUnsafeBytes { raw in
+                p.withMemoryRebound(to: UInt8.self, capacity: bytes.count) { dst in
+                    for i in 0..<bytes.count { dst[i] = raw[i] }
+                }
+            }
+            c.pointee.forbidden = p
+            c.pointee.forbidden_len = bytes.count
+        }
+    }
+
+    private static func lastError(_ L: OpaquePointer) -> String {
+        guard let c = parley_ctx_of(L) else { return "unknown error" }
+        return withUnsafeBytes(of: &c.pointee.last_error) { raw in
+            String(decoding: raw.prefix(c.pointee.last_error_len), as: UTF8.self)
+        }
+    }
+
+    private func finish(_ L: OpaquePointer, _ status: Int32) -> (PluginFailure?, [VMAction]) {
+        guard let c = parley_ctx_of(L) else { return (PluginFailure(.runtime, "no context"), []) }
+        let actions = Self.parseActions(UnsafeRawBufferPointer(start: c.pointee.actions.data, count: c.pointee.actions.len))
+        let failure: PluginFailure?
+        switch Int(status) {
+        case Int(PARLEY_OK): failure = nil
+        case Int(PARLEY_ERR_SYNTAX): failure = PluginFailure(.syntax, Self.lastError(L))
+        case Int(PARLEY_ERR_BUDGET): failure = PluginFailure(.budget, Self.lastError(L))
+        case Int(PARLEY_ERR_MEMORY): failure = PluginFailure(.memory, Self.lastError(L))
+        default: failure = PluginFailure(.runtime, Self.lastError(L))
+        }
+        return (failure, actions)
+    }
+
+    /// Parses the C action buffer (format in natives.c). Stops at anything malformed.
+    static func parseActions(_ raw: UnsafeRawBufferPointer) -> [VMAction] {
+        if raw.isEmpty { return [] }
+        var out: [VMAction] = []
+        var i = 0
+        func u32() -> Int? {
+            guard raw.count - i >= 4 else { return nil }
+            var v = 0
+            for k in 0..<4 { v |= Int(raw[i + k]) << (8 * k) }
+            i += 4
+            return v
+        }
+        func text() -> String? {
+            guard let n = u32(), raw.count - i >= n else { return nil }
+            defer { i += n }
+            return String(decoding: UnsafeRawBufferPointer(rebasing: raw[i..<i + n]), as: UTF8.self)
+        }
+        while i < raw.count {
+            let kind = Int(raw[i])
+            i += 1
+            switch kind {
+            case PARLEY_ACTION_SEND:
+                guard let room = text(), let t = text() else { return out }
+                out.append(.send(room: room, text: t))
+            case PARLEY_ACTION_TYPING:
+                guard let room = text(), i < raw.count else { return out }
+                let on = raw[i] != 0
+                i += 1
+                out.append(.typing(room: room, on: on))
+            case PARLEY_ACTION_LOG:
+                guard i < raw.count else { return out }
+                let level: LogLevel = raw[i] == 0 ? .info : raw[i] == 1 ? .warn : .error
+                i += 1
+                guard let t = text() else { return out }
+                out.append(.log(level, t))
+            case PARLEY_ACTION_QUOTA:
+                guard let t = text() else { return out }
+                out.append(.quota(t))
+            default:
+                return out
+            }
+        }
+        return out
+    }
+}
+
+/// Holds the host weakly; its address is what the C side passes back to us.
+final class HostBox {
+    weak var host: HostFunctions?
+}
+
+/// The C-callable entry for host functions. Runs inside the C trampoline:
+/// it must not throw or call into Lua; it answers through `out`.
+private let pluginHostTrampoline: parley_host_fn = { box, fnId, args, argsLen, out in
+    guard let box, let out else { return -1 }
+    let host = Unmanaged<HostBox>.fromOpaque(box).takeUnretainedValue().host
+    func fail(_ message: String) -> Int32 {
+        var m = message
+        m.withUTF8 { _ = parley_buf_append(out, $0.baseAddress, $0.count) }
+        return -1
+    }
+    guard let host else { return fail("host function unavailable") }
+    var reader = ValueReader(UnsafeRawBufferPointer(start: args, count: argsLen))
+    let arguments: [LuaValue]
+    do { arguments = try reader.readAll() } catch { return fail("malformed arguments") }
+    switch host.call(function: fnId, arguments: arguments) {
+    case .success(let results):
+        var w = ValueWriter()
+        for r in results { w.write(r) }
+        let ok = w.bytes.withUnsafeBufferPointer { parley_buf_append(out, $0.baseAddress, $0.count) }
+        return ok == 0 ? Int32(results.count) : fail("not enough memory")
+    case .failure(let e):
+        return fail(e.message)
+    }
+}

@@ -1,0 +1,18 @@
+import ArgumentParser
+
+@main
+struct Parley: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "parley",
+        abstract: "A headless chat-bot runtime with sandboxed Lua 5.4 plugins.",
+        subcommands: [PluginCommand.self]
+    )
+}
+
+struct PluginCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "plugin",
+        abstract: "Work with plugins.",
+        subcommands: [PluginTestCommand.self]
+    )
+}

@@ -1,0 +1,2 @@
+-- expect: runtime
+bot.hear("go", function() error(nil) end)

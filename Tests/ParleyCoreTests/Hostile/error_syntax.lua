@@ -1,0 +1,2 @@
+-- expect: syntax
+bot.hear("go", function() end

@@ -1,0 +1,2 @@
+-- expect: runtime
+error("refusing to load")

@@ -1,0 +1,2 @@
+-- expect: budget
+while true do end

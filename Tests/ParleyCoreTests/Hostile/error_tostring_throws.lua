@@ -1,0 +1,4 @@
+-- expect: runtime
+bot.hear("go", function()
+  error(setmetatable({}, { __tostring = function() error("boom") end }))
+end)

@@ -1,0 +1,2 @@
+-- expect: runtime
+bot.hear("go", function() io.open("/etc/passwd") end)

@@ -1,0 +1,5 @@
+-- expect: runtime
+bot.hear("go", function()
+  assert(string.dump == nil)
+  load("\27Lua", "x", "b", {})
+end)

@@ -1,0 +1,2 @@
+-- expect: runtime
+bot.hear("go", function() load("return 1") end)

@@ -1,0 +1,2 @@
+-- expect: budget
+bot.hear("go", function() for i = 1, math.maxinteger do local _ = i * 2 end end)

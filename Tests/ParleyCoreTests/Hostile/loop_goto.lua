@@ -1,0 +1,2 @@
+-- expect: budget
+bot.hear("go", function() ::top:: goto top end)

@@ -1,0 +1,2 @@
+-- expect: budget
+bot.hear("go", function() repeat local x = 1 until false end)

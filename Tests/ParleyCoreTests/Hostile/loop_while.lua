@@ -1,0 +1,2 @@
+-- expect: budget
+bot.hear("go", function() while true do end end)

@@ -1,0 +1,5 @@
+-- expect: memory
+bot.hear("go", function()
+  local s = "xxxxxxxxxxxxxxxx"
+  while true do s = s .. s end
+end)

@@ -1,0 +1,211 @@
+import Foundation
+import ParleyCore
+import ParleyLua
+import Testing
+
+/// Plugin API v1, one behaviour per test, through the same path as `parley plugin test`.
+struct PluginAPITests {
+    func texts(_ a: [BotAction]) -> [String] { a.compactMap(\.sentText) }
+    func logs(_ a: [BotAction]) -> [String] { a.compactMap(\.logText) }
+
+    @Test func messageFieldsAndReply() async throws {
+        let p = #"bot.on("message", function(m) m:reply(table.concat({m.room, m.user, m.text, m.id, tostring(m.time)}, "|")) end)"#
+        let script = #"{"type":"message","room":"r1","user":"bob","text":"hi","id":"x7","time":100}"#
+        #expect(texts(try await run(plugins: [("p", p)], script: script)) == ["r1|bob|hi|x7|100.0"])
+    }
+
+    @Test func hearPassesCapturesAfterTheMessage() async throws {
+        let p = #"bot.hear("(%d+)%s*%+%s*(%d+)", function(m, a, b) m:reply(tostring(tonumber(a) + tonumber(b))) end)"#
+        #expect(texts(try await run(plugins: [("p", p)], script: message("what is 2 + 40?"))) == ["42"])
+    }
+
+    @Test func commandsByPrefixAndByName() async throws {
+        let p = #"bot.command("say", function(m, args) m:reply(#args .. ":" .. table.concat(args, ",") .. ":" .. args.raw) end)"#
+        let script = [message("!say a  b"), message("parley: say x"), message("@parley say y"),
+                      message("Parley, SAY z"), message("parleyx say no"), message("say no"), message("!")]
+            .joined(separator: "\n")
+        #expect(texts(try await run(plugins: [("p", p)], script: script)) == ["2:a,b:a  b", "1:x:x", "1:y:y", "1:z:z"])
+    }
+
+    @Test func configurablePrefix() async throws {
+        var o = BotOptions(name: "bob")
+        o.commandPrefix = "."
+        let p = #"bot.command("ping", function(m) m:reply("pong") end)"#
+        let script = [message(".ping"), message("!ping"), message("bob: ping")].joined(separator: "\n")
+        #expect(texts(try await run(plugins: [("p", p)], script: script, options: o)) == ["pong", "pong"])
+    }
+
+    @Test func theBotsOwnMessagesNeverReachItsPlugins() async throws {
+        let p = #"bot.on("message", function(m) m:reply("saw " .. m.user) end)"#
+        let script = [message("hi", user: "parley"), message("hi", user: "eve")].joined(separator: "\n")
+        #expect(texts(try await run(plugins: [("p", p)], script: script)) == ["saw eve"])
+    }
+
+    @Test func joinLeaveTypingRosterConnectionAndLoadEvents() async throws {
+        let p = """
+        bot.on("load", function() bot.log.info("loaded as " .. bot.name) end)
+        bot.on("join", function(e) bot.log.info("join " .. e.room .. " " .. e.user) end)
+        bot.on("leave", function(e) bot.log.info("leave " .. e.user) end)
+        bot.on("typing", function(e) bot.log.info("typing " .. e.user .. " " .. tostring(e.on)) end)
+        bot.on("roster", function(e)
+          local parts = {}
+          for _, u in ipairs(e.users) do parts[#parts + 1] = u.user .. "=" .. tostring(u.online) end
+          bot.log.info("roster " .. table.concat(parts, ","))
+        end)
+        bot.on("connection", function(e) bot.log.info("connection " .. e.state) end)
+        bot.command("who", function(m)
+          local parts = {}
+          for _, u in ipairs(bot.roster(m.room)) do parts[#parts + 1] = u.user .. "=" .. tostring(u.online) end
+          m:reply(table.concat(parts, ","))
+        end)
+        """
+        let script = """
+        {"type":"connection","state":"online"}
+        {"type":"roster","room":"lobby","users":[{"user":"amy","online":true},{"user":"zed","online":false}]}
+        {"type":"join","room":"lobby","user":"bob"}
+        {"type":"typing","room":"lobby","user":"bob","on":true}
+        {"type":"leave","room":"lobby","user":"amy"}
+        \(message("!who"))
+        """
+        let a = try await run(plugins: [("p", p)], script: script)
+        #expect(logs(a) == ["loaded as parley", "connection online", "roster amy=true,zed=false", "join lobby bob",
+                            "typing bob true", "leave amy"])
+        #expect(texts(a) == ["amy=false,bob=true,zed=false"])
+    }
+
+    @Test func stateRoundTripsNestedValuesAndBinaryStrings() async throws {
+        let p = """
+        bot.command("set", function(m)
+          assert(bot.state.set("k", { n = 1, f = 2.5, b = true, s = "\\0\\255x", list = { 1, 2, { deep = "yes" } } }))
+        end)
+        bot.command("get", function(m)
+          local v = bot.state.get("k")
+          m:reply(string.format("%d %.1f %s %d %s %s", v.n, v.f, tostring(v.b), #v.s, v.list[3].deep, math.type(v.n)))
+          assert(bot.state.get("missing") == nil)
+          assert(bot.state.set("k", nil)); assert(bot.state.get("k") == nil)
+        end)
+        bot.command("bad", function(m)
+          local ok, err = bot.state.set("f", function() end)
+          m:reply(tostring(ok) .. " " .. err)
+        end)
+        """
+        let a = try await run(plugins: [("p", p)], script: [message("!set"), message("!get"), message("!bad")].joined(separator: "\n"))
+        #expect(texts(a) == ["1 2.5 true 3 yes integer", "nil functions cannot be passed or stored here"])
+    }
+
+    @Test func aFailedHandlerHasNoEffects() async throws {
+        let p = """
+        bot.command("boom", function(m)
+          bot.state.set("n", 99); bot.send(m.room, "should not go out"); bot.typing(m.room, true)
+          bot.after(1, function() bot.send(m.room, "timer should not fire") end)
+          error("failed after acting")
+        end)
+        bot.command("n", function(m) m:reply(tostring(bot.state.get("n"))) end)
+        """
+        let script = [message("!boom"), #"{"type":"advance","seconds":5}"#, message("!n")].joined(separator: "\n")
+        let a = try await run(plugins: [("p", p)], script: script)
+        #expect(texts(a) == ["nil"])
+        #expect(!a.contains { if case .typing = $0.kind { true } else { false } })
+    }
+
+    @Test func stateIsPerPlugin() async throws {
+        let a1 = #"bot.command("set", function() bot.state.set("k", "from a") end)"#
+        let b1 = #"bot.command("get", function(m) m:reply(tostring(bot.state.get("k"))) end)"#
+        let a = try await run(plugins: [("a", a1), ("b", b1)], script: [message("!set"), message("!get")].joined(separator: "\n"))
+        #expect(texts(a) == ["nil"])
+    }
+
+    @Test func timersFireInOrderOnTheVirtualClockAndCancel() async throws {
+        let p = """
+        local n = 0
+        bot.command("go", function(m)
+          bot.after(2, function() bot.send("lobby", "after 2 at " .. os.time() % 100) end)
+          local id = bot.every(1, function() n = n + 1; bot.send("lobby", "tick " .. n) end)
+          bot.after(3.5, function() bot.cancel(id); bot.send("lobby", "cancelled") end)
+          local x = bot.after(1, function() bot.send("lobby", "never") end)
+          assert(bot.cancel(x) == true and bot.cancel(x) == false)
+          local ok, err = bot.after(0.05, function() end)
+          assert(ok == nil and err:find("too short"))
+        end)
+        """
+        let script = [message("!go"), #"{"type":"advance","seconds":10}"#].joined(separator: "\n")
+        let a = try await run(plugins: [("p", p)], script: script)
+        // Timers due at the same moment fire in the order they were scheduled.
+        #expect(texts(a) == ["tick 1", "after 2 at 2", "tick 2", "tick 3", "cancelled"])
+    }
+
+    @Test func typingIsDebouncedStopsOnSendAndAfterFiveSeconds() async throws {
+        let p = """
+        bot.command("t", function(m) bot.typing(m.room, true); bot.typing(m.room, true) end)
+        bot.command("s", function(m) bot.typing(m.room, true); bot.send(m.room, "done") end)
+        """
+        let script = [message("!t"), #"{"type":"advance","seconds":4}"#, message("!t"), #"{"type":"advance","seconds":4}"#,
+                      #"{"type":"advance","seconds":2}"#, message("!s")].joined(separator: "\n")
+        let a = try await run(plugins: [("p", p)], script: script)
+        let shape = a.map { act -> String in
+            switch act.kind {
+            case .typing(_, let on): return on ? "on" : "off"
+            case .send(_, let t): return t
+            default: return "?"
+            }
+        }
+        // on; refreshed at 4 s (no action); auto-off at 9 s; on then off before the send.
+        #expect(shape == ["on", "off", "on", "off", "done"])
+    }
+
+    @Test func historyPagesNewestLastWithCursors() async throws {
+        let p = """
+        bot.command("page", function(m, args)
+          local opts = { limit = tonumber(args[1]) }
+          if args[2] then opts.before = args[2] end
+          local page = bot.history(m.room, opts)
+          local parts = {}
+          for _, msg in ipairs(page.messages) do parts[#parts + 1] = msg.text end
+          m:reply(table.concat(parts, ",") .. " | " .. tostring(page.before ~= nil))
+          bot.state.set("before", page.before)
+        end)
+        bot.command("older", function(m)
+          local page = bot.history(m.room, { before = bot.state.get("before"), limit = 2 })
+          local parts = {}
+          for _, msg in ipairs(page.messages) do parts[#parts + 1] = msg.text end
+          m:reply(table.concat(parts, ",") .. " | " .. tostring(page.before))
+          local ok, err = bot.history(m.room, { before = "garbage" })
+          assert(ok == nil and err:find("invalid cursor"))
+        end)
+        """
+        let script = ["one", "two", "three", "!page 2", "!older"].map { message($0) }.joined(separator: "\n")
+        let a = try await run(plugins: [("p", p)], script: script)
+        // History holds what the bot saw and what it sent, the current message included.
+        #expect(texts(a) == ["three,!page 2 | true", "one,two | nil"])
+    }
+
+    @Test func printGoesToTheLogAndOsTimeFollowsTheVirtualClock() async throws {
+        let p = #"bot.command("t", function() print("at", os.time(), os.date("!%Y-%m-%d")) end)"#
+        let a = try await run(plugins: [("p", p)], script: message("!t"))
+        #expect(logs(a) == ["at\t1767225600\t2026-01-01"])
+    }
+
+    @Test func pluginConfigIsBotConfig() async throws {
+        var o = BotOptions(name: "parley")
+        o.pluginConfig["p"] = .record([("welcome", .string("Hi {user}")), ("list", .list([.int(1), .int(2)]))])
+        let p = #"bot.command("c", function(m) m:reply(bot.config.welcome .. #bot.config.list) end)"#
+        #expect(texts(try await run(plugins: [("p", p)], script: message("!c"), options: o)) == ["Hi {user}2"])
+    }
+
+    @Test func apiMisuseIsARuntimeErrorNamingThePluginLine() async throws {
+        let p = "bot.on(\"nonsense\", function() end)"
+        let a = try await run(plugins: [("p", p)], script: "")
+        guard case .error(.runtime, let msg)? = a.first?.kind else { Issue.record("no error: \(a)"); return }
+        #expect(msg.hasPrefix("p.lua:1: bot.on: unknown event kind 'nonsense'"))
+    }
+
+    @Test func forbiddenSubstringsAreRefusedBeforeSending() async throws {
+        var o = BotOptions(name: "parley")
+        o.forbiddenSubstrings = ["::END", "MSG::"]
+        let p = #"bot.command("x", function(m) local ok, err = bot.send(m.room, "a::END"); bot.log.info(err) end)"#
+        let a = try await run(plugins: [("p", p)], script: message("!x"), options: o)
+        #expect(texts(a).isEmpty)
+        #expect(logs(a) == ["message contains '::END', which this transport forbids"])
+        #expect(a.contains { $0.errorKind == .quota })
+    }
+}

@@ -1,0 +1,133 @@
+import Synchronization
+import Testing
+@testable import ParleyJournal
+
+/// Notes: "Simulated power loss in an injectable file layer" with an oracle
+/// that records every acknowledged write (RocksDB db_crashtest, Jepsen).
+@Suite struct PowerLossTests {
+    struct Oracle: Sendable {
+        /// Last sequence of each acknowledged transaction → its index.
+        var acked: [UInt64: Int] = [:]
+        var ackCount = 0
+        var snapshotAcked: UInt64 = 0
+        var crashed: SimulatedDisk?
+    }
+
+    final class Shared: Sendable {
+        let oracle = Mutex(Oracle())
+    }
+
+    static func snapshotPayload(_ seq: UInt64) -> [UInt8] {
+        withUnsafeBytes(of: seq.littleEndian) { Array($0) } + Array("state".utf8)
+    }
+
+    @Test(arguments: [FsyncPolicy.always, .interval(milliseconds: 1), .never])
+    func powerLossKeepsTheAcknowledgedPrefix(policy: FsyncPolicy) async throws {
+        let seedBase: UInt64 = policy == .always ? 1000 : policy == .never ? 2000 : 3000
+        for iteration in 0..<100 {
+            try await Self.iteration(seed: seedBase + UInt64(iteration), policy: policy)
+        }
+    }
+
+    static func iteration(seed: UInt64, policy: FsyncPolicy) async throws {
+        var random = SeededRandom(seed: seed)
+        let disk = SimulatedDisk(seed: random.next())
+        let segmentSize = Int.random(in: 300...3000, using: &random)
+        let mode = CrashMode.allCases[Int(seed % 4)]
+        let total = Int.random(in: 1...40, using: &random)
+        let writers = Int.random(in: 1...8, using: &random)
+        let crashAfter = Int.random(in: 0...total, using: &random)
+        let snapshots = random.next() % 3 == 0
+        let txns = (0..<total).map {
+            makeTransaction(id: UInt64($0), records: Int.random(in: 1...4, using: &random), sizes: 0...200, random: &random)
+        }
+        let label = "seed \(seed) policy \(policy) mode \(mode) segment \(segmentSize) writers \(writers) crashAfter \(crashAfter)/\(total)"
+
+        let shared = Shared()
+        let options = JournalOptions(fsync: policy, segmentSize: segmentSize, fileLayer: disk)
+        let (journal, _) = try Journal.open(directory: "/j", options: options)
+        if crashAfter == 0 {
+            shared.oracle.withLock { $0.crashed = disk.crash(mode: mode) }
+        }
+        await withTaskGroup(of: Void.self) { group in
+            for w in 0..<writers {
+                let mine = Array(stride(from: w, to: total, by: writers))
+                let snapshotSeed = random.next()
+                group.addTask {
+                    var local = SeededRandom(seed: snapshotSeed)
+                    for index in mine {
+                        guard let seq = try? await journal.append(txns[index]) else { return }
+                        let crashNow = shared.oracle.withLock { o -> Bool in
+                            o.acked[seq] = index
+                            o.ackCount += 1
+                            return o.ackCount == crashAfter && o.crashed == nil
+                        }
+                        if crashNow {
+                            let after = disk.crash(mode: mode)
+                            shared.oracle.withLock { $0.crashed = after }
+                        }
+                        if snapshots, local.next() % 4 == 0 {
+                            if (try? await journal.writeSnapshot(snapshotPayload(seq), coveringThrough: seq)) != nil {
+                                shared.oracle.withLock { $0.snapshotAcked = max($0.snapshotAcked, seq) }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let crashed = shared.oracle.withLock { o -> SimulatedDisk in
+            if let c = o.crashed { return c }
+            let c = disk.crash(mode: mode)
+            o.crashed = c
+            return c
+        }
+        try? await journal.close()
+        let final = shared.oracle.withLock { $0 }
+
+        // Reopen what survived: must always work.
+        let reopened = JournalOptions(fsync: policy, segmentSize: segmentSize, fileLayer: crashed)
+        let journal2: Journal
+        let recovery: Recovery
+        do {
+            (journal2, recovery) = try Journal.open(directory: "/j", options: reopened)
+        } catch {
+            Issue.record("\(label): reopen failed: \(error)")
+            return
+        }
+        let base = recovery.snapshotSequence
+        if let snapshot = recovery.snapshot {
+            #expect(snapshot.bytes == snapshotPayload(snapshot.sequence), "\(label)")
+        }
+        #expect(base >= final.snapshotAcked, "\(label): acknowledged snapshot \(final.snapshotAcked) lost, have \(base)")
+        let recovered = try recovery.allTransactions()
+        var seen = Set<Int>()
+        for txn in recovered {
+            guard let id = transactionID(txn), id < UInt64(total) else {
+                Issue.record("\(label): recovered a transaction nobody wrote")
+                break
+            }
+            #expect(txn.records == txns[Int(id)], "\(label): transaction \(id) altered")
+            #expect(seen.insert(Int(id)).inserted, "\(label): transaction \(id) twice")
+            if let ackedIndex = final.acked[txn.lastSequence] {
+                #expect(ackedIndex == Int(id), "\(label): sequence \(txn.lastSequence) holds \(id), acknowledged \(ackedIndex)")
+            }
+        }
+        let byLast = Dictionary(uniqueKeysWithValues: recovered.map { ($0.lastSequence, $0) })
+        for (seq, index) in final.acked where seq > base {
+            if policy == .always {
+                // Acknowledged under `.always` = durable.
+                #expect(byLast[seq].flatMap(transactionID) == UInt64(index), "\(label): acknowledged transaction \(index) at \(seq) lost")
+            } else if seq <= recovery.lastSequence {
+                #expect(byLast[seq].flatMap(transactionID) == UInt64(index), "\(label): prefix broken at \(seq)")
+            }
+        }
+        // Still appendable; a clean reopen keeps everything.
+        let extra = [JournalRecord(type: 9, payload: withUnsafeBytes(of: UInt64(999_999).littleEndian) { Array($0) })]
+        let seq = try await journal2.append(extra)
+        #expect(seq == recovery.lastSequence + 1, "\(label)")
+        try await journal2.close()
+        let (journal3, recovery3) = try Journal.open(directory: "/j", options: reopened)
+        #expect(try recovery3.allTransactions() == recovered + [JournalTransaction(firstSequence: seq, records: extra)], "\(label)")
+        try await journal3.close()
+    }
+}

@@ -1,0 +1,146 @@
+import Testing
+@testable import ParleyJournal
+
+@Suite struct RoundTripTests {
+    @Test(arguments: [FsyncPolicy.always, .interval(milliseconds: 5), .never])
+    func roundTripAcrossSegmentRolls(policy: FsyncPolicy) async throws {
+        try await withTempDirectory("roundtrip") { dir in
+            let options = JournalOptions(fsync: policy, segmentSize: 4096)
+            var random = SeededRandom(seed: 1)
+            var expected: [JournalTransaction] = []
+            do {
+                let (journal, recovery) = try Journal.open(directory: dir, options: options)
+                #expect(try recovery.allTransactions().isEmpty)
+                #expect(recovery.snapshot == nil)
+                for id in 0..<150 {
+                    let count = Int.random(in: 1...5, using: &random)
+                    // Mostly small, some bigger than a segment (they get one of their own).
+                    let sizes = id % 37 == 5 ? 5000...9000 : 0...700
+                    let txn = makeTransaction(id: UInt64(id), records: count, sizes: sizes, random: &random)
+                    let last = try await journal.append(txn)
+                    let first = last - UInt64(count) + 1
+                    #expect(first == (expected.last?.lastSequence ?? 0) + 1)
+                    expected.append(JournalTransaction(firstSequence: first, records: txn))
+                }
+                // Empty payloads and single records work too.
+                let single = JournalRecord(type: 255, payload: [])
+                let s = try await journal.append(single)
+                expected.append(JournalTransaction(firstSequence: s, records: [single]))
+                try await journal.close()
+            }
+            let summary = try Journal.verify(directory: dir)
+            #expect(summary.segments > 10)
+            #expect(summary.transactions == expected.count)
+            #expect(summary.lastSequence == expected.last!.lastSequence)
+            #expect(summary.tornTailBytes == 0)
+
+            let (journal, recovery) = try Journal.open(directory: dir, options: options)
+            #expect(recovery.lastSequence == expected.last!.lastSequence)
+            #expect(recovery.truncatedBytes == 0)
+            #expect(try recovery.allTransactions() == expected)
+            // The zero-copy visitor sees the same records.
+            var visited: [(UInt64, UInt8, [UInt8], Bool)] = []
+            try recovery.forEachRecord { seq, type, payload, ends in visited.append((seq, type, Array(payload), ends)) }
+            let flat = expected.flatMap { txn in
+                txn.records.enumerated().map { (k, r) in
+                    (txn.firstSequence + UInt64(k), r.type, r.payload, k == txn.records.count - 1)
+                }
+            }
+            #expect(visited.count == flat.count)
+            #expect(zip(visited, flat).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 && $0.2 == $1.2 && $0.3 == $1.3 })
+            // Appending continues the sequence after a reopen.
+            let more = makeTransaction(id: 999, records: 2, sizes: 10...20, random: &random)
+            let last = try await journal.append(more)
+            #expect(last == expected.last!.lastSequence + 2)
+            try await journal.close()
+            let (again, recovered) = try Journal.open(directory: dir, options: options)
+            #expect(try recovered.allTransactions() == expected + [JournalTransaction(firstSequence: last - 1, records: more)])
+            try await again.close()
+        }
+    }
+
+    @Test func snapshotCoversAndRemovesOldSegments() async throws {
+        try await withTempDirectory("snapshot") { dir in
+            let options = JournalOptions(fsync: .never, segmentSize: 2048)
+            var random = SeededRandom(seed: 2)
+            var after: [JournalTransaction] = []
+            let (journal, _) = try Journal.open(directory: dir, options: options)
+            var snapshotAt: UInt64 = 0
+            for id in 0..<100 {
+                let txn = makeTransaction(id: UInt64(id), records: 2, sizes: 50...150, random: &random)
+                let last = try await journal.append(txn)
+                if id == 69 { snapshotAt = last }
+                if id > 69 { after.append(JournalTransaction(firstSequence: last - 1, records: txn)) }
+            }
+            let segmentsBefore = try segmentNames(dir).count
+            let state: [UInt8] = Array("state through 70 transactions".utf8)
+            try await journal.writeSnapshot(state, coveringThrough: snapshotAt)
+            let segmentsAfter = try segmentNames(dir).count
+            #expect(segmentsAfter < segmentsBefore)
+            // An older sequence than the current snapshot is refused.
+            await #expect(throws: JournalError.self) { try await journal.writeSnapshot([1], coveringThrough: 3) }
+            await #expect(throws: JournalError.self) { try await journal.writeSnapshot([1], coveringThrough: 10_000) }
+            try await journal.close()
+            #expect(try listFiles(dir).filter { $0.hasPrefix("snapshot-") } == [SnapshotFormat.fileName(sequence: snapshotAt)])
+
+            let (reopened, recovery) = try Journal.open(directory: dir, options: options)
+            #expect(recovery.snapshot == RecoveredSnapshot(sequence: snapshotAt, bytes: state))
+            #expect(try recovery.allTransactions() == after)
+            // A newer snapshot replaces the old one.
+            let end = try await reopened.append(JournalRecord(type: 1, payload: [9]))
+            try await reopened.writeSnapshot([42], coveringThrough: end)
+            try await reopened.close()
+            let (third, r3) = try Journal.open(directory: dir, options: options)
+            #expect(r3.snapshot == RecoveredSnapshot(sequence: end, bytes: [42]))
+            #expect(try r3.allTransactions().isEmpty)
+            #expect(try listFiles(dir).filter { $0.hasPrefix("snapshot-") }.count == 1)
+            let next = try await third.append(JournalRecord(type: 1, payload: [10]))
+            #expect(next == end + 1)
+            try await third.close()
+        }
+    }
+
+    @Test func argumentChecks() async throws {
+        let disk = SimulatedDisk(seed: 3)
+        let options = JournalOptions(maxRecordSize: 100, fileLayer: disk)
+        let (journal, _) = try Journal.open(directory: "/j", options: options)
+        await #expect(throws: JournalError.emptyTransaction) { try await journal.append([]) }
+        await #expect(throws: JournalError.recordTooLarge(size: 101, limit: 100)) {
+            try await journal.append(JournalRecord(type: 0, payload: [UInt8](repeating: 0, count: 101)))
+        }
+        #expect(try await journal.append(JournalRecord(type: 0, payload: [UInt8](repeating: 0, count: 100))) == 1)
+        // A second journal on the same directory is refused while this one is open.
+        #expect(throws: JournalError.locked(path: "/j")) { _ = try Journal.open(directory: "/j", options: options) }
+        try await journal.close()
+        await #expect(throws: JournalError.closed) { try await journal.append(JournalRecord(type: 0, payload: [])) }
+        #expect(throws: JournalError.self) { _ = try Journal.open(directory: "/j", options: JournalOptions(segmentSize: 10, fileLayer: disk)) }
+    }
+
+    @Test func intervalPolicySyncsWithinTheInterval() async throws {
+        let disk = SimulatedDisk(seed: 4)
+        let options = JournalOptions(fsync: .interval(milliseconds: 20), fileLayer: disk)
+        let (journal, _) = try Journal.open(directory: "/j", options: options)
+        let seq = try await journal.append(JournalRecord(type: 7, payload: [1, 2, 3]))
+        // Give the writer a few intervals; then a power loss must keep it.
+        try await Task.sleep(for: .milliseconds(150))
+        let after = disk.crash(mode: .dropUnsynced)
+        try? await journal.close()
+        let (j2, recovery) = try Journal.open(directory: "/j", options: JournalOptions(fileLayer: after))
+        #expect(try recovery.allTransactions().map(\.lastSequence) == [seq])
+        try await j2.close()
+    }
+
+    @Test func neverPolicyLosesOnlyUnsyncedSuffix() async throws {
+        let disk = SimulatedDisk(seed: 5)
+        let options = JournalOptions(fsync: .never, fileLayer: disk)
+        let (journal, _) = try Journal.open(directory: "/j", options: options)
+        _ = try await journal.append(JournalRecord(type: 1, payload: [1]))
+        try await journal.sync()
+        _ = try await journal.append(JournalRecord(type: 1, payload: [2]))
+        let after = disk.crash(mode: .dropUnsynced)
+        try? await journal.close()
+        let (j2, recovery) = try Journal.open(directory: "/j", options: JournalOptions(fileLayer: after))
+        #expect(try recovery.allTransactions().map { $0.records[0].payload } == [[1]])
+        try await j2.close()
+    }
+}
