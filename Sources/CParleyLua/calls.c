@@ -107,6 +107,10 @@ static int setup_fn(lua_State *L) {
         return luaL_error(L, "malformed setup table");
     int setup = lua_gettop(L);
 
+    lua_getfield(L, setup, "keys");
+    if (lua_istable(L, -1)) c->keys_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    else lua_pop(L, 1);
+
     lua_getfield(L, setup, "natives");
     parley_push_natives(L, -1);
     int natives = lua_gettop(L);
@@ -127,7 +131,9 @@ static int setup_fn(lua_State *L) {
     if (luaL_loadbufferx(L, prelude, plen, "=parley", "t") != LUA_OK) return lua_error(L);
     lua_pushvalue(L, natives);
     lua_pushvalue(L, setup);
-    lua_call(L, 2, 1);
+    lua_call(L, 2, 2);
+    if (lua_istable(L, -1)) c->metatables_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    else lua_pop(L, 1);
     if (!lua_isfunction(L, -1)) return luaL_error(L, "prelude did not return a dispatcher");
     c->dispatch_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     return 0;
@@ -149,6 +155,8 @@ lua_State *parley_state_new(size_t mem_cap, void *host, parley_host_fn host_fn,
     c->host = host;
     c->host_fn = host_fn;
     c->dispatch_ref = LUA_NOREF;
+    c->keys_ref = LUA_NOREF;
+    c->metatables_ref = LUA_NOREF;
     lua_State *L = parley_state_alloc(c);
     if (L == NULL) {
         free(c);
@@ -235,6 +243,14 @@ static int dispatch_fn(lua_State *L) {
     c->host_mode++;
     lua_pushlstring(L, a->kind, a->kind_len);
     push_encoded_or_nil(L, a->event, a->event_len);
+    /* Event tables get their kind's metatable (msg:reply) without a Lua call. */
+    if (c->metatables_ref != LUA_NOREF && lua_istable(L, -1)) {
+        lua_rawgeti(L, LUA_REGISTRYINDEX, c->metatables_ref);
+        lua_pushvalue(L, -3);
+        if (lua_rawget(L, -2) == LUA_TTABLE) lua_setmetatable(L, -3);
+        else lua_pop(L, 1);
+        lua_pop(L, 1);
+    }
     push_encoded_or_nil(L, a->drops, a->drops_len);
     c->host_mode--;
     lua_call(L, 3, 0);

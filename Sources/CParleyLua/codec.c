@@ -195,7 +195,8 @@ static int get_u64(const uint8_t **p, const uint8_t *end, uint64_t *v) {
     return 0;
 }
 
-static int dec_value(lua_State *L, const uint8_t **p, const uint8_t *end, int depth) {
+/* `keys` is the stack index of the common-string list, or 0 when there is none. */
+static int dec_value(lua_State *L, const uint8_t **p, const uint8_t *end, int depth, int keys) {
     if (*p >= end) return -1;
     if (!lua_checkstack(L, 3)) return -1;
     uint8_t tag = *(*p)++;
@@ -224,6 +225,15 @@ static int dec_value(lua_State *L, const uint8_t **p, const uint8_t *end, int de
         *p += n;
         return 0;
     }
+    case PARLEY_V_KEY: {
+        if (*p >= end || keys == 0) return -1;
+        uint8_t idx = *(*p)++;
+        if (lua_rawgeti(L, keys, (lua_Integer)idx + 1) != LUA_TSTRING) {
+            lua_pop(L, 1);
+            return -1;
+        }
+        return 0;
+    }
     case PARLEY_V_TABLE: {
         uint32_t arr, pairs;
         if (depth >= PARLEY_MAX_DEPTH) return -1;
@@ -232,12 +242,12 @@ static int dec_value(lua_State *L, const uint8_t **p, const uint8_t *end, int de
         if ((uint64_t)arr + 2ull * pairs > (uint64_t)(end - *p)) return -1;
         lua_createtable(L, (int)arr, (int)pairs);
         for (uint32_t i = 1; i <= arr; i++) {
-            if (dec_value(L, p, end, depth + 1)) return -1;
+            if (dec_value(L, p, end, depth + 1, keys)) return -1;
             lua_rawseti(L, -2, i);
         }
         for (uint32_t i = 0; i < pairs; i++) {
-            if (dec_value(L, p, end, depth + 1)) return -1;
-            if (dec_value(L, p, end, depth + 1)) return -1;
+            if (dec_value(L, p, end, depth + 1, keys)) return -1;
+            if (dec_value(L, p, end, depth + 1, keys)) return -1;
             if (lua_isnil(L, -2)) { lua_pop(L, 2); continue; }
             if (lua_type(L, -2) == LUA_TNUMBER && lua_tonumber(L, -2) != lua_tonumber(L, -2)) {
                 lua_pop(L, 2); /* NaN key */
@@ -254,9 +264,16 @@ static int dec_value(lua_State *L, const uint8_t **p, const uint8_t *end, int de
 
 int parley_push_decoded(lua_State *L, const uint8_t **p, const uint8_t *end) {
     int top = lua_gettop(L);
-    if (dec_value(L, p, end, 0)) {
+    parley_ctx *c = parley_ctx_of(L);
+    int keys = 0;
+    if (c->keys_ref != LUA_NOREF && c->keys_ref > 0) {
+        lua_rawgeti(L, LUA_REGISTRYINDEX, c->keys_ref);
+        keys = lua_gettop(L);
+    }
+    if (dec_value(L, p, end, 0, keys)) {
         lua_settop(L, top);
         return -1;
     }
+    if (keys) lua_remove(L, keys);
     return 0;
 }

@@ -82,7 +82,7 @@ public final class Bot: PluginServices {
             prelude: Prelude.source, botName: options.name, commandPrefix: options.commandPrefix,
             config: options.pluginConfig[name] ?? .table(array: [], hash: []),
             randomSeed: options.randomSeed, hostFunctions: HostFunction.table,
-            forbiddenSubstrings: options.forbiddenSubstrings)
+            forbiddenSubstrings: options.forbiddenSubstrings, commonStrings: EventKey.names)
         let vm: PluginVM
         do { vm = try PluginVM(setup: setup, limits: limits) } catch {
             return [BotAction(plugin: name, .error(PluginErrorKind(rawValue: error.kind.rawValue) ?? .runtime, error.message))]
@@ -119,12 +119,7 @@ public final class Bot: PluginServices {
             historyStore.append(room: m.room, id: id, user: m.user, text: m.text, time: time)
             for p in plugins where !p.disabled {
                 out += deliver(to: p, kind: "message") { w in
-                    w.beginTable(array: 0, pairs: 5)
-                    w.field("room", m.room)
-                    w.field("user", m.user)
-                    w.field("text", m.text)
-                    w.field("id", id)
-                    w.write("time"); w.write(time)
+                    Bot.writeMessage(&w, room: m.room, user: m.user, text: m.text, id: id, time: time)
                 }
             }
             return out
@@ -135,18 +130,18 @@ public final class Bot: PluginServices {
             for p in plugins where !p.disabled {
                 out += deliver(to: p, kind: event.kind) { w in
                     w.beginTable(array: 0, pairs: 3)
-                    w.field("room", room)
-                    w.field("user", user)
-                    w.write("time"); w.write(t)
+                    w.key(.room); w.write(room)
+                    w.key(.user); w.write(user)
+                    w.key(.time); w.write(t)
                 }
             }
         case .typing(let room, let user, let on):
             for p in plugins where !p.disabled {
                 out += deliver(to: p, kind: "typing") { w in
                     w.beginTable(array: 0, pairs: 3)
-                    w.field("room", room)
-                    w.field("user", user)
-                    w.write("on"); w.write(on)
+                    w.key(.room); w.write(room)
+                    w.key(.user); w.write(user)
+                    w.key(.on); w.write(on)
                 }
             }
         case .roster(let room, let users):
@@ -155,13 +150,13 @@ public final class Bot: PluginServices {
             for p in plugins where !p.disabled {
                 out += deliver(to: p, kind: "roster") { w in
                     w.beginTable(array: 0, pairs: 2)
-                    w.field("room", room)
-                    w.write("users")
+                    w.key(.room); w.write(room)
+                    w.key(.users)
                     w.beginTable(array: entries.count, pairs: 0)
                     for e in entries {
                         w.beginTable(array: 0, pairs: 2)
-                        w.field("user", e.user)
-                        w.write("online"); w.write(e.online)
+                        w.key(.user); w.write(e.user)
+                        w.key(.online); w.write(e.online)
                     }
                 }
             }
@@ -169,7 +164,7 @@ public final class Bot: PluginServices {
             for p in plugins where !p.disabled {
                 out += deliver(to: p, kind: "connection") { w in
                     w.beginTable(array: 0, pairs: 1)
-                    w.field("state", state.rawValue)
+                    w.key(.state); w.write(state.rawValue)
                 }
             }
         }
@@ -200,12 +195,21 @@ public final class Bot: PluginServices {
             }
             out += deliver(to: p, kind: "timer") { w in
                 w.beginTable(array: 0, pairs: 2)
-                w.write("id"); w.write(entry.id)
-                w.write("once"); w.write(entry.interval == nil)
+                w.key(.id); w.write(entry.id)
+                w.key(.once); w.write(entry.interval == nil)
             }
         }
         now = max(now, time)
         return out
+    }
+
+    static func writeMessage(_ w: inout ValueWriter, room: String, user: String, text: String, id: String, time: Double) {
+        w.beginTable(array: 0, pairs: 5)
+        w.key(.room); w.write(room)
+        w.key(.user); w.write(user)
+        w.key(.text); w.write(text)
+        w.key(.id); w.write(id)
+        w.key(.time); w.write(time)
     }
 
     func rosterEntries(room: String) -> [RosterEntry] {

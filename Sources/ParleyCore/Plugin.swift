@@ -236,3 +236,15 @@ final class Plugin: HostFunctions {
         return drops
     }
 }
+
+/// Field names of event tables, sent to the VM once and then by index
+/// (`ValueWriter.writeCommon`), so building an event hashes no key strings.
+enum EventKey: UInt8, CaseIterable {
+    case room, user, text, id, time, on, state, users, online, once
+
+    static let names: [String] = allCases.map { "\($0)" }
+}
+
+extension ValueWriter {
+    mutating func key(_ k: EventKey) { writeCommon(k.rawValue) }
+}

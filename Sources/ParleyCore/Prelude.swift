@@ -7,10 +7,12 @@
 /// `bot.log.*`) are C natives that buffer actions without leaving the VM;
 /// queries (`bot.state`, timers, `bot.history`, `bot.roster`) are host
 /// functions reached through the C trampoline.
+import ParleyLua
+
 enum Prelude {
     static let source = #"""
 local native, setup = ...
-local type, error, tostring, setmetatable, pairs = type, error, tostring, setmetatable, pairs
+local type, error, tostring, pairs = type, error, tostring, pairs
 local find, sub, lower, match, gmatch = string.find, string.sub, string.lower, string.match, string.gmatch
 
 local KINDS = { message = true, join = true, leave = true, typing = true,
@@ -120,10 +122,10 @@ local function run_commands(msg, text)
   end
 end
 
+-- The dispatcher, and the metatables the host gives event tables by kind.
 return function(kind, ev, drops)
   if drops then for i = 1, #drops do timers[drops[i]] = nil end end
   if kind == "message" then
-    setmetatable(ev, Message)
     local list = handlers.message
     for i = 1, #list do list[i](ev) end
     local text = ev.text
@@ -142,6 +144,19 @@ return function(kind, ev, drops)
     local list = handlers[kind]
     if list then for i = 1, #list do list[i](ev) end end
   end
-end
+end, { message = Message }
 """#
+}
+
+/// The plugin API's prelude and host function table, for benchmarks and
+/// tools that drive a `PluginVM` directly.
+public enum PreludeAccess {
+    public static var source: String { Prelude.source }
+    public static var hostFunctions: [String: Int32] { HostFunction.table }
+    public static var commonStrings: [String] { EventKey.names }
+
+    /// A message event table exactly as the bot writes it.
+    public static func writeMessage(_ w: inout ValueWriter, room: String, user: String, text: String, id: String, time: Double) {
+        Bot.writeMessage(&w, room: room, user: user, text: text, id: id, time: time)
+    }
 }

@@ -76,26 +76,39 @@ public protocol HistoryStore: AnyObject {
 /// History in memory, with a per-room bound (oldest dropped first).
 public final class MemoryHistoryStore: HistoryStore {
     private struct Room {
-        var firstSeq = 0          // sequence number of messages[0]
+        var firstSeq = 0          // sequence number of messages[head]
+        var head = 0              // index of the oldest kept message
         var messages: [StoredMessage] = []
+        var count: Int { messages.count - head }
     }
     private var rooms: [String: Room] = [:]
     private let maxPerRoom: Int
 
-    public init(maxPerRoom: Int = 100_000) { self.maxPerRoom = maxPerRoom }
+    public init(maxPerRoom: Int = 100_000) { self.maxPerRoom = max(1, maxPerRoom) }
 
     public func append(room: String, id: String, user: String, text: String, time: Double) -> String {
-        var r = rooms[room] ?? Room()
-        let seq = r.firstSeq + r.messages.count
-        let cursor = "m" + String(seq, radix: 36)
-        r.messages.append(StoredMessage(id: id, room: room, user: user, text: text, time: time, cursor: cursor))
-        if r.messages.count > maxPerRoom {
-            let drop = r.messages.count - maxPerRoom
-            r.messages.removeFirst(drop)
-            r.firstSeq += drop
+        // Mutated in place (through the dictionary's default subscript) so the
+        // array is never copied: appends stay O(1) amortised.
+        let maxPerRoom = self.maxPerRoom
+        return withRoom(room) { r in
+            let seq = r.firstSeq + r.count
+            let cursor = "m" + String(seq, radix: 36)
+            r.messages.append(StoredMessage(id: id, room: room, user: user, text: text, time: time, cursor: cursor))
+            if r.count > maxPerRoom {
+                r.head += 1
+                r.firstSeq += 1
+                // Compact once the dropped prefix is as large as what is kept.
+                if r.head >= maxPerRoom {
+                    r.messages.removeFirst(r.head)
+                    r.head = 0
+                }
+            }
+            return cursor
         }
-        rooms[room] = r
-        return cursor
+    }
+
+    private func withRoom<T>(_ name: String, _ body: (inout Room) -> T) -> T {
+        body(&rooms[name, default: Room()])
     }
 
     private func seq(of cursor: String) throws(HistoryError) -> Int {
@@ -106,19 +119,20 @@ public final class MemoryHistoryStore: HistoryStore {
     }
 
     public func page(room: String, before: String?, after: String?, limit: Int) throws(HistoryError) -> HistoryPage {
-        let r = rooms[room] ?? Room()
-        let end = r.firstSeq + r.messages.count          // one past the newest
-        var upper = end            // exclusive
-        var lower = r.firstSeq     // inclusive
+        var upper = Int.max       // exclusive
+        var lower = Int.min       // inclusive
         if let before { upper = try seq(of: before) }
         if let after { lower = try seq(of: after) + 1 }
+        guard let r = rooms[room] else { return HistoryPage(messages: [], before: nil, after: after) }
+        let end = r.firstSeq + r.count
         let lo = max(lower, r.firstSeq), hi = min(upper, end)
         guard lo < hi else {
             return HistoryPage(messages: [], before: nil, after: after)
         }
         // Paging forward from `after` takes the oldest; otherwise the newest.
         let range = after != nil ? lo..<min(hi, lo + limit) : max(lo, hi - limit)..<hi
-        let page = Array(r.messages[(range.lowerBound - r.firstSeq)..<(range.upperBound - r.firstSeq)])
+        let base = r.head - r.firstSeq
+        let page = Array(r.messages[(range.lowerBound + base)..<(range.upperBound + base)])
         return HistoryPage(
             messages: page,
             before: range.lowerBound > r.firstSeq ? page.first?.cursor : nil,

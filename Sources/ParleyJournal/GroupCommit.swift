@@ -21,11 +21,13 @@ struct SegmentRef: Sendable {
 /// takes everything queued, encodes it into one buffer, writes it with one
 /// `write`, and under `.always` makes it durable with one `fdatasync` before
 /// resuming every waiter (notes: "Let concurrent writers share one sync";
-/// records/s ≈ batch size × sync rate). Blocking I/O therefore never runs on
-/// the Swift concurrency pool, with one exception: under `.interval`/`.never`,
-/// when nobody else is writing and the transaction fits the current segment,
-/// the appender does the single `write` itself (microseconds into the page
-/// cache; no sync, no file creation) instead of paying two thread hand-offs.
+/// records/s ≈ batch size × sync rate). Syncs, file creation and segment
+/// rolls therefore never run on the Swift concurrency pool. One exception
+/// keeps `.interval`/`.never` fast: an appender that finds the writer idle
+/// does the single `write` itself — its transaction plus everything queued
+/// (flat combining) — when it fits the current segment. That is microseconds
+/// into the page cache, no sync and no file creation, instead of two thread
+/// hand-offs per append.
 ///
 /// Whoever holds `busy` (the thread, or such an inline appender) owns the file
 /// state in `io`; `busy` is only flipped under `shared`'s lock, so `io`'s lock
@@ -40,12 +42,14 @@ final class GroupCommitWriter: Sendable {
         case sync(waiter: SyncWaiter)
     }
 
+    private enum ThreadState: Sendable { case notStarted, running }
+
     private struct Shared: Sendable {
+        var thread = ThreadState.notStarted
         var queue: [Item] = []
         var busy = false
         var sleeping = false
         var closing = false
-        var finished = false
         var failure: JournalError?
         /// Monotonic time (ns) by which unsynced data must be synced (`.interval`).
         var syncDue: UInt64?
@@ -61,8 +65,6 @@ final class GroupCommitWriter: Sendable {
         var nextSequence: UInt64
         var dirty = false
         var dirtySince: UInt64 = 0
-        /// Set after ENOSPC until a write succeeds again.
-        var noSpace: JournalError?
         var buffer: [UInt8] = []
     }
 
@@ -107,8 +109,39 @@ final class GroupCommitWriter: Sendable {
 
     // MARK: entry points
 
-    func start() throws {
-        try startDetachedThread(name: "parley-journal") { [self] in self.run() }
+    /// The thread starts on first need (the first queued item, the first
+    /// unsynced `.interval` write, a close with unsynced data), so a journal
+    /// opened only to read, or written only inline, never pays for one.
+    private func ensureThread() {
+        let start = shared.withLock { s -> Bool in
+            guard s.thread == .notStarted else { return false }
+            s.thread = .running
+            return true
+        }
+        guard start else { return }
+        do {
+            try startDetachedThread(name: "parley-journal") { [self] in self.run() }
+        } catch {
+            // Nobody will serve the queue: fail everything, for good.
+            let failed = Self.failed(error)
+            let (queue, closers) = shared.withLock { s -> ([Item], [SyncWaiter]) in
+                s.failure = s.failure ?? failed
+                let q = s.queue
+                let c = s.closeWaiters
+                s.queue = []
+                s.closeWaiters = []
+                s.closeResult = .success(())
+                return (q, c)
+            }
+            for item in queue {
+                switch item {
+                case let .append(_, _, w): w?.resume(throwing: failed)
+                case let .sync(w): w.resume(throwing: failed)
+                }
+            }
+            io.withLock { layer.close($0.file) }
+            for c in closers { c.resume() }
+        }
     }
 
     func append(_ records: [JournalRecord], bytes: Int) async throws -> UInt64 {
@@ -141,17 +174,39 @@ final class GroupCommitWriter: Sendable {
             }
             if let done { waiter.resume(with: done.mapError { $0 as any Error }) }
             if signal { wake.signal() }
+            if done == nil { closeWithoutThreadIfPossible() }
         }
     }
 
     /// For `deinit` of a journal nobody closed: let the thread finish and exit.
     func detachClose() {
         let signal = shared.withLock { s -> Bool in
+            if s.closeResult != nil { return false }
             s.closing = true
             if s.sleeping { s.sleeping = false; return true }
             return false
         }
         if signal { wake.signal() }
+        closeWithoutThreadIfPossible()
+    }
+
+    /// Closing with no thread running: if nothing needs a sync, just close
+    /// the file here; otherwise start the thread to do it (a sync is blocking
+    /// work for the thread, never for the caller).
+    private func closeWithoutThreadIfPossible() {
+        let own = shared.withLock { s -> Bool in
+            guard s.thread == .notStarted, !s.busy, s.closeResult == nil else { return false }
+            s.busy = true
+            return true
+        }
+        guard own else { return }
+        let needsSync = io.withLock { $0.dirty } && failure == nil
+        if needsSync || shared.withLock({ !$0.queue.isEmpty }) {
+            shared.withLock { $0.busy = false }
+            ensureThread()
+        } else {
+            finish()
+        }
     }
 
     private func enqueue(_ item: Item) {
@@ -167,56 +222,83 @@ final class GroupCommitWriter: Sendable {
             case let .append(_, _, waiter): waiter?.resume(throwing: refusal)
             case let .sync(waiter): waiter.resume(throwing: refusal)
             }
+            return
         }
         if signal { wake.signal() }
+        ensureThread()
     }
 
     /// The inline fast path (see the type's comment). nil: use the queue.
+    ///
+    /// The appender that finds the writer idle also takes whatever is queued
+    /// (flat combining): one `write` for all of them, and it resumes their
+    /// continuations, so under load no thread hand-off is paid at all.
     private func tryInline(_ records: [JournalRecord], bytes: Int) -> Result<UInt64, JournalError>? {
-        enum Gate { case refuse(JournalError), own, queue }
+        enum Gate { case refuse(JournalError), own([Item], Int, JournalError?), queue }
         let gate = shared.withLock { s -> Gate in
             if let failure = s.failure { return .refuse(failure) }
             if s.closing { return .refuse(.closed) }
-            if s.busy || !s.queue.isEmpty { return .queue }
+            if s.busy { return .queue }
+            var pendingBytes = 0
+            for item in s.queue {
+                // A sync would block this thread for milliseconds: the thread's job.
+                guard case let .append(_, b, _) = item else { return .queue }
+                pendingBytes += b
+            }
+            if pendingBytes + bytes > maxBatchBytes { return .queue }
             s.busy = true
-            return .own
+            let pending = s.queue
+            s.queue = []
+            return .own(pending, pendingBytes, s.failure)
         }
+        let pending: [Item]
+        let pendingBytes: Int
+        let failure: JournalError?
         switch gate {
         case let .refuse(error): return .failure(error)
         case .queue: return nil
-        case .own: break
+        case let .own(p, b, f): (pending, pendingBytes, failure) = (p, b, f)
         }
-        let (result, due) = io.withLock { io -> (Result<UInt64, JournalError>?, UInt64?) in
-            guard io.size + Int64(bytes) <= segmentSize || io.size <= Int64(SegmentFormat.headerSize) else {
-                return (nil, syncDue(io))
+        var out: [Resolution] = []
+        let (result, due, handBack) = io.withLock { io -> (Result<UInt64, JournalError>?, UInt64?, [Item]) in
+            let total = Int64(pendingBytes + bytes)
+            // A lone transaction larger than a segment may fill a fresh one.
+            let fits = io.size + total <= segmentSize || (io.size <= Int64(SegmentFormat.headerSize) && pending.isEmpty)
+            guard fits else {
+                // Needs a segment roll (file creation, syncs): the thread's job.
+                return (nil, syncDue(io), pending)
             }
-            var out: [Resolution] = []
-            let failure = shared.withLock { $0.failure }
             let (inline, newFailure) = process(
-                [.append(records: records, bytes: bytes, waiter: nil)],
+                pending + [.append(records: records, bytes: bytes, waiter: nil)],
                 inline: true, failure: failure, io: &io, out: &out)
             if let newFailure { shared.withLock { $0.failure = newFailure } }
-            return (inline, syncDue(io))
+            return (inline, syncDue(io), [])
         }
-        release(syncDue: due, pushFront: nil)
+        release(syncDue: due, pushFront: handBack)
+        resume(out)
         // nil: the transaction needs a segment roll, which the thread does.
         return result
     }
 
     /// Gives up `busy`; wakes the thread if it has something to do.
-    private func release(syncDue due: UInt64?, pushFront: Item?) {
-        let signal = shared.withLock { s -> Bool in
+    private func release(syncDue due: UInt64?, pushFront: [Item]) {
+        let (signal, needThread) = shared.withLock { s -> (Bool, Bool) in
             s.busy = false
+            // A failed journal syncs nothing more (and must not spin on it).
+            let due = s.failure == nil ? due : nil
             let newDeadline = due != nil && s.syncDue == nil
             s.syncDue = due
-            if let pushFront { s.queue.insert(pushFront, at: 0) }
+            if !pushFront.isEmpty { s.queue.insert(contentsOf: pushFront, at: 0) }
+            let work = !s.queue.isEmpty || due != nil || s.closing
+            let needThread = s.thread == .notStarted && work
             if s.sleeping && (!s.queue.isEmpty || newDeadline || s.closing) {
                 s.sleeping = false
-                return true
+                return (true, needThread)
             }
-            return false
+            return (false, needThread)
         }
         if signal { wake.signal() }
+        if needThread { ensureThread() }
     }
 
     private func syncDue(_ io: IO) -> UInt64? {
@@ -231,11 +313,15 @@ final class GroupCommitWriter: Sendable {
         case timedSync
         case close
         case sleep(UInt64?)
+        case exit
     }
 
     private func run() {
+        /// Appends in the previous `.always` batch (see `gather`).
+        var previousBatch = 0
         while true {
             let action = shared.withLock { s -> Action in
+                if s.closeResult != nil { return .exit }
                 if s.busy {
                     s.sleeping = true
                     return .sleep(nil)
@@ -245,7 +331,7 @@ final class GroupCommitWriter: Sendable {
                     let batch = takeBatch(&s.queue)
                     return .process(batch, s.failure)
                 }
-                if let due = s.syncDue, Self.now() >= due {
+                if s.failure == nil, let due = s.syncDue, Self.now() >= due {
                     s.busy = true
                     return .timedSync
                 }
@@ -254,18 +340,23 @@ final class GroupCommitWriter: Sendable {
                     return .close
                 }
                 s.sleeping = true
-                return .sleep(s.syncDue)
+                return .sleep(s.failure == nil ? s.syncDue : nil)
             }
             switch action {
-            case let .process(batch, failure):
+            case let .process(first, failure):
+                var batch = first
+                if policy == .always {
+                    batch = gather(batch, expecting: previousBatch)
+                    previousBatch = batch.count
+                }
                 var out: [Resolution] = []
                 let due = io.withLock { io -> UInt64? in
                     let (_, newFailure) = process(batch, inline: false, failure: failure, io: &io, out: &out)
                     if let newFailure { shared.withLock { $0.failure = newFailure } }
                     return syncDue(io)
                 }
+                release(syncDue: due, pushFront: [])
                 resume(out)
-                release(syncDue: due, pushFront: nil)
             case .timedSync:
                 let due = io.withLock { io -> UInt64? in
                     if io.dirty {
@@ -279,9 +370,11 @@ final class GroupCommitWriter: Sendable {
                     }
                     return syncDue(io)
                 }
-                release(syncDue: due, pushFront: nil)
+                release(syncDue: due, pushFront: [])
             case .close:
                 finish()
+                return
+            case .exit:
                 return
             case let .sleep(deadline):
                 if let deadline {
@@ -292,6 +385,26 @@ final class GroupCommitWriter: Sendable {
                 shared.withLock { $0.sleeping = false }
             }
         }
+    }
+
+    /// Group commit's one subtlety: right after a sync resumes N waiters, the
+    /// first of them to append again would get a sync of its own while the
+    /// other N-1 queue up behind it, so batches alternate 1, N-1, 1, N-1.
+    /// When a batch is much smaller than the previous one, wait up to 200 µs
+    /// (a few percent of an fdatasync) for the rest of the crowd to come back.
+    private func gather(_ batch: [Item], expecting previous: Int) -> [Item] {
+        guard previous > 1, batch.count * 2 <= previous else { return batch }
+        var batch = batch
+        for _ in 0..<8 {
+            usleep(25)
+            let (more, enough) = shared.withLock { s -> ([Item], Bool) in
+                let more = takeBatch(&s.queue)
+                return (more, s.closing)
+            }
+            batch += more
+            if enough || batch.count * 4 >= previous * 3 { break }
+        }
+        return batch
     }
 
     /// Takes queued items up to `maxBatchBytes` (at least one).
@@ -331,7 +444,6 @@ final class GroupCommitWriter: Sendable {
             }
         }
         let waiters = shared.withLock { s -> [SyncWaiter] in
-            s.finished = true
             s.closeResult = result
             let w = s.closeWaiters
             s.closeWaiters = []
@@ -435,7 +547,6 @@ final class GroupCommitWriter: Sendable {
                         // The old segment was sealed (synced) before the new
                         // one failed, so what was written is durable.
                         ackUnsynced()
-                        io.noSpace = e
                         batchNoSpace = e
                         continue
                     } catch let RollError.failed(e) {
@@ -477,7 +588,6 @@ final class GroupCommitWriter: Sendable {
                     io.dirty = true
                     io.dirtySince = Self.now()
                 }
-                io.noSpace = nil
                 lastWritten.store(seq &- 1, ordering: .releasing)
                 if policy == .always {
                     unsynced.append(contentsOf: chunk)
@@ -485,7 +595,6 @@ final class GroupCommitWriter: Sendable {
                     for (w, s) in chunk { resolve(w, .success(s)) }
                 }
             case let .noSpace(e):
-                io.noSpace = e
                 batchNoSpace = e
                 for (w, _) in chunk { resolve(w, .failure(e)) }
             case let .failed(e):

@@ -1,5 +1,30 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Dispatch
 import Synchronization
+
+// ParleyJournal — a crash-safe append-only journal. One file, one job:
+//   Journal.swift       the public face: open/recover, append, snapshot, close
+//   Options.swift       FsyncPolicy, JournalOptions
+//   Records.swift       JournalRecord, JournalTransaction
+//   Errors.swift        JournalError
+//   Checksum.swift      CRC32C over the C target, masking, byte helpers
+//   Framing.swift       the record frame, parsed without trusting any byte
+//   Segment.swift       segment file names and header
+//   Snapshot.swift      snapshot file format and its write protocol
+//   GroupCommit.swift   the single writer: batching, syncs, rolls, failure states
+//   FileWindow.swift    sequential reads through one reused buffer
+//   Scan.swift          checking a directory: torn tails vs damage
+//   Recovery.swift      Recovery and the transaction reader
+//   Maintenance.swift   verify and salvage
+//   FileLayer.swift     the file operations, and the POSIX implementation
+//   SimulatedDisk.swift an in-memory FileLayer that models power loss
+// The rules cited as "notes" are in /work/shared/notes/journal.md.
 
 /// A crash-safe append-only journal in one directory.
 ///
@@ -22,6 +47,9 @@ public final class Journal: Sendable {
     private let snapshotQueue = DispatchQueue(label: "parley.journal.snapshot")
     private let snapshotSequence: Mutex<UInt64>
     private let closed = Mutex(false)
+    /// Whether `writeSnapshot` ever used `snapshotQueue` (close drains it then;
+    /// otherwise it skips waking a dispatch worker for nothing).
+    private let snapshotsUsed = Atomic<Bool>(false)
 
     private init(directory: String, options: JournalOptions, writer: GroupCommitWriter, lock: JournalFile, snapshotSequence: UInt64) {
         self.directory = directory
@@ -58,7 +86,7 @@ public final class Journal: Sendable {
         let dir = normalize(directory)
         if !layer.directoryExists(dir) {
             guard options.createIfMissing else {
-                throw JournalError.io(operation: "open journal directory", path: dir, errno: 2)
+                throw JournalError.io(operation: "open journal directory", path: dir, errno: ENOENT)
             }
             try layer.createDirectory(dir)
             try layer.syncDirectory(Paths.parent(dir))
@@ -128,12 +156,6 @@ public final class Journal: Sendable {
         let writer = GroupCommitWriter(
             layer: layer, directory: dir, options: options, io: io,
             segments: segments.map { SegmentRef(name: $0.name, path: $0.path, firstSequence: $0.firstSequence) })
-        do {
-            try writer.start()
-        } catch {
-            layer.close(io.file)
-            throw error
-        }
         let journal = Journal(
             directory: dir, options: options, writer: writer, lock: lock, snapshotSequence: scan.baseSequence)
         let recovery = Recovery(
@@ -194,9 +216,9 @@ public final class Journal: Sendable {
     /// The failure that stopped this journal, if any.
     public var failure: JournalError? { writer.failure }
 
-    /// Writes what is queued, syncs, stops the writer thread and releases the
-    /// directory lock. Appends
-    /// after this throw `.closed`.
+    /// Writes what is queued, syncs, stops the writer thread, waits for a
+    /// snapshot in progress and releases the directory lock. Appends after
+    /// this throw `.closed`.
     public func close() async throws {
         let first = closed.withLock { c -> Bool in
             defer { c = true }
@@ -204,7 +226,7 @@ public final class Journal: Sendable {
         }
         defer { releaseLock() }
         try await writer.close()
-        if first {
+        if first && snapshotsUsed.load(ordering: .acquiring) {
             // Let a snapshot in progress finish before the lock goes.
             await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
                 snapshotQueue.async { done.resume() }
@@ -231,12 +253,17 @@ public final class Journal: Sendable {
         guard sequence >= current else {
             throw JournalError.invalidArgument("snapshot sequence \(sequence) is older than the current snapshot's \(current)")
         }
+        snapshotsUsed.store(true, ordering: .releasing)
         try await writer.sync()
         let layer = options.fileLayer
         let dir = directory
         try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
             snapshotQueue.async { [self] in
                 do {
+                    // `close` marks itself closed before draining this queue,
+                    // so a snapshot either finishes before the lock goes or
+                    // does not start.
+                    guard !closed.withLock({ $0 }) else { throw JournalError.closed }
                     let stale = snapshotSequence.withLock { $0 }
                     guard sequence >= stale else {
                         throw JournalError.invalidArgument("snapshot sequence \(sequence) is older than the current snapshot's \(stale)")

@@ -74,15 +74,16 @@ public struct Recovery: Sendable {
 }
 
 /// Iterates recovered transactions. `next()` throws `JournalError.corrupt` if
-/// a segment no longer matches what `open` validated.
-public struct TransactionReader: Sendable {
+/// a segment no longer matches what `open` validated. Reads through one
+/// reused window of a few MiB, whatever the segment size.
+public struct TransactionReader {
     private let extents: [SegmentExtent]
     private let after: UInt64
-    private let layer: any FileLayer
     private let maxRecordSize: Int
+    private let window: FileWindow
     private var index = 0
-    private var buffer: [UInt8] = []
-    private var offset = 0
+    private var offset: Int64 = 0
+    private var end: Int64 = 0
     private var expected: UInt64 = 0
     private var seed: UInt32 = 0
     private var loaded = false
@@ -90,11 +91,11 @@ public struct TransactionReader: Sendable {
     init(extents: [SegmentExtent], after: UInt64, layer: any FileLayer, maxRecordSize: Int) {
         self.extents = extents
         self.after = after
-        self.layer = layer
         self.maxRecordSize = maxRecordSize
+        self.window = FileWindow(layer: layer, maxFrame: FrameFormat.headerSize + maxRecordSize)
     }
 
-    /// Loads the next segment that has records after the snapshot; false at the end.
+    /// Attaches the next segment that has records after the snapshot; false at the end.
     private mutating func loadNext() throws -> Bool {
         while index < extents.count {
             let extent = extents[index]
@@ -102,27 +103,22 @@ public struct TransactionReader: Sendable {
                 index += 1
                 continue
             }
-            let file = try layer.open(extent.path, mode: .existing)
-            defer { layer.close(file) }
-            let size = try layer.size(file)
+            let file = try window.layer.open(extent.path, mode: .existing)
+            let size: Int64
+            do {
+                size = try window.layer.size(file)
+            } catch {
+                window.layer.close(file)
+                throw error
+            }
             guard size >= extent.validEnd else {
+                window.layer.close(file)
                 throw JournalError.corrupt(file: extent.path, offset: size, reason: "segment shrank to \(size) bytes after it was opened (it held \(extent.validEnd))")
             }
-            let count = Int(extent.validEnd)
-            var filled = 0
-            buffer = try [UInt8](unsafeUninitializedCapacity: count) { raw, initialized in
-                let bytes = UnsafeMutableRawBufferPointer(raw)
-                while filled < count {
-                    let n = try layer.read(file, into: UnsafeMutableRawBufferPointer(rebasing: bytes[filled...]), at: Int64(filled))
-                    if n <= 0 { break }
-                    filled += n
-                }
-                initialized = filled
-            }
-            guard filled == count else {
-                throw JournalError.corrupt(file: extent.path, offset: Int64(filled), reason: "segment ended early while reading it back")
-            }
-            offset = SegmentFormat.headerSize
+            // Only up to what open validated: the writer appends after it.
+            window.attach(file, size: extent.validEnd)
+            offset = Int64(SegmentFormat.headerSize)
+            end = extent.validEnd
             expected = extent.firstSequence
             seed = Checksum.seed(salt: extent.salt)
             loaded = true
@@ -133,8 +129,19 @@ public struct TransactionReader: Sendable {
 
     private mutating func finishSegment() {
         loaded = false
-        buffer = []
+        window.detach()
         index += 1
+    }
+
+    @inline(__always)
+    private func frame(at: Int64, expected: UInt64, path: String) throws -> (FrameFormat.Decoded, UnsafeRawBufferPointer) {
+        let view = try window.view(at: at, length: Int(min(Int64(FrameFormat.headerSize + maxRecordSize), end - at)))
+        switch FrameFormat.parse(view, at: 0, seed: seed, expected: expected, maxRecordSize: maxRecordSize) {
+        case let .frame(frame):
+            return (frame, view)
+        case let .bad(failure):
+            throw JournalError.corrupt(file: path, offset: at, reason: "\(failure.reason) (the segment changed after it was opened)")
+        }
     }
 
     /// The next transaction after the snapshot, or nil at the end.
@@ -143,37 +150,26 @@ public struct TransactionReader: Sendable {
             if !loaded {
                 guard try loadNext() else { return nil }
             }
-            if offset >= buffer.count {
+            if offset >= end {
                 finishSegment()
                 continue
             }
+            let path = extents[index].path
             let first = expected
             var records: [JournalRecord] = []
-            var at = offset
-            var seq = expected
-            let path = extents[index].path
-            let (seed, maxRecordSize) = (self.seed, self.maxRecordSize)
-            try buffer.withUnsafeBytes { raw in
-                while true {
-                    switch FrameFormat.parse(raw, at: at, seed: seed, expected: seq, maxRecordSize: maxRecordSize) {
-                    case let .frame(frame):
-                        records.append(JournalRecord(
-                            type: frame.type,
-                            payload: Array(UnsafeRawBufferPointer(rebasing: raw[frame.payloadStart..<frame.end]))))
-                        at = frame.end
-                        seq &+= 1
-                        if frame.commit { return }
-                        if at >= raw.count {
-                            throw JournalError.corrupt(file: path, offset: Int64(at), reason: "transaction has no commit record (the segment changed after it was opened)")
-                        }
-                    case let .bad(failure):
-                        throw JournalError.corrupt(file: path, offset: Int64(at), reason: "\(failure.reason) (the segment changed after it was opened)")
-                    }
+            while true {
+                let (frame, view) = try frame(at: offset, expected: expected, path: path)
+                records.append(JournalRecord(
+                    type: frame.type,
+                    payload: Array(UnsafeRawBufferPointer(rebasing: view[frame.payloadStart..<frame.end]))))
+                offset += Int64(frame.end)
+                expected &+= 1
+                if frame.commit { break }
+                if offset >= end {
+                    throw JournalError.corrupt(file: path, offset: offset, reason: "transaction has no commit record (the segment changed after it was opened)")
                 }
             }
-            offset = at
-            expected = seq
-            if seq &- 1 <= after { continue }
+            if expected &- 1 <= after { continue }
             return JournalTransaction(firstSequence: first, records: records)
         }
     }
@@ -186,25 +182,14 @@ public struct TransactionReader: Sendable {
                 guard try loadNext() else { return }
             }
             let path = extents[index].path
-            let (seed, maxRecordSize, after) = (self.seed, self.maxRecordSize, self.after)
-            var at = offset
-            var seq = expected
-            try buffer.withUnsafeBytes { raw in
-                while at < raw.count {
-                    switch FrameFormat.parse(raw, at: at, seed: seed, expected: seq, maxRecordSize: maxRecordSize) {
-                    case let .frame(frame):
-                        if frame.sequence > after {
-                            try body(frame.sequence, frame.type, UnsafeRawBufferPointer(rebasing: raw[frame.payloadStart..<frame.end]), frame.commit)
-                        }
-                        at = frame.end
-                        seq &+= 1
-                    case let .bad(failure):
-                        throw JournalError.corrupt(file: path, offset: Int64(at), reason: "\(failure.reason) (the segment changed after it was opened)")
-                    }
+            while offset < end {
+                let (frame, view) = try frame(at: offset, expected: expected, path: path)
+                if frame.sequence > after {
+                    try body(frame.sequence, frame.type, UnsafeRawBufferPointer(rebasing: view[frame.payloadStart..<frame.end]), frame.commit)
                 }
+                offset += Int64(frame.end)
+                expected &+= 1
             }
-            offset = at
-            expected = seq
             finishSegment()
         }
     }

@@ -44,26 +44,29 @@ enum SegmentScanner {
         case damaged(offset: Int64, reason: String, keepEnd: Int64)
     }
 
-    /// Validates `buf` (a whole segment file). `isLast` selects the torn-tail
-    /// rules: only the last segment may end in a torn write. `boundary`, when
-    /// given, is a snapshot sequence that must not fall inside a transaction;
-    /// the offset of a transaction that straddles it is returned.
+    /// Validates the segment attached to `window`. `isLast` selects the
+    /// torn-tail rules: only the last segment may end in a torn write.
+    /// `boundary`, when given, is a snapshot sequence that must not fall inside
+    /// a transaction; the offset of a transaction that straddles it is returned.
     static func scan(
-        _ buf: UnsafeRawBufferPointer, name: String, path: String, firstSequence: UInt64,
+        _ window: FileWindow, name: String, path: String, firstSequence: UInt64,
         isLast: Bool, maxRecordSize: Int, boundary: UInt64?
-    ) -> (Outcome, straddle: Int64?) {
+    ) throws -> (Outcome, straddle: Int64?) {
+        let size = Int(window.size)
         let header: SegmentFormat.Header
-        switch SegmentFormat.decodeHeader(buf, expectedFirst: firstSequence) {
+        let headerView = try window.view(at: 0, length: min(size, SegmentFormat.headerSize + FrameFormat.headerSize))
+        switch SegmentFormat.decodeHeader(
+            UnsafeRawBufferPointer(rebasing: headerView.prefix(SegmentFormat.headerSize)), expectedFirst: firstSequence) {
         case let .success(h):
             header = h
         case let .failure(problem):
-            if isLast && !recordsFollowHeader(buf, firstSequence: firstSequence, maxRecordSize: maxRecordSize) {
+            if isLast && !recordsFollowHeader(headerView, fileSize: size, firstSequence: firstSequence, maxRecordSize: maxRecordSize) {
                 return (.tornHeader, nil)
             }
             return (.damaged(offset: problem.offset, reason: problem.reason, keepEnd: 0), nil)
         }
         let seed = Checksum.seed(salt: header.salt)
-        let size = buf.count
+        let maxFrame = FrameFormat.headerSize + maxRecordSize
         var offset = SegmentFormat.headerSize
         var expected = firstSequence
         var transactions = 0
@@ -74,10 +77,11 @@ enum SegmentScanner {
         var straddle: Int64?
         var failure: FrameFormat.Failure?
         while offset < size {
-            switch FrameFormat.parse(buf, at: offset, seed: seed, expected: expected, maxRecordSize: maxRecordSize) {
+            let view = try window.view(at: Int64(offset), length: min(maxFrame, size - offset))
+            switch FrameFormat.parse(view, at: 0, seed: seed, expected: expected, maxRecordSize: maxRecordSize) {
             case let .frame(frame):
                 expected = expected &+ 1
-                offset = frame.end
+                offset += frame.end
                 if frame.commit {
                     transactions += 1
                     if let b = boundary, straddle == nil, transactionFirst <= b, b < frame.sequence {
@@ -111,10 +115,14 @@ enum SegmentScanner {
             default:
                 break
             }
-            if let later = validFrame(after: badOffset, in: buf, seed: seed, expected: expected, maxRecordSize: maxRecordSize) {
+            let tail = try window.remainder(from: Int64(badOffset))
+            let later = tail.withUnsafeBytes {
+                validFrame(after: 0, in: $0, seed: seed, expected: expected, maxRecordSize: maxRecordSize)
+            }
+            if let later {
                 return (.damaged(
                     offset: Int64(badOffset),
-                    reason: "\(failure.reason), but a valid record follows at offset \(later)",
+                    reason: "\(failure.reason), but a valid record follows at offset \(badOffset + later)",
                     keepEnd: Int64(lastCommitEnd)), straddle)
             }
             return (.ok(segment), straddle)
@@ -151,13 +159,13 @@ enum SegmentScanner {
     /// number and a length that fits. Records are only ever written after the
     /// header is durable, so without such evidence a bad header in the last
     /// segment is a segment whose creation was torn.
-    static func recordsFollowHeader(_ buf: UnsafeRawBufferPointer, firstSequence: UInt64, maxRecordSize: Int) -> Bool {
+    static func recordsFollowHeader(_ buf: UnsafeRawBufferPointer, fileSize: Int, firstSequence: UInt64, maxRecordSize: Int) -> Bool {
         let at = SegmentFormat.headerSize
         guard buf.count >= at + FrameFormat.headerSize else { return false }
         let length = Int(buf.le32(at))
         return buf.le64(at + 10) == firstSequence
             && length <= maxRecordSize
-            && length <= buf.count - at - FrameFormat.headerSize
+            && length <= fileSize - at - FrameFormat.headerSize
     }
 }
 
@@ -216,7 +224,9 @@ enum JournalScanner {
                 segmentFiles.append((first, name))
             } else if let seq = SnapshotFormat.sequence(fileName: name) {
                 snapshotFiles.append((seq, name))
-            } else if name.hasSuffix(SnapshotFormat.tempSuffix) {
+            } else if name.hasSuffix(SnapshotFormat.suffix + SnapshotFormat.tempSuffix)
+                        || name.hasSuffix(".broken" + SnapshotFormat.tempSuffix) {
+                // Our own half-written temp files (snapshot, salvage copy).
                 result.tempFiles.append(name)
             }
         }
@@ -256,8 +266,9 @@ enum JournalScanner {
             .failure(DamagedScan(damage: damage, segmentNames: segmentNames, partial: result))
         }
 
-        // Segments, oldest first.
+        // Segments, oldest first, through one reused window.
         let boundary = result.base?.sequence
+        let window = FileWindow(layer: layer, maxFrame: FrameFormat.headerSize + maxRecordSize)
         var straddle: (String, Int64)?
         for (index, (first, name)) in segmentFiles.enumerated() {
             let path = Paths.join(directory, name)
@@ -268,10 +279,19 @@ enum JournalScanner {
                     reason: "sequence gap: the previous segment \(previous.name) ends at sequence \(previous.lastSequence) but this segment starts at \(first)",
                     place: .segment(index: index, keepEnd: 0)))
             }
-            let bytes = try layer.readFile(path)
-            let (outcome, straddleOffset) = bytes.withUnsafeBytes {
-                SegmentScanner.scan($0, name: name, path: path, firstSequence: first, isLast: isLast, maxRecordSize: maxRecordSize, boundary: boundary)
+            let file = try layer.open(path, mode: .existing)
+            let size: Int64
+            do {
+                size = try layer.size(file)
+            } catch {
+                layer.close(file)
+                throw error
             }
+            window.attach(file, size: size)
+            let (outcome, straddleOffset) = try SegmentScanner.scan(
+                window, name: name, path: path, firstSequence: first, isLast: isLast,
+                maxRecordSize: maxRecordSize, boundary: boundary)
+            window.detach()
             if let at = straddleOffset, straddle == nil { straddle = (path, at) }
             switch outcome {
             case let .ok(segment):

@@ -59,9 +59,13 @@ public struct VMSetup: Sendable {
     public var hostFunctions: [String: Int32]
     /// Substrings the transport forbids in sent text.
     public var forbiddenSubstrings: [String]
+    /// Strings written with `ValueWriter.writeCommon(i)` (event field names).
+    public var commonStrings: [String] = []
 
     public init(prelude: String, botName: String, commandPrefix: String = "!", config: LuaValue = .table(array: [], hash: []),
-                randomSeed: Int64 = 0, hostFunctions: [String: Int32] = [:], forbiddenSubstrings: [String] = []) {
+                randomSeed: Int64 = 0, hostFunctions: [String: Int32] = [:], forbiddenSubstrings: [String] = [],
+                commonStrings: [String] = []) {
+        self.commonStrings = commonStrings
         self.prelude = prelude
         self.botName = botName
         self.commandPrefix = commandPrefix
@@ -89,7 +93,10 @@ public final class PluginVM {
         self.limits = limits
         self.hostBox = HostBox()
         var w = ValueWriter()
-        w.beginTable(array: 0, pairs: 6)
+        w.beginTable(array: 0, pairs: 7)
+        w.write("keys")
+        w.beginTable(array: setup.commonStrings.count, pairs: 0)
+        for k in setup.commonStrings { w.write(k) }
         w.field("prelude", setup.prelude)
         w.field("name", setup.botName)
         w.field("prefix", setup.commandPrefix)
@@ -150,6 +157,11 @@ public final class PluginVM {
     ///   - drops: timer ids whose Lua callbacks can be forgotten.
     public func dispatch(kind: String, now: Double, drops: [Int64] = [], write: (inout ValueWriter) -> Void) -> (PluginFailure?, [VMAction]) {
         guard let L = state else { return (PluginFailure(.runtime, "VM closed"), []) }
+        // Work on a local writer (swapped out and back) so the hot path pays no
+        // dynamic exclusivity checks on a class property.
+        var eventWriter = ValueWriter()
+        swap(&eventWriter, &self.eventWriter)
+        defer { swap(&eventWriter, &self.eventWriter) }
         eventWriter.reset()
         write(&eventWriter)
         dropsWriter.reset()

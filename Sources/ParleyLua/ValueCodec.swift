@@ -23,8 +23,18 @@ public struct ValueWriter: Sendable {
     }
 
     public mutating func write(_ s: String) {
-        var s = s
-        s.withUTF8 { writeString(UnsafeRawBufferPointer($0)) }
+        if let done: Void = s.utf8.withContiguousStorageIfAvailable({ writeString(UnsafeRawBufferPointer($0)) }) {
+            return done
+        }
+        var copy = s
+        copy.withUTF8 { writeString(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// One of the VM's common strings (`VMSetup.commonStrings`) by index: the
+    /// C side pushes the pre-made Lua string instead of hashing the text again.
+    public mutating func writeCommon(_ index: UInt8) {
+        bytes.append(7)
+        bytes.append(index)
     }
 
     public mutating func write(bytes b: [UInt8]) {
@@ -34,7 +44,7 @@ public struct ValueWriter: Sendable {
     public mutating func writeString(_ p: UnsafeRawBufferPointer) {
         bytes.append(5)
         appendU32(UInt32(truncatingIfNeeded: p.count))
-        bytes.append(contentsOf: p)
+        bytes.append(contentsOf: p.bindMemory(to: UInt8.self))
     }
 
     /// Starts a table; follow with `array` values, then `pairs` key/value pairs.

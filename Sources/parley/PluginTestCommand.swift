@@ -47,9 +47,9 @@ struct PluginTestCommand: AsyncParsableCommand {
         var options = BotOptions(name: name ?? "parley")
         if let config {
             do {
-                options = try BotConfigFile.load(path: config).botOptions(named: name)
+                options = try BotConfigFile.load(path: config).bot(named: name).botOptions
             } catch {
-                throw UsageFailure(message: "\(error)")
+                throw UsageFailure(message: error.description)
             }
             if let name { options.name = name }
         }

@@ -209,3 +209,22 @@ struct PluginAPITests {
         #expect(a.contains { $0.errorKind == .quota })
     }
 }
+
+struct MemoryHistoryStoreTests {
+    @Test func boundedRoomKeepsTheNewestAndPagesAcrossTheTrim() throws {
+        let store = MemoryHistoryStore(maxPerRoom: 10)
+        for i in 0..<35 { _ = store.append(room: "r", id: "\(i)", user: "u", text: "t\(i)", time: Double(i)) }
+        var page = try store.page(room: "r", before: nil, after: nil, limit: 4)
+        #expect(page.messages.map(\.text) == ["t31", "t32", "t33", "t34"])
+        var all = page.messages.map(\.text)
+        while let b = page.before {
+            page = try store.page(room: "r", before: b, after: nil, limit: 4)
+            all = page.messages.map(\.text) + all
+        }
+        #expect(all == (25..<35).map { "t\($0)" })
+        let forward = try store.page(room: "r", before: nil, after: "m" + String(29, radix: 36), limit: 3)
+        #expect(forward.messages.map(\.text) == ["t30", "t31", "t32"])
+        #expect(try store.page(room: "nobody", before: nil, after: nil, limit: 5).messages.isEmpty)
+        #expect(throws: HistoryError.self) { try store.page(room: "r", before: "zz", after: nil, limit: 5) }
+    }
+}

@@ -100,6 +100,51 @@ import Testing
         }
     }
 
+    /// Segments bigger than the reader's window (a few MiB): frames straddle
+    /// window refills, including maximum-size records.
+    @Test func segmentsLargerThanTheReadWindow() async throws {
+        try await withTempDirectory("bigsegment") { dir in
+            let options = JournalOptions(fsync: .never)
+            var random = SeededRandom(seed: 6)
+            var expected: [JournalTransaction] = []
+            let (journal, _) = try Journal.open(directory: dir, options: options)
+            var total = 0
+            var id: UInt64 = 0
+            while total < 11 << 20 {
+                let sizes = id % 7 == 3 ? (1 << 20)...(1 << 20) : 0...200_000
+                let txn = makeTransaction(id: id, records: Int.random(in: 1...3, using: &random), sizes: sizes, random: &random)
+                let last = try await journal.append(txn)
+                expected.append(JournalTransaction(firstSequence: last - UInt64(txn.count) + 1, records: txn))
+                total += txn.reduce(0) { $0 + $1.payload.count + FrameFormat.headerSize }
+                id += 1
+            }
+            try await journal.close()
+            #expect(try segmentNames(dir).count == 1)
+            let (j2, recovery) = try Journal.open(directory: dir, options: options)
+            #expect(try recovery.allTransactions() == expected)
+            var records = 0
+            try recovery.forEachRecord { _, _, _, _ in records += 1 }
+            #expect(records == expected.reduce(0) { $0 + $1.records.count })
+            try await j2.close()
+
+            // Cut just around the first window boundary: exactly the prefix.
+            let path = dir + "/" + (try segmentNames(dir))[0]
+            let bytes = try readBytes(path)
+            var ends: [Int] = []
+            var end = SegmentFormat.headerSize
+            for txn in expected {
+                end += txn.records.reduce(0) { $0 + FrameFormat.headerSize + $1.payload.count }
+                ends.append(end)
+            }
+            for cut in [4 << 20, (4 << 20) + 1, (5 << 20) - 7, (9 << 20) + 3] {
+                try writeBytes(path, Array(bytes[0..<cut]))
+                let (j, r) = try Journal.open(directory: dir, options: options)
+                #expect(try r.allTransactions() == Array(expected.prefix(ends.filter { $0 <= cut }.count)), "cut at \(cut)")
+                try await j.close()
+            }
+        }
+    }
+
     @Test func argumentChecks() async throws {
         let disk = SimulatedDisk(seed: 3)
         let options = JournalOptions(maxRecordSize: 100, fileLayer: disk)

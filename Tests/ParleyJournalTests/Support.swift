@@ -82,3 +82,12 @@ extension JournalError {
         return nil
     }
 }
+
+import Synchronization
+
+/// A Mutex that closures can capture (a Mutex itself cannot be copied into one).
+final class Locked<Value: Sendable>: Sendable {
+    let mutex: Mutex<Value>
+    init(_ value: Value) { mutex = Mutex(value) }
+    func withLock<R>(_ body: (inout Value) -> R) -> R { mutex.withLock { body(&$0) } }
+}

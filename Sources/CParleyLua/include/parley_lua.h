@@ -110,6 +110,8 @@ typedef struct parley_ctx {
     /* ---- misc guards ---- */
     int close_depth;                /* nesting of coroutine.close/wrap cleanup */
     int dispatch_ref;               /* registry ref of the prelude's dispatcher */
+    int keys_ref;                   /* registry ref of the common-string list (codec tag 7) */
+    int metatables_ref;             /* registry ref of {kind = metatable} for event tables */
     char last_error[1024 + 64];     /* message of the last failed protected call */
     size_t last_error_len;
 } parley_ctx;
@@ -145,10 +147,12 @@ void parley_install_patterns(lua_State *L, int string_table);
  *   0x06 table: u32 n (array part: values for keys 1..n, in order),
  *               u32 m (then m key/value pairs; keys are strings, numbers or
  *               booleans)
+ *   0x07 common string: u8 index into the VM's key list (setup `keys`),
+ *               so hot field names are not hashed again for every event
  * ---------------------------------------------------------------------- */
 enum {
     PARLEY_V_NIL = 0, PARLEY_V_FALSE = 1, PARLEY_V_TRUE = 2, PARLEY_V_INT = 3,
-    PARLEY_V_DOUBLE = 4, PARLEY_V_STRING = 5, PARLEY_V_TABLE = 6,
+    PARLEY_V_DOUBLE = 4, PARLEY_V_STRING = 5, PARLEY_V_TABLE = 6, PARLEY_V_KEY = 7,
 };
 
 /* Deepest table nesting the codec accepts either way. */
@@ -170,7 +174,10 @@ void parley_buf_free(parley_buf *b);
  *   { prelude = <Lua source of the trusted prelude>, name = <bot name>,
  *     prefix = <command prefix>, config = <plugin config table>,
  *     seed = <integer for math.randomseed>,
+ *     keys = { <common strings for codec tag 7>, ... },
  *     natives = { <name> = <host function id>, ... } }
+ * The prelude returns the dispatcher and optionally a table of metatables by
+ * event kind, which the host sets on decoded event tables.
  * Returns NULL only when the state itself cannot be allocated; other setup
  * failures return a state with status in *status and the message in
  * ctx->last_error (close it with parley_state_close).

@@ -546,6 +546,20 @@ C("find", ("x"):rep(10000) .. "y", ("x"):rep(50) .. "y", 1, true)
 C("match", ("("):rep(250) .. (")"):rep(250), "%b()")
 C("match", ("("):rep(250) .. (")"):rep(249), "%b()")
 
+-- recursion depth right at the limit behind a leading item (the lead fast
+-- path must spend depth exactly as stock does)
+local XA = "zzx" .. ("a"):rep(300)
+for _, k in ipairs { 197, 198, 199, 200 } do
+  C("find", XA, "x" .. ("a?"):rep(k))
+  C("find", XA, "x+" .. ("a?"):rep(k))
+  C("find", XA, "[x]+" .. ("a?"):rep(k))
+  C("find", XA, "(x)" .. ("a?"):rep(k))
+  C("gsub", XA, "%l+" .. ("a?"):rep(k), "-")
+end
+C("gmatch", XA, "x" .. ("a?"):rep(199))
+C("gmatch", XA, "x" .. ("a?"):rep(200))
+C("gmatch", XA, "x+" .. ("a?"):rep(198))
+C("gmatch", XA, "x+" .. ("a?"):rep(199))
 ---------------------------------------------------------------------------
 -- runner
 ---------------------------------------------------------------------------

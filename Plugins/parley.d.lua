@@ -1,0 +1,169 @@
+---@meta
+-- LuaLS annotations for Parley's plugin API v1 (the global `bot`).
+-- Point your editor's Lua language server at this folder (for example with
+-- `"workspace.library": ["path/to/Plugins"]`) to get completion and checks.
+-- This file is never loaded by Parley; it only describes what Parley provides.
+
+---@class ParleyMessage
+---@field room string Room the message was said in.
+---@field user string Who said it.
+---@field text string What was said.
+---@field id string The server's id when the transport gives one, else one the bot assigned.
+---@field time number Seconds since 1970 (server time when known).
+local ParleyMessage = {}
+
+--- Send `text` to the message's room (same as `bot.send(msg.room, text)`).
+---@param text string
+---@return true|nil ok
+---@return string? err why it was refused (quota, length, forbidden text)
+function ParleyMessage:reply(text) end
+
+---@class ParleyPresenceEvent
+---@field room string
+---@field user string
+---@field time number
+
+---@class ParleyTypingEvent
+---@field room string
+---@field user string
+---@field on boolean true when the user started typing, false when they stopped
+
+---@class ParleyRosterEntry
+---@field user string
+---@field online boolean
+
+---@class ParleyRosterEvent
+---@field room string
+---@field users ParleyRosterEntry[]
+
+---@class ParleyConnectionEvent
+---@field state "connecting"|"online"|"offline"|"backoff"|"kicked"|"gave_up"
+
+---@class ParleyCommandArgs: string[]
+---@field raw string The text after the command name, as typed (spacing kept).
+
+---@class ParleyHistoryOptions
+---@field before? string Cursor: only messages older than this one.
+---@field after? string Cursor: only messages newer than this one (pages forward, oldest first).
+---@field limit? integer At most this many messages (1..100, default 30).
+
+---@class ParleyHistoryMessage
+---@field id string
+---@field room string
+---@field user string
+---@field text string
+---@field time number
+---@field cursor string Opaque position of this message, for `before`/`after`.
+
+---@class ParleyHistoryPage
+---@field messages ParleyHistoryMessage[] Oldest first, newest last.
+---@field before? string Pass as `before` for the previous page; nil when there is nothing older.
+---@field after? string Pass as `after` for newer messages.
+
+---@alias ParleyStateValue string|number|boolean|table
+
+---@class ParleyState
+local ParleyState = {}
+
+--- This plugin's persistent value for `key`, or nil. Tables come back as fresh copies.
+---@param key string
+---@return ParleyStateValue|nil
+function ParleyState.get(key) end
+
+--- Store `value` (nil deletes). Keys <= 256 bytes, values <= 64 KiB serialised,
+--- <= 1 MiB per plugin. The write takes effect only if the handler succeeds.
+---@param key string
+---@param value ParleyStateValue|nil
+---@return true|nil ok
+---@return string? err
+function ParleyState.set(key, value) end
+
+---@class ParleyLog
+local ParleyLog = {}
+--- Write to the bot log (at most 100 lines per event, each cut to 1 KiB).
+---@param ... any
+---@return true|nil ok
+---@return string? err
+function ParleyLog.info(...) end
+---@param ... any
+---@return true|nil ok
+---@return string? err
+function ParleyLog.warn(...) end
+---@param ... any
+---@return true|nil ok
+---@return string? err
+function ParleyLog.error(...) end
+
+---@class ParleyBot
+---@field name string The bot's user name.
+---@field config table This plugin's table from the bot config (`[bot.plugin.NAME]`); empty when absent.
+---@field state ParleyState
+---@field log ParleyLog
+bot = {}
+
+--- Register a handler for an event kind.
+---@overload fun(kind: "message", fn: fun(msg: ParleyMessage))
+---@overload fun(kind: "join"|"leave", fn: fun(ev: ParleyPresenceEvent))
+---@overload fun(kind: "typing", fn: fun(ev: ParleyTypingEvent))
+---@overload fun(kind: "roster", fn: fun(ev: ParleyRosterEvent))
+---@overload fun(kind: "connection", fn: fun(ev: ParleyConnectionEvent))
+---@overload fun(kind: "load", fn: fun(ev: table))
+---@param kind string
+---@param fn function
+function bot.on(kind, fn) end
+
+--- Call `fn(msg, captures...)` for every message whose text matches the Lua pattern.
+---@param pattern string
+---@param fn fun(msg: ParleyMessage, ...: string|integer)
+function bot.hear(pattern, fn) end
+
+--- Call `fn(msg, args)` for "!name args" (the configured prefix) or "botname: name args".
+--- Command names are matched case-insensitively.
+---@param name string
+---@param fn fun(msg: ParleyMessage, args: ParleyCommandArgs)
+function bot.command(name, fn) end
+
+--- Send a message. At most 20 per event; longer than the transport's limit
+--- (else 4096 bytes) or containing text the transport forbids is refused.
+---@param room string
+---@param text string
+---@return true|nil ok
+---@return string? err
+function bot.send(room, text) end
+
+--- Show or hide the bot's typing indicator (debounced; stops by itself after 5 s or when the bot sends).
+---@param room string
+---@param on? boolean default true
+---@return true
+function bot.typing(room, on) end
+
+--- A page of the room's history (what the bot saw and sent).
+---@param room string
+---@param opts? ParleyHistoryOptions
+---@return ParleyHistoryPage|nil page
+---@return string? err
+function bot.history(room, opts) end
+
+--- Who is in the room, as far as the bot knows.
+---@param room string
+---@return ParleyRosterEntry[]
+function bot.roster(room) end
+
+--- Run `fn` once after `seconds` (>= 0.1). At most 100 timers per plugin.
+---@param seconds number
+---@param fn fun()
+---@return integer|nil id
+---@return string? err
+function bot.after(seconds, fn) end
+
+--- Run `fn` every `seconds` (>= 0.1) until cancelled.
+---@param seconds number
+---@param fn fun()
+---@return integer|nil id
+---@return string? err
+function bot.every(seconds, fn) end
+
+--- Cancel a timer. Returns false when there was no such live timer.
+---@param id integer
+---@return boolean
+function bot.cancel(id) end

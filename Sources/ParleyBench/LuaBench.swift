@@ -1,0 +1,136 @@
+import Foundation
+import ParleyCore
+import ParleyLua
+
+/// Swift → Lua handler → Swift, against the same handler run by the
+/// standalone `lua5.4` interpreter with a stub `bot`, in the same run.
+///
+/// The handler is a `bot.hear` match plus one `bot.send`. The stub does the
+/// work the real path does inside Lua (build the message table, set its
+/// metatable, run the hear patterns, record the send with its checks), so
+/// the ratio is what Parley's boundary (encoding, C trampolines, budget hook,
+/// action buffer, Swift decoding) costs on top of plain Lua.
+enum LuaBench {
+    static let plugin = #"""
+    bot.hear("^hello (%w+)", function(msg, who)
+      bot.send(msg.room, "hi " .. who)
+    end)
+    """#
+
+    static let stub = #"""
+    local N = tonumber(arg[1])
+    local outbox, nout = {}, 0
+    local hears = {}
+    local Message = { __index = { reply = function(self, t) return bot.send(self.room, t) end }, __metatable = "locked" }
+    bot = {}
+    function bot.hear(p, fn) hears[#hears + 1] = { p, fn } end
+    function bot.send(room, text)
+      if type(room) ~= "string" or type(text) ~= "string" then error("bad args") end
+      if #text == 0 or #text > 4096 then return nil, "length" end
+      nout = nout + 1
+      outbox[nout] = room
+      outbox[nout + 1] = text
+      nout = nout + 1
+      return true
+    end
+    local find = string.find
+    local function fire(fn, msg, s, e, ...) if s then fn(msg, ...) end end
+    local function dispatch(ev)
+      setmetatable(ev, Message)
+      local text = ev.text
+      for i = 1, #hears do local h = hears[i]; fire(h[2], ev, find(text, h[1])) end
+    end
+    PLUGIN
+    local best = math.huge
+    for round = 1, 5 do
+      nout = 0
+      local t0 = os.clock()
+      for i = 1, N do
+        dispatch({ room = "lobby", user = "alice", text = "hello world", id = "m1", time = 1767225600.0 })
+        if nout > 2000 then nout = 0 end
+      end
+      local t = (os.clock() - t0) / N * 1e9
+      if t < best then best = t end
+    end
+    io.write(string.format("%.1f\n", best))
+    """#
+
+    static func run(quick: Bool) throws {
+        let n = quick ? 20_000 : 500_000
+        print("== Lua plugin path: a hear match plus one bot.send, ns per event (best of 5 rounds of \(n))")
+
+        // Parley: the VM path, as the bot drives it.
+        let vm = try PluginVM(
+            setup: VMSetup(prelude: PreludeAccess.source, botName: "parley", hostFunctions: PreludeAccess.hostFunctions,
+                           commonStrings: PreludeAccess.commonStrings),
+            limits: PluginLimits())
+        let (loadFailure, _) = vm.load(source: Array(plugin.utf8), chunkName: "bench", now: 0)
+        if let loadFailure { throw loadFailure }
+        var sent = 0
+        var parleyBest = Double.infinity
+        for _ in 0..<5 {
+            let t0 = cpuNow()
+            for _ in 0..<n {
+                let (failure, actions) = vm.dispatch(kind: "message", now: 1_767_225_600) { w in
+                    PreludeAccess.writeMessage(&w, room: "lobby", user: "alice", text: "hello world", id: "m1", time: 1_767_225_600)
+                }
+                if failure == nil, case .send? = actions.first { sent += 1 } else if sent == 0 { throw BenchError("event failed: \(String(describing: failure)) \(actions)") }
+            }
+            parleyBest = min(parleyBest, (cpuNow() - t0) / Double(n))
+        }
+        guard sent == 5 * n else { throw BenchError("the plugin did not send on every event (\(sent) of \(5 * n))") }
+
+        // The whole bot: routing, history recording, action attribution.
+        let bot = Bot(options: BotOptions(name: "parley"), now: 1_767_225_600)
+        _ = bot.loadPlugin(name: "bench", source: Array(plugin.utf8))
+        var botBest = Double.infinity
+        let message = BotEvent.message(ChatMessage(room: "lobby", user: "alice", text: "hello world", id: "m1", time: 1_767_225_600))
+        for _ in 0..<3 {
+            let t0 = cpuNow()
+            for _ in 0..<n { _ = bot.handle(message) }
+            botBest = min(botBest, (cpuNow() - t0) / Double(n))
+        }
+
+        // Stock lua5.4 with the stub bot.
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("parley-bench-\(getpid())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let script = dir.appendingPathComponent("stub.lua")
+        try stub.replacingOccurrences(of: "PLUGIN", with: plugin).write(to: script, atomically: true, encoding: .utf8)
+        let out = try runProcess("lua5.4", [script.path, String(n)])
+        guard let luaBest = Double(out.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw BenchError("lua5.4 printed \(out)")
+        }
+
+        print(String(format: "  parley VM path (Swift -> Lua -> Swift)   %8.1f ns/event", parleyBest))
+        print(String(format: "  stock lua5.4, stub bot                   %8.1f ns/event", luaBest))
+        print(String(format: "  ratio parley/lua5.4                      %8.2fx   (target <= 1.30x)", parleyBest / luaBest))
+        print(String(format: "  whole Bot.handle (routing + history)     %8.1f ns/event  (%.2fx lua5.4)", botBest, botBest / luaBest))
+    }
+}
+
+/// CPU time of this thread in ns: the same measure as the stub's `os.clock`,
+/// and robust to other work on the machine.
+func cpuNow() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+    return Double(ts.tv_sec) * 1e9 + Double(ts.tv_nsec)
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    var description: String
+    init(_ d: String) { description = d }
+}
+
+func runProcess(_ tool: String, _ args: [String]) throws -> String {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    p.arguments = [tool] + args
+    let out = Pipe()
+    p.standardOutput = out
+    try p.run()
+    let data = out.fileHandleForReading.readDataToEndOfFile()
+    p.waitUntilExit()
+    guard p.terminationStatus == 0 else { throw BenchError("\(tool) exited with \(p.terminationStatus)") }
+    return String(decoding: data, as: UTF8.self)
+}

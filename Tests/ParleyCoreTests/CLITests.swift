@@ -1,0 +1,96 @@
+import Foundation
+import Testing
+
+/// The `parley` binary itself: golden transcripts for the shipped plugins and
+/// the harness's exit codes. `make test` builds the binary before the tests.
+struct CLITests {
+    static let binary = packageRoot.appendingPathComponent(".build/debug/parley").path
+
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    static func parley(_ args: [String], stdin: String? = nil) throws -> Result {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: binary)
+        p.arguments = args
+        let out = Pipe(), err = Pipe(), inp = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        p.standardInput = inp
+        try p.run()
+        if let stdin { inp.fileHandleForWriting.write(Data(stdin.utf8)) }
+        try inp.fileHandleForWriting.close()
+        let o = out.fileHandleForReading.readDataToEndOfFile()
+        let e = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return Result(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+    }
+
+    @Test func binaryIsBuilt() {
+        #expect(FileManager.default.isExecutableFile(atPath: Self.binary), "run `swift build` (make test does) before the tests")
+    }
+
+    @Test(arguments: ["greeter", "echo"])
+    func goldenTranscript(plugin: String) throws {
+        let golden = fixture("Golden")
+        var args = ["plugin", "test", packageRoot.appendingPathComponent("Plugins/\(plugin).lua").path,
+                    "--events", golden.appendingPathComponent("\(plugin).events.jsonl").path]
+        let config = golden.appendingPathComponent("\(plugin).toml").path
+        if FileManager.default.fileExists(atPath: config) { args += ["--config", config] }
+        let r = try Self.parley(args)
+        let expected = try String(contentsOf: golden.appendingPathComponent("\(plugin).expected.jsonl"), encoding: .utf8)
+        #expect(r.status == 0, "stderr: \(r.stderr)")
+        #expect(r.stdout == expected)
+    }
+
+    @Test func eventsFromStandardInput() throws {
+        let r = try Self.parley(["plugin", "test", packageRoot.appendingPathComponent("Plugins/echo.lua").path, "--events", "-"],
+                                stdin: #"{"type":"message","room":"r","user":"u","text":"!ping"}"# + "\n")
+        #expect(r.status == 0)
+        #expect(r.stdout == #"{"plugin":"echo","action":"send","room":"r","text":"pong"}"# + "\n")
+    }
+
+    @Test func badInputExitsTwoNamingFileAndLine() throws {
+        let echo = packageRoot.appendingPathComponent("Plugins/echo.lua").path
+        let cases: [(String, String)] = [
+            ("{\"type\":\"message\",\"room\":\"r\",\"user\":\"u\",\"text\":\"hi\"}\n{\"type\":\"jion\"}\n", "<stdin>:2: unknown event type \"jion\""),
+            ("\n\n{not json\n", "<stdin>:3: invalid JSON"),
+            ("{\"type\":\"message\",\"room\":\"r\"}\n", "<stdin>:1: invalid message event: \"user\" must be a string"),
+            ("[1,2]\n", "<stdin>:1: invalid event: expected a JSON object"),
+        ]
+        for (input, message) in cases {
+            let r = try Self.parley(["plugin", "test", echo, "--events", "-"], stdin: input)
+            #expect(r.status == 2)
+            #expect(r.stderr.contains(message), "\(r.stderr)")
+            #expect(r.stdout.isEmpty, "nothing runs when the script is bad")
+        }
+        let missing = try Self.parley(["plugin", "test", "/no/such/plugin.lua", "--events", "-"], stdin: "")
+        #expect(missing.status == 2 && missing.stderr.contains("/no/such/plugin.lua"))
+        let noEvents = try Self.parley(["plugin", "test", echo, "--events", "/no/such/events.jsonl"])
+        #expect(noEvents.status == 2 && noEvents.stderr.contains("/no/such/events.jsonl"))
+    }
+
+    @Test func badConfigExitsTwoNamingFileLineAndKey() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("parley-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let config = dir.appendingPathComponent("bot.toml")
+        try "[[bot]]\nname = \"b\"\n\n[bot.limits]\ninstructoins = 5\n".write(to: config, atomically: true, encoding: .utf8)
+        let r = try Self.parley(["plugin", "test", packageRoot.appendingPathComponent("Plugins/echo.lua").path,
+                                 "--events", "-", "--config", config.path], stdin: "")
+        #expect(r.status == 2)
+        #expect(r.stderr.contains("bot.toml:5: unknown key 'bot.limits.instructoins'"), "\(r.stderr)")
+    }
+
+    @Test func aHostilePluginNeverCrashesTheHarness() throws {
+        let r = try Self.parley(["plugin", "test", fixture("Hostile/loop_xpcall_handler.lua").path,
+                                 packageRoot.appendingPathComponent("Plugins/echo.lua").path, "--events", "-"],
+                                stdin: "{\"type\":\"message\",\"room\":\"r\",\"user\":\"u\",\"text\":\"go\"}\n{\"type\":\"message\",\"room\":\"r\",\"user\":\"u\",\"text\":\"!ping\"}\n")
+        #expect(r.status == 0)
+        #expect(r.stdout.contains("\"kind\":\"budget\""))
+        #expect(r.stdout.hasSuffix("{\"plugin\":\"echo\",\"action\":\"send\",\"room\":\"r\",\"text\":\"pong\"}\n"))
+    }
+}
