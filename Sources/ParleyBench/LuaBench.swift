@@ -82,12 +82,12 @@ enum LuaBench {
 
         // The whole bot: routing, history recording, action attribution.
         let bot = Bot(options: BotOptions(name: "parley"), now: 1_767_225_600)
-        _ = bot.loadPlugin(name: "bench", source: Array(plugin.utf8))
+        _ = try bot.loadPlugin(name: "bench", source: Array(plugin.utf8))
         var botBest = Double.infinity
         let message = BotEvent.message(ChatMessage(room: "lobby", user: "alice", text: "hello world", id: "m1", time: 1_767_225_600))
         for _ in 0..<3 {
             let t0 = cpuNow()
-            for _ in 0..<n { _ = bot.handle(message) }
+            for _ in 0..<n { _ = try bot.handle(message) }
             botBest = min(botBest, (cpuNow() - t0) / Double(n))
         }
 

@@ -3,7 +3,7 @@ import Foundation
 let quick = CommandLine.arguments.contains("--quick")
 do {
     try LuaBench.run(quick: quick)
-    //JB try await JournalBench.run(quick: quick)
+    try await JournalBench.run(quick: quick)
 } catch {
     print("bench failed: \(error)")
     exit(1)

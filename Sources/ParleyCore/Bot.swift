@@ -73,7 +73,7 @@ public final class Bot: PluginServices {
 
     /// Loads a plugin into a fresh VM, runs its top level, then its `load` handlers.
     @discardableResult
-    public func loadPlugin(name: String, source: [UInt8]) -> [BotAction] {
+    public func loadPlugin(name: String, source: [UInt8]) throws(StoreError) -> [BotAction] {
         if plugins.contains(where: { $0.name == name }) {
             return [BotAction(plugin: name, .error(.runtime, "a plugin named '\(name)' is already loaded"))]
         }
@@ -99,16 +99,16 @@ public final class Bot: PluginServices {
             log("plugin \(name) failed to load: \(failure)")
             return out
         }
-        out += settle(plugin, failure: nil, actions: actions)
+        out += try settle(plugin, failure: nil, actions: actions)
         plugins.append(plugin)
-        out += deliver(to: plugin, kind: "load") { w in w.beginTable(array: 0, pairs: 0) }
+        out += try deliver(to: plugin, kind: "load") { w in w.beginTable(array: 0, pairs: 0) }
         return out
     }
 
     // MARK: events
 
     /// Delivers one event to every enabled plugin, in load order.
-    public func handle(_ event: BotEvent) -> [BotAction] {
+    public func handle(_ event: BotEvent) throws(StoreError) -> [BotAction] {
         var out: [BotAction] = []
         switch event {
         case .message(let m):
@@ -116,9 +116,9 @@ public final class Bot: PluginServices {
             if m.user == options.name { return [] }
             let time = m.time ?? now
             let id = m.id ?? nextId()
-            historyStore.append(room: m.room, id: id, user: m.user, text: m.text, time: time)
+            try historyStore.append(room: m.room, id: id, user: m.user, text: m.text, time: time)
             for p in plugins where !p.disabled {
-                out += deliver(to: p, kind: "message") { w in
+                out += try deliver(to: p, kind: "message") { w in
                     Bot.writeMessage(&w, room: m.room, user: m.user, text: m.text, id: id, time: time)
                 }
             }
@@ -128,7 +128,7 @@ public final class Bot: PluginServices {
             rosters[room, default: [:]][user] = joined
             let t = time ?? now
             for p in plugins where !p.disabled {
-                out += deliver(to: p, kind: event.kind) { w in
+                out += try deliver(to: p, kind: event.kind) { w in
                     w.beginTable(array: 0, pairs: 3)
                     w.key(.room); w.write(room)
                     w.key(.user); w.write(user)
@@ -137,7 +137,7 @@ public final class Bot: PluginServices {
             }
         case .typing(let room, let user, let on):
             for p in plugins where !p.disabled {
-                out += deliver(to: p, kind: "typing") { w in
+                out += try deliver(to: p, kind: "typing") { w in
                     w.beginTable(array: 0, pairs: 3)
                     w.key(.room); w.write(room)
                     w.key(.user); w.write(user)
@@ -148,7 +148,7 @@ public final class Bot: PluginServices {
             rosters[room] = Dictionary(users.map { ($0.user, $0.online) }, uniquingKeysWith: { $1 })
             let entries = rosterEntries(room: room)
             for p in plugins where !p.disabled {
-                out += deliver(to: p, kind: "roster") { w in
+                out += try deliver(to: p, kind: "roster") { w in
                     w.beginTable(array: 0, pairs: 2)
                     w.key(.room); w.write(room)
                     w.key(.users)
@@ -162,7 +162,7 @@ public final class Bot: PluginServices {
             }
         case .connection(let state):
             for p in plugins where !p.disabled {
-                out += deliver(to: p, kind: "connection") { w in
+                out += try deliver(to: p, kind: "connection") { w in
                     w.beginTable(array: 0, pairs: 1)
                     w.key(.state); w.write(state.rawValue)
                 }
@@ -172,7 +172,7 @@ public final class Bot: PluginServices {
     }
 
     /// Moves the clock forward to `time`, firing due timers and typing timeouts in time order.
-    public func advance(to time: Double) -> [BotAction] {
+    public func advance(to time: Double) throws(StoreError) -> [BotAction] {
         var out: [BotAction] = []
         while true {
             let typingDue = typingOn.min { $0.value.since < $1.value.since }
@@ -193,7 +193,7 @@ public final class Bot: PluginServices {
             } else {
                 p.liveTimers.remove(entry.id)
             }
-            out += deliver(to: p, kind: "timer") { w in
+            out += try deliver(to: p, kind: "timer") { w in
                 w.beginTable(array: 0, pairs: 2)
                 w.key(.id); w.write(entry.id)
                 w.key(.once); w.write(entry.interval == nil)
@@ -232,10 +232,10 @@ public final class Bot: PluginServices {
     }
 
     /// Runs one handler invocation as a transaction and settles its outcome.
-    private func deliver(to p: Plugin, kind: String, write: (inout ValueWriter) -> Void) -> [BotAction] {
+    private func deliver(to p: Plugin, kind: String, write: (inout ValueWriter) -> Void) throws(StoreError) -> [BotAction] {
         p.beginEvent()
         let (failure, actions) = p.vm.dispatch(kind: kind, now: now, drops: p.takeDrops(), write: write)
-        return settle(p, failure: failure, actions: actions)
+        return try settle(p, failure: failure, actions: actions)
     }
 
     /// Logs and quota reports survive a failed handler; everything else is its effects.
@@ -252,7 +252,7 @@ public final class Bot: PluginServices {
         return out
     }
 
-    private func settle(_ p: Plugin, failure: PluginFailure?, actions: [VMAction]) -> [BotAction] {
+    private func settle(_ p: Plugin, failure: PluginFailure?, actions: [VMAction]) throws(StoreError) -> [BotAction] {
         if let failure {
             p.rollback()
             var out = diagnostics(p, actions)
@@ -270,7 +270,7 @@ public final class Bot: PluginServices {
         }
         p.consecutiveFailures = 0
         // Commit: state first, then timers, then the visible actions.
-        if !p.pendingWrites.isEmpty { stateStore.commit(plugin: p.name, writes: p.pendingWrites) }
+        if !p.pendingWrites.isEmpty { try stateStore.commit(plugin: p.name, writes: p.pendingWrites) }
         let (add, cancel) = p.takePendingTimers()
         for id in cancel {
             p.liveTimers.remove(id)
@@ -290,7 +290,7 @@ public final class Bot: PluginServices {
                 if typingOn.removeValue(forKey: room) != nil {
                     out.append(BotAction(plugin: p.name, .typing(room: room, on: false)))
                 }
-                historyStore.append(room: room, id: nextId(), user: options.name, text: text, time: now)
+                try historyStore.append(room: room, id: nextId(), user: options.name, text: text, time: now)
                 out.append(BotAction(plugin: p.name, .send(room: room, text: text)))
             case .typing(let room, let on):
                 // Debounced: only changes are actions; a repeated "on" refreshes the timeout.

@@ -79,15 +79,17 @@ struct PluginTestCommand: AsyncParsableCommand {
             throw UsageFailure(message: error.description)
         }
 
-        if journal != nil {
-            throw UsageFailure(message: "--journal: the journal is not built yet (see README, 'What is not built yet')")
-        }
-
         let host = PluginTestHost()
-        await host.run(options: options, plugins: loaded, steps: steps) { action in
-            // Printed and flushed as it happens, so a reader sees actions in real time.
-            let line = action.json + "\n"
-            FileHandle.standardOutput.write(Data(line.utf8))
+        do {
+            try await host.run(options: options, plugins: loaded, steps: steps, journal: journal) { action in
+                // Printed (unbuffered) as it happens: with --journal, a printed send's
+                // transaction is already durable.
+                let line = action.json + "\n"
+                FileHandle.standardOutput.write(Data(line.utf8))
+            }
+        } catch {
+            FileHandle.standardError.write(Data("parley: \(error); stopping\n".utf8))
+            throw ExitCode(1)
         }
     }
 }

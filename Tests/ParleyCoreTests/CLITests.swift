@@ -94,3 +94,23 @@ struct CLITests {
         #expect(r.stdout.hasSuffix("{\"plugin\":\"echo\",\"action\":\"send\",\"room\":\"r\",\"text\":\"pong\"}\n"))
     }
 }
+
+extension CLITests {
+    @Test func journalKeepsStateBetweenRunsOfTheBinary() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let plugin = dir.appendingPathComponent("counter.lua")
+        try #"bot.command("count", function(m) local n = (bot.state.get("n") or 0) + 1; bot.state.set("n", n); m:reply("ack " .. n) end)"#
+            .write(to: plugin, atomically: true, encoding: .utf8)
+        let journal = dir.appendingPathComponent("journal").path
+        let input = #"{"type":"message","room":"r","user":"u","text":"!count"}"# + "\n"
+        for expected in ["ack 1", "ack 2", "ack 3"] {
+            let r = try Self.parley(["plugin", "test", plugin.path, "--events", "-", "--journal", journal], stdin: input)
+            #expect(r.status == 0, "\(r.stderr)")
+            #expect(r.stdout.contains("\"text\":\"\(expected)\""))
+        }
+        let bad = try Self.parley(["plugin", "test", plugin.path, "--events", "-", "--journal", plugin.path], stdin: input)
+        #expect(bad.status == 1)
+        #expect(bad.stderr.contains(plugin.path))
+    }
+}

@@ -213,7 +213,7 @@ struct PluginAPITests {
 struct MemoryHistoryStoreTests {
     @Test func boundedRoomKeepsTheNewestAndPagesAcrossTheTrim() throws {
         let store = MemoryHistoryStore(maxPerRoom: 10)
-        for i in 0..<35 { _ = store.append(room: "r", id: "\(i)", user: "u", text: "t\(i)", time: Double(i)) }
+        for i in 0..<35 { _ = try store.append(room: "r", id: "\(i)", user: "u", text: "t\(i)", time: Double(i)) }
         var page = try store.page(room: "r", before: nil, after: nil, limit: 4)
         #expect(page.messages.map(\.text) == ["t31", "t32", "t33", "t34"])
         var all = page.messages.map(\.text)

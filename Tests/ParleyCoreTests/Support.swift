@@ -14,11 +14,12 @@ func fixture(_ path: String) -> URL {
     URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(path)
 }
 
-func run(plugins: [(String, String)], script: String, options: BotOptions = BotOptions(name: "parley")) async throws -> [BotAction] {
+func run(plugins: [(String, String)], script: String, options: BotOptions = BotOptions(name: "parley"),
+         journal: String? = nil) async throws -> [BotAction] {
     let steps = try EventScript.parse(script, file: "test").map(\.step)
     let collected = Mutex<[BotAction]>([])
     let host = PluginTestHost(executor: testExecutor)
-    await host.run(options: options, plugins: plugins.map { ($0.0, Array($0.1.utf8)) }, steps: steps) { a in
+    try await host.run(options: options, plugins: plugins.map { ($0.0, Array($0.1.utf8)) }, steps: steps, journal: journal) { a in
         collected.withLock { $0.append(a) }
     }
     return collected.withLock { $0 }
@@ -33,4 +34,10 @@ extension BotAction {
     var sentText: String? { if case .send(_, let t) = kind { return t } else { return nil } }
     var errorKind: PluginErrorKind? { if case .error(let k, _) = kind { return k } else { return nil } }
     var logText: String? { if case .log(_, let t) = kind { return t } else { return nil } }
+}
+
+func temporaryDirectory() throws -> URL {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("parley-test-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    return dir
 }

@@ -1,15 +1,11 @@
 import Foundation
 import ParleyConfig
+import ParleyJournal
 import ParleyLua
 
 /// Which transport a bot speaks.
 public enum TransportKind: String, Sendable, CaseIterable {
     case streamchat, socketio, rest, stomp
-}
-
-/// When the journal acknowledges a write.
-public enum FsyncPolicy: String, Sendable, CaseIterable {
-    case always, interval, never
 }
 
 /// One `[[bot]]` of a config file, with paths resolved against the file's folder.
@@ -23,8 +19,8 @@ public struct BotConfig: Sendable {
     public var plugins: [String]
     /// Journal directory, absolute; nil keeps state in memory.
     public var journal: String?
+    /// When the journal acknowledges a write (`fsync`, `fsync_interval_ms`).
     public var fsync: FsyncPolicy
-    public var fsyncIntervalMilliseconds: Int
     public var commandPrefix: String
     public var limits: PluginLimits
     public var pluginLimits: [String: PluginLimits]
@@ -107,8 +103,9 @@ public struct BotConfigFile: Sendable {
         let rooms = try t.stringArray("rooms", default: ["lobby"])
         let plugins = try t.stringArray("plugins", default: []).map(resolve)
         let journal = try t.optionalString("journal").map(resolve)
-        let fsync = try t.oneOf("fsync", default: FsyncPolicy.always)
+        let fsyncName = try t.oneOf("fsync", ["always", "interval", "never"], default: "always")
         let fsyncInterval = try t.int("fsync_interval_ms", default: 1000, range: 1...3_600_000)
+        let fsync: FsyncPolicy = fsyncName == "always" ? .always : fsyncName == "never" ? .never : .interval(milliseconds: fsyncInterval)
         let prefix = try t.string("prefix", default: "!")
         let limits = try t.optionalTable("limits") { l in try readLimits(l, base: PluginLimits()) } ?? PluginLimits()
         let pluginNames = Set(plugins.map { URL(fileURLWithPath: $0).deletingPathExtension().lastPathComponent })
@@ -137,7 +134,7 @@ public struct BotConfigFile: Sendable {
             BotConfig(name: count > 1 ? name.replacingOccurrences(of: "{n}", with: String(n)) : name,
                       transport: transport, server: server, rooms: rooms, plugins: plugins,
                       journal: journal.map { count > 1 ? $0.replacingOccurrences(of: "{n}", with: String(n)) : $0 },
-                      fsync: fsync, fsyncIntervalMilliseconds: fsyncInterval, commandPrefix: prefix,
+                      fsync: fsync, commandPrefix: prefix,
                       limits: limits, pluginLimits: pluginLimits, pluginConfig: pluginConfig, line: line)
         }
     }

@@ -18,19 +18,19 @@ public final class PluginTestRun {
     }
 
     /// Loads plugins in order; each one's load diagnostics go to `emit`.
-    public func load(plugins: [(name: String, source: [UInt8])], emit: (BotAction) -> Void) {
+    public func load(plugins: [(name: String, source: [UInt8])], emit: (BotAction) -> Void) throws(StoreError) {
         for p in plugins {
-            for a in bot.loadPlugin(name: p.name, source: p.source) { emit(a) }
+            for a in try bot.loadPlugin(name: p.name, source: p.source) { emit(a) }
         }
     }
 
     /// Runs the script, handing every action to `emit` as it happens.
-    public func run(_ steps: [ScriptStep], emit: (BotAction) -> Void) {
+    public func run(_ steps: [ScriptStep], emit: (BotAction) -> Void) throws(StoreError) {
         for step in steps {
             let actions: [BotAction]
             switch step {
-            case .event(let e): actions = bot.handle(e)
-            case .advance(let s): actions = bot.advance(to: bot.now + s)
+            case .event(let e): actions = try bot.handle(e)
+            case .advance(let s): actions = try bot.advance(to: bot.now + s)
             }
             for a in actions { emit(a) }
         }
@@ -48,12 +48,15 @@ public actor PluginTestHost {
     }
 
     /// Builds the run, loads the plugins and runs the steps; `emit` is called on the Lua thread.
+    /// With a journal directory, state and history persist there between runs.
     public func run(options: BotOptions, plugins: [(name: String, source: [UInt8])], steps: [ScriptStep],
-                    makeStores: @Sendable () -> (StateStore, HistoryStore) = { (MemoryStateStore(), MemoryHistoryStore()) },
-                    emit: @Sendable (BotAction) -> Void) {
-        let (state, history) = makeStores()
-        let run = PluginTestRun(options: options, stateStore: state, historyStore: history)
-        run.load(plugins: plugins, emit: emit)
-        run.run(steps, emit: emit)
+                    journal: String? = nil, emit: @Sendable (BotAction) -> Void) throws {
+        var store: JournalStore?
+        if let journal { store = try JournalStore.open(directory: journal) }
+        defer { store?.close() }
+        let run = PluginTestRun(options: options, stateStore: store ?? MemoryStateStore(),
+                                historyStore: store ?? MemoryHistoryStore())
+        try run.load(plugins: plugins, emit: emit)
+        try run.run(steps, emit: emit)
     }
 }

@@ -1,5 +1,13 @@
 import ParleyLua
 
+/// A store could not make a write durable. The bot must stop: carrying on
+/// would acknowledge effects that are not on disk.
+public struct StoreError: Error, Sendable, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
 /// Where plugins' `bot.state` lives.
 ///
 /// Writes arrive as one batch per successful event (a failed handler has no
@@ -9,7 +17,7 @@ public protocol StateStore: AnyObject {
     /// Bytes the plugin's state takes (keys plus encoded values): what the 1 MiB quota counts.
     func totalBytes(plugin: String) -> Int
     /// Applies one event's writes in order; a nil value deletes the key.
-    func commit(plugin: String, writes: [(key: String, value: LuaValue?)])
+    func commit(plugin: String, writes: [(key: String, value: LuaValue?)]) throws(StoreError)
 }
 
 /// `bot.state` kept in memory (the default without a journal).
@@ -23,7 +31,7 @@ public final class MemoryStateStore: StateStore {
 
     public func totalBytes(plugin: String) -> Int { totals[plugin] ?? 0 }
 
-    public func commit(plugin: String, writes: [(key: String, value: LuaValue?)]) {
+    public func commit(plugin: String, writes: [(key: String, value: LuaValue?)]) throws(StoreError) {
         var table = values[plugin] ?? [:]
         var total = totals[plugin] ?? 0
         for (key, value) in writes {
@@ -68,7 +76,7 @@ public enum HistoryError: Error, Equatable {
 public protocol HistoryStore: AnyObject {
     /// Records a message and returns its cursor.
     @discardableResult
-    func append(room: String, id: String, user: String, text: String, time: Double) -> String
+    func append(room: String, id: String, user: String, text: String, time: Double) throws(StoreError) -> String
     /// A page of at most `limit` messages, oldest first (see `HistoryPage`).
     func page(room: String, before: String?, after: String?, limit: Int) throws(HistoryError) -> HistoryPage
 }
@@ -86,7 +94,7 @@ public final class MemoryHistoryStore: HistoryStore {
 
     public init(maxPerRoom: Int = 100_000) { self.maxPerRoom = max(1, maxPerRoom) }
 
-    public func append(room: String, id: String, user: String, text: String, time: Double) -> String {
+    public func append(room: String, id: String, user: String, text: String, time: Double) throws(StoreError) -> String {
         // Mutated in place (through the dictionary's default subscript) so the
         // array is never copied: appends stay O(1) amortised.
         let maxPerRoom = self.maxPerRoom

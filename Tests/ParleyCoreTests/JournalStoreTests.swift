@@ -1,0 +1,54 @@
+import Foundation
+import ParleyCore
+import Testing
+
+/// `parley plugin test --journal DIR`: state and history survive between runs.
+struct JournalStoreTests {
+    let counter = """
+    bot.command("count", function(m)
+      local n = (bot.state.get("n") or 0) + 1
+      bot.state.set("n", n)
+      bot.state.set("seen", { last = m.user, list = { n, "x" } })
+      m:reply("ack " .. n)
+    end)
+    bot.command("last", function(m)
+      local page = bot.history(m.room, { limit = 100 })
+      local texts = {}
+      for _, msg in ipairs(page.messages) do texts[#texts + 1] = msg.user .. ":" .. msg.text end
+      m:reply(table.concat(texts, "|"))
+    end)
+    """
+
+    @Test func stateAndHistoryPersistAcrossRuns() async throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let journal = dir.appendingPathComponent("j").path
+        let first = try await run(plugins: [("counter", counter)], script: [message("!count"), message("!count")].joined(separator: "\n"), journal: journal)
+        #expect(first.compactMap(\.sentText) == ["ack 1", "ack 2"])
+        let second = try await run(plugins: [("counter", counter)], script: [message("!count"), message("!last")].joined(separator: "\n"), journal: journal)
+        #expect(second.compactMap(\.sentText).first == "ack 3")
+        #expect(second.compactMap(\.sentText).last ==
+                "alice:!count|parley:ack 1|alice:!count|parley:ack 2|alice:!count|parley:ack 3|alice:!last")
+    }
+
+    @Test func failedHandlersLeaveNothingInTheJournal() async throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let journal = dir.appendingPathComponent("j").path
+        let p = #"bot.command("boom", function() bot.state.set("n", 1); error("no") end) bot.command("n", function(m) m:reply(tostring(bot.state.get("n"))) end)"#
+        _ = try await run(plugins: [("p", p)], script: message("!boom"), journal: journal)
+        let again = try await run(plugins: [("p", p)], script: message("!n"), journal: journal)
+        #expect(again.compactMap(\.sentText) == ["nil"])
+    }
+
+    @Test func anUnusableJournalStopsTheRunNamingTheCause() async throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // A regular file where the journal directory should be.
+        let path = dir.appendingPathComponent("file").path
+        FileManager.default.createFile(atPath: path, contents: Data("x".utf8))
+        await #expect(throws: StoreError.self) {
+            _ = try await run(plugins: [("counter", counter)], script: message("!count"), journal: path)
+        }
+    }
+}
