@@ -198,7 +198,6 @@ static int get_u64(const uint8_t **p, const uint8_t *end, uint64_t *v) {
 /* `keys` is the stack index of the common-string list, or 0 when there is none. */
 static int dec_value(lua_State *L, const uint8_t **p, const uint8_t *end, int depth, int keys) {
     if (*p >= end) return -1;
-    if (!lua_checkstack(L, 3)) return -1;
     uint8_t tag = *(*p)++;
     switch (tag) {
     case PARLEY_V_NIL: lua_pushnil(L); return 0;
@@ -240,6 +239,8 @@ static int dec_value(lua_State *L, const uint8_t **p, const uint8_t *end, int de
         if (get_u32(p, end, &arr) || get_u32(p, end, &pairs)) return -1;
         /* Every element takes at least one byte: refuse absurd counts early. */
         if ((uint64_t)arr + 2ull * pairs > (uint64_t)(end - *p)) return -1;
+        /* Room for this table, a key and a value, and the nested table's own check. */
+        if (!lua_checkstack(L, 4)) return -1;
         lua_createtable(L, (int)arr, (int)pairs);
         for (uint32_t i = 1; i <= arr; i++) {
             if (dec_value(L, p, end, depth + 1, keys)) return -1;
@@ -266,6 +267,7 @@ int parley_push_decoded(lua_State *L, const uint8_t **p, const uint8_t *end) {
     int top = lua_gettop(L);
     parley_ctx *c = parley_ctx_of(L);
     int keys = 0;
+    if (!lua_checkstack(L, 4)) return -1;
     if (c->keys_ref != LUA_NOREF && c->keys_ref > 0) {
         lua_rawgeti(L, LUA_REGISTRYINDEX, c->keys_ref);
         keys = lua_gettop(L);

@@ -55,26 +55,45 @@ enum LuaBench {
     io.write(string.format("%.1f\n", best))
     """#
 
-    static func run(quick: Bool) throws {
-        let n = quick ? 20_000 : 500_000
-        print("== Lua plugin path: a hear match plus one bot.send, ns per event (best of 5 rounds of \(n))")
-
-        // Parley: the VM path, as the bot drives it.
+    static func makeVM() throws -> PluginVM {
         let vm = try PluginVM(
             setup: VMSetup(prelude: PreludeAccess.source, botName: "parley", hostFunctions: PreludeAccess.hostFunctions,
                            commonStrings: PreludeAccess.commonStrings),
             limits: PluginLimits())
         let (loadFailure, _) = vm.load(source: Array(plugin.utf8), chunkName: "bench", now: 0)
         if let loadFailure { throw loadFailure }
+        return vm
+    }
+
+    /// One event through the VM path; true when the plugin sent.
+    @inline(__always)
+    static func oneEvent(_ vm: PluginVM) -> Bool {
+        let (failure, actions) = vm.dispatch(kind: "message", now: 1_767_225_600) { w in
+            PreludeAccess.writeMessage(&w, room: "lobby", user: "alice", text: "hello world", id: "m1", time: 1_767_225_600)
+        }
+        if failure == nil, case .send? = actions.first { return true }
+        return false
+    }
+
+    static func vmLoop(_ n: Int) throws {
+        let vm = try makeVM()
+        var sent = 0
+        for _ in 0..<n where oneEvent(vm) { sent += 1 }
+        print(sent)
+    }
+
+    static func run(quick: Bool) throws {
+        let n = quick ? 20_000 : 500_000
+        print("== Lua plugin path: a hear match plus one bot.send, ns per event (best of 5 rounds of \(n))")
+
+        // Parley: the VM path, as the bot drives it.
+        let vm = try makeVM()
         var sent = 0
         var parleyBest = Double.infinity
         for _ in 0..<5 {
             let t0 = cpuNow()
             for _ in 0..<n {
-                let (failure, actions) = vm.dispatch(kind: "message", now: 1_767_225_600) { w in
-                    PreludeAccess.writeMessage(&w, room: "lobby", user: "alice", text: "hello world", id: "m1", time: 1_767_225_600)
-                }
-                if failure == nil, case .send? = actions.first { sent += 1 } else if sent == 0 { throw BenchError("event failed: \(String(describing: failure)) \(actions)") }
+                if oneEvent(vm) { sent += 1 }
             }
             parleyBest = min(parleyBest, (cpuNow() - t0) / Double(n))
         }

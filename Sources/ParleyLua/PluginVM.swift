@@ -110,8 +110,9 @@ public final class PluginVM {
         }
         var status: Int32 = 0
         let box = Unmanaged.passUnretained(hostBox).toOpaque()
-        let L = w.bytes.withUnsafeBufferPointer { buf in
-            parley_state_new(limits.memoryBytes, box, pluginHostTrampoline, buf.baseAddress, buf.count, &status)
+        let L = w.withUnsafeBytes { buf in
+            parley_state_new(limits.memoryBytes, box, pluginHostTrampoline,
+                             buf.baseAddress?.assumingMemoryBound(to: UInt8.self), buf.count, &status)
         }
         guard let L else { throw PluginFailure(.memory, "cannot allocate a Lua state") }
         state = L
@@ -172,10 +173,12 @@ public final class PluginVM {
         parley_event_begin(L, now)
         var kind = kind
         let status = kind.withUTF8 { k in
-            eventWriter.bytes.withUnsafeBufferPointer { ev in
-                dropsWriter.bytes.withUnsafeBufferPointer { dr in
+            eventWriter.withUnsafeBytes { ev in
+                dropsWriter.withUnsafeBytes { dr in
                     k.withMemoryRebound(to: CChar.self) { kc in
-                        parley_dispatch(L, kc.baseAddress, kc.count, ev.baseAddress, ev.count, dr.baseAddress, dr.count)
+                        parley_dispatch(L, kc.baseAddress, kc.count,
+                                        ev.baseAddress?.assumingMemoryBound(to: UInt8.self), ev.count,
+                                        dr.baseAddress?.assumingMemoryBound(to: UInt8.self), dr.count)
                     }
                 }
             }
@@ -302,7 +305,7 @@ private let pluginHostTrampoline: parley_host_fn = { box, fnId, args, argsLen, o
     case .success(let results):
         var w = ValueWriter()
         for r in results { w.write(r) }
-        let ok = w.bytes.withUnsafeBufferPointer { parley_buf_append(out, $0.baseAddress, $0.count) }
+        let ok = w.withUnsafeBytes { parley_buf_append(out, $0.baseAddress, $0.count) }
         return ok == 0 ? Int32(results.count) : fail("not enough memory")
     case .failure(let e):
         return fail(e.message)

@@ -1,25 +1,83 @@
 /// Writes values in the C codec's format (see `parley_lua.h`).
 ///
-/// Events are written straight into a reused buffer, without building
-/// `LuaValue`s first, because this is on the per-event hot path.
-public struct ValueWriter: Sendable {
-    public private(set) var bytes: [UInt8] = []
+/// Events are written straight into a reused raw buffer, without building
+/// `LuaValue`s first, because this is on the per-event hot path (an `Array`
+/// append per field cost more than the rest of the encoding together).
+public struct ValueWriter {
+    /// Copy-on-write raw storage: copies of a writer never see each other's writes.
+    private final class Storage {
+        var base: UnsafeMutableRawPointer
+        var count = 0
+        var capacity: Int
 
-    public init(capacity: Int = 256) { bytes.reserveCapacity(capacity) }
+        init(capacity: Int) {
+            self.capacity = max(capacity, 64)
+            base = .allocate(byteCount: self.capacity, alignment: 8)
+        }
 
-    public mutating func reset() { bytes.removeAll(keepingCapacity: true) }
+        func copy() -> Storage {
+            let s = Storage(capacity: capacity)
+            s.base.copyMemory(from: base, byteCount: count)
+            s.count = count
+            return s
+        }
 
-    public mutating func writeNil() { bytes.append(0) }
-    public mutating func write(_ b: Bool) { bytes.append(b ? 2 : 1) }
+        deinit { base.deallocate() }
+    }
+
+    private var storage: Storage
+
+    public init(capacity: Int = 256) { storage = Storage(capacity: capacity) }
+
+    /// The bytes written so far (a copy; hot paths use `withUnsafeBytes`).
+    public var bytes: [UInt8] { withUnsafeBytes { Array($0) } }
+
+    public var count: Int { storage.count }
+
+    public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try body(UnsafeRawBufferPointer(start: storage.base, count: storage.count))
+    }
+
+    public mutating func reset() {
+        if !isKnownUniquelyReferenced(&storage) { storage = Storage(capacity: storage.capacity) }
+        storage.count = 0
+    }
+
+    /// Makes room for `n` more bytes and returns where they go.
+    @inline(__always)
+    private mutating func reserve(_ n: Int) -> UnsafeMutableRawPointer {
+        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+        let s = storage
+        if s.capacity - s.count < n {
+            var cap = s.capacity * 2
+            while cap - s.count < n { cap *= 2 }
+            let nb = UnsafeMutableRawPointer.allocate(byteCount: cap, alignment: 8)
+            nb.copyMemory(from: s.base, byteCount: s.count)
+            s.base.deallocate()
+            s.base = nb
+            s.capacity = cap
+        }
+        let p = s.base + s.count
+        s.count += n
+        return p
+    }
+
+    @inline(__always)
+    private mutating func put(_ tag: UInt8) { reserve(1).storeBytes(of: tag, as: UInt8.self) }
+
+    public mutating func writeNil() { put(0) }
+    public mutating func write(_ b: Bool) { put(b ? 2 : 1) }
 
     public mutating func write(_ i: Int64) {
-        bytes.append(3)
-        appendU64(UInt64(bitPattern: i))
+        let p = reserve(9)
+        p.storeBytes(of: 3, as: UInt8.self)
+        (p + 1).storeBytes(of: UInt64(bitPattern: i).littleEndian, toByteOffset: 0, as: UInt64.self)
     }
 
     public mutating func write(_ d: Double) {
-        bytes.append(4)
-        appendU64(d.bitPattern)
+        let p = reserve(9)
+        p.storeBytes(of: 4, as: UInt8.self)
+        (p + 1).storeBytes(of: d.bitPattern.littleEndian, toByteOffset: 0, as: UInt64.self)
     }
 
     public mutating func write(_ s: String) {
@@ -30,28 +88,31 @@ public struct ValueWriter: Sendable {
         copy.withUTF8 { writeString(UnsafeRawBufferPointer($0)) }
     }
 
-    /// One of the VM's common strings (`VMSetup.commonStrings`) by index: the
-    /// C side pushes the pre-made Lua string instead of hashing the text again.
-    public mutating func writeCommon(_ index: UInt8) {
-        bytes.append(7)
-        bytes.append(index)
-    }
-
     public mutating func write(bytes b: [UInt8]) {
         b.withUnsafeBytes { writeString($0) }
     }
 
-    public mutating func writeString(_ p: UnsafeRawBufferPointer) {
-        bytes.append(5)
-        appendU32(UInt32(truncatingIfNeeded: p.count))
-        bytes.append(contentsOf: p.bindMemory(to: UInt8.self))
+    public mutating func writeString(_ src: UnsafeRawBufferPointer) {
+        let p = reserve(5 + src.count)
+        p.storeBytes(of: 5, as: UInt8.self)
+        (p + 1).storeBytes(of: UInt32(truncatingIfNeeded: src.count).littleEndian, toByteOffset: 0, as: UInt32.self)
+        if let from = src.baseAddress, src.count > 0 { (p + 5).copyMemory(from: from, byteCount: src.count) }
+    }
+
+    /// One of the VM's common strings (`VMSetup.commonStrings`) by index: the
+    /// C side pushes the pre-made Lua string instead of hashing the text again.
+    public mutating func writeCommon(_ index: UInt8) {
+        let p = reserve(2)
+        p.storeBytes(of: 7, as: UInt8.self)
+        (p + 1).storeBytes(of: index, as: UInt8.self)
     }
 
     /// Starts a table; follow with `array` values, then `pairs` key/value pairs.
     public mutating func beginTable(array: Int, pairs: Int) {
-        bytes.append(6)
-        appendU32(UInt32(truncatingIfNeeded: array))
-        appendU32(UInt32(truncatingIfNeeded: pairs))
+        let p = reserve(9)
+        p.storeBytes(of: 6, as: UInt8.self)
+        (p + 1).storeBytes(of: UInt32(truncatingIfNeeded: array).littleEndian, toByteOffset: 0, as: UInt32.self)
+        (p + 5).storeBytes(of: UInt32(truncatingIfNeeded: pairs).littleEndian, toByteOffset: 0, as: UInt32.self)
     }
 
     /// Convenience for the common `key = string` field.
@@ -75,14 +136,6 @@ public struct ValueWriter: Sendable {
                 write(pair.value)
             }
         }
-    }
-
-    private mutating func appendU32(_ v: UInt32) {
-        withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) }
-    }
-
-    private mutating func appendU64(_ v: UInt64) {
-        withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) }
     }
 }
 
