@@ -64,29 +64,34 @@ struct PluginTestCommand: AsyncParsableCommand {
             loaded.append((base, Array(data)))
         }
 
-        let text: String
-        let label = events == "-" ? "<stdin>" : events
-        if events == "-" {
-            text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
-        } else {
-            guard let data = FileManager.default.contents(atPath: events) else {
-                throw UsageFailure(message: "\(events): cannot read the event file")
-            }
-            text = String(decoding: data, as: UTF8.self)
+        let emit: @Sendable (BotAction) -> Void = { action in
+            // Printed (unbuffered) as it happens: with --journal, a printed send's
+            // state is already durable.
+            let line = action.json + "\n"
+            FileHandle.standardOutput.write(Data(line.utf8))
         }
-        let steps: [ScriptStep]
-        do { steps = try EventScript.parse(text, file: label).map(\.step) } catch {
-            throw UsageFailure(message: error.description)
-        }
-
         let host = PluginTestHost()
         do {
-            try await host.run(options: options, plugins: loaded, steps: steps, journal: journal) { action in
-                // Printed (unbuffered) as it happens: with --journal, a printed send's
-                // transaction is already durable.
-                let line = action.json + "\n"
-                FileHandle.standardOutput.write(Data(line.utf8))
+            if events == "-" {
+                // Standard input is acted on a line at a time, so a long-running
+                // harness can be fed (and killed) event by event.
+                try await host.runStreaming(options: options, plugins: loaded, file: "<stdin>", journal: journal,
+                                            nextLine: { readLine(strippingNewline: true) }, emit: emit)
+            } else {
+                guard let data = FileManager.default.contents(atPath: events) else {
+                    throw UsageFailure(message: "\(events): cannot read the event file")
+                }
+                // A file is checked whole before anything runs.
+                let steps: [ScriptStep]
+                do { steps = try EventScript.parse(String(decoding: data, as: UTF8.self), file: events).map(\.step) } catch {
+                    throw UsageFailure(message: error.description)
+                }
+                try await host.run(options: options, plugins: loaded, steps: steps, journal: journal, emit: emit)
             }
+        } catch let e as UsageFailure {
+            throw e
+        } catch let e as ScriptError {
+            throw UsageFailure(message: e.description)
         } catch {
             FileHandle.standardError.write(Data("parley: \(error); stopping\n".utf8))
             throw ExitCode(1)

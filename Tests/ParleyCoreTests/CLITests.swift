@@ -55,17 +55,28 @@ struct CLITests {
 
     @Test func badInputExitsTwoNamingFileAndLine() throws {
         let echo = packageRoot.appendingPathComponent("Plugins/echo.lua").path
-        let cases: [(String, String)] = [
-            ("{\"type\":\"message\",\"room\":\"r\",\"user\":\"u\",\"text\":\"hi\"}\n{\"type\":\"jion\"}\n", "<stdin>:2: unknown event type \"jion\""),
-            ("\n\n{not json\n", "<stdin>:3: invalid JSON"),
-            ("{\"type\":\"message\",\"room\":\"r\"}\n", "<stdin>:1: invalid message event: \"user\" must be a string"),
-            ("[1,2]\n", "<stdin>:1: invalid event: expected a JSON object"),
+        // (input, line of the error on stdin, message)
+        let cases: [(String, Int, String)] = [
+            ("{\"type\":\"message\",\"room\":\"r\",\"user\":\"u\",\"text\":\"hi\"}\n{\"type\":\"jion\"}\n", 2, "unknown event type \"jion\""),
+            ("\n\n{not json\n", 3, "invalid JSON"),
+            ("{\"type\":\"message\",\"room\":\"r\"}\n", 1, "invalid message event: \"user\" must be a string"),
+            ("[1,2]\n", 1, "invalid event: expected a JSON object"),
         ]
-        for (input, message) in cases {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let ping = "{\"type\":\"message\",\"room\":\"r\",\"user\":\"u\",\"text\":\"!ping\"}\n"
+        for (input, line, message) in cases {
+            // Standard input is read a line at a time: the bad line stops the run there.
             let r = try Self.parley(["plugin", "test", echo, "--events", "-"], stdin: input)
             #expect(r.status == 2)
-            #expect(r.stderr.contains(message), "\(r.stderr)")
-            #expect(r.stdout.isEmpty, "nothing runs when the script is bad")
+            #expect(r.stderr.contains("<stdin>:\(line): \(message)"), "\(r.stderr)")
+            // A file is checked whole before anything runs (the !ping before the bad line never answers).
+            let file = dir.appendingPathComponent("events.jsonl")
+            try (ping + input).write(to: file, atomically: true, encoding: .utf8)
+            let f = try Self.parley(["plugin", "test", echo, "--events", file.path])
+            #expect(f.status == 2)
+            #expect(f.stderr.contains("\(file.path):\(line + 1): \(message)"), "\(f.stderr)")
+            #expect(f.stdout.isEmpty)
         }
         let missing = try Self.parley(["plugin", "test", "/no/such/plugin.lua", "--events", "-"], stdin: "")
         #expect(missing.status == 2 && missing.stderr.contains("/no/such/plugin.lua"))

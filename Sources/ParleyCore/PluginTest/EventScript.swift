@@ -25,23 +25,28 @@ public enum EventScript {
         var lineNo = 0
         for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
             lineNo += 1
-            let line = rawLine.trimmingCharacters(in: .whitespacesAndNewlines)
-            if line.isEmpty { continue }
-            func fail(_ m: String) -> ScriptError { ScriptError(file: file, line: lineNo, message: m) }
-            let object: [String: Any]
-            do {
-                guard let o = try JSONSerialization.jsonObject(with: Data(line.utf8), options: [.fragmentsAllowed]) as? [String: Any] else {
-                    throw fail("invalid event: expected a JSON object")
-                }
-                object = o
-            } catch let e as ScriptError {
-                throw e
-            } catch {
-                throw fail("invalid JSON")
-            }
-            steps.append((lineNo, try step(object, fail)))
+            if let step = try parseLine(String(rawLine), file: file, line: lineNo) { steps.append((lineNo, step)) }
         }
         return steps
+    }
+
+    /// One line of a script; nil for a blank line.
+    public static func parseLine(_ rawLine: String, file: String, line lineNo: Int) throws(ScriptError) -> ScriptStep? {
+        let line = rawLine.trimmingCharacters(in: .whitespacesAndNewlines)
+        if line.isEmpty { return nil }
+        func fail(_ m: String) -> ScriptError { ScriptError(file: file, line: lineNo, message: m) }
+        let object: [String: Any]
+        do {
+            guard let o = try JSONSerialization.jsonObject(with: Data(line.utf8), options: [.fragmentsAllowed]) as? [String: Any] else {
+                throw fail("invalid event: expected a JSON object")
+            }
+            object = o
+        } catch let e as ScriptError {
+            throw e
+        } catch {
+            throw fail("invalid JSON")
+        }
+        return try step(object, fail)
     }
 
     private static func step(_ o: [String: Any], _ fail: (String) -> ScriptError) throws(ScriptError) -> ScriptStep {

@@ -26,14 +26,16 @@ public final class PluginTestRun {
 
     /// Runs the script, handing every action to `emit` as it happens.
     public func run(_ steps: [ScriptStep], emit: (BotAction) -> Void) throws(StoreError) {
-        for step in steps {
-            let actions: [BotAction]
-            switch step {
-            case .event(let e): actions = try bot.handle(e)
-            case .advance(let s): actions = try bot.advance(to: bot.now + s)
-            }
-            for a in actions { emit(a) }
+        for step in steps { try run(step, emit: emit) }
+    }
+
+    public func run(_ step: ScriptStep, emit: (BotAction) -> Void) throws(StoreError) {
+        let actions: [BotAction]
+        switch step {
+        case .event(let e): actions = try bot.handle(e)
+        case .advance(let s): actions = try bot.advance(to: bot.now + s)
         }
+        for a in actions { emit(a) }
     }
 }
 
@@ -45,6 +47,25 @@ public actor PluginTestHost {
 
     public init(executor: LuaThreadExecutor = LuaThreadExecutor(name: "parley-plugin-test")) {
         self.executor = executor
+    }
+
+    /// Like `run(options:plugins:steps:...)`, but reads the script a line at a
+    /// time from `nextLine` (nil at the end), acting on each event as it arrives:
+    /// how `--events -` drives a long-running harness. A bad line stops the run there.
+    public func runStreaming(options: BotOptions, plugins: [(name: String, source: [UInt8])], file: String,
+                             journal: String? = nil, nextLine: @Sendable () -> String?,
+                             emit: @Sendable (BotAction) -> Void) throws {
+        var store: JournalStore?
+        if let journal { store = try JournalStore.open(directory: journal) }
+        defer { store?.close() }
+        let run = PluginTestRun(options: options, stateStore: store ?? MemoryStateStore(),
+                                historyStore: store ?? MemoryHistoryStore())
+        try run.load(plugins: plugins, emit: emit)
+        var lineNo = 0
+        while let line = nextLine() {
+            lineNo += 1
+            if let step = try EventScript.parseLine(line, file: file, line: lineNo) { try run.run(step, emit: emit) }
+        }
     }
 
     /// Builds the run, loads the plugins and runs the steps; `emit` is called on the Lua thread.
