@@ -17,6 +17,9 @@ public struct BotOptions: Sendable {
     public var messageBytes: Int?
     /// How long a typing indicator stays on without a refresh.
     public var typingTimeout: Double = 5
+    /// Prefix of the ids the bot gives messages that arrive without one; must
+    /// differ between runs that share a journal so ids stay unique.
+    public var messageIdPrefix = "local-"
 
     public init(name: String) { self.name = name }
 
@@ -220,7 +223,7 @@ public final class Bot: PluginServices {
 
     private func nextId() -> String {
         generatedIds += 1
-        return "local-\(generatedIds)"
+        return options.messageIdPrefix + String(generatedIds)
     }
 
     private func schedule(_ e: TimerEntry) {

@@ -56,7 +56,11 @@ public actor PluginTestHost {
                              journal: String? = nil, nextLine: @Sendable () -> String?,
                              emit: @Sendable (BotAction) -> Void) throws {
         var store: JournalStore?
-        if let journal { store = try JournalStore.open(directory: journal) }
+        var options = options
+        if let journal {
+            store = try JournalStore.open(directory: journal)
+            options.messageIdPrefix = "local-\(store!.recoveredSequence)-"
+        }
         defer { store?.close() }
         let run = PluginTestRun(options: options, stateStore: store ?? MemoryStateStore(),
                                 historyStore: store ?? MemoryHistoryStore())
@@ -73,7 +77,11 @@ public actor PluginTestHost {
     public func run(options: BotOptions, plugins: [(name: String, source: [UInt8])], steps: [ScriptStep],
                     journal: String? = nil, emit: @Sendable (BotAction) -> Void) throws {
         var store: JournalStore?
-        if let journal { store = try JournalStore.open(directory: journal) }
+        var options = options
+        if let journal {
+            store = try JournalStore.open(directory: journal)
+            options.messageIdPrefix = "local-\(store!.recoveredSequence)-"
+        }
         defer { store?.close() }
         let run = PluginTestRun(options: options, stateStore: store ?? MemoryStateStore(),
                                 historyStore: store ?? MemoryHistoryStore())

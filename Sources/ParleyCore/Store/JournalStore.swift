@@ -23,6 +23,8 @@ public final class JournalStore: StateStore, HistoryStore {
     }
 
     public let directory: String
+    /// The journal's last sequence when it was opened (distinguishes runs).
+    public private(set) var recoveredSequence: UInt64 = 0
     private let journal: Journal
     private let state = MemoryStateStore()
     private let history: MemoryHistoryStore
@@ -45,7 +47,9 @@ public final class JournalStore: StateStore, HistoryStore {
             throw StoreError("journal \(directory): \(error)")
         }
         let store = JournalStore(directory: directory, journal: journal, maxPerRoom: maxMessagesPerRoom)
+        store.recoveredSequence = recovery.lastSequence
         do {
+            if let snapshot = recovery.snapshot { try store.load(snapshot: snapshot.bytes) }
             try recovery.forEachTransaction { txn in
                 for record in txn.records { try store.replay(record) }
             }
@@ -88,6 +92,105 @@ public final class JournalStore: StateStore, HistoryStore {
         try history.page(room: room, before: before, after: after, limit: limit)
     }
 
+    // MARK: compaction
+
+    /// Writes the current state and history as one snapshot covering every
+    /// transaction so far; the journal then drops the segments it covers.
+    public func compact() throws(StoreError) {
+        if let failed { throw failed }
+        var rooms: [LuaPair] = []
+        for r in history.export() {
+            let messages: [LuaValue] = r.messages.map { m in
+                .record([("i", .string(m.id)), ("u", .string(m.user)), ("t", .string(m.text)), ("s", .double(m.time))])
+            }
+            rooms.append(LuaPair(key: .string(r.room), value: .record([("first", .int(Int64(r.firstSeq))), ("messages", .list(messages))])))
+        }
+        var plugins: [String: [LuaPair]] = [:]
+        for e in state.export() { plugins[e.plugin, default: []].append(LuaPair(key: .string(e.key), value: e.value)) }
+        let stateTable = LuaValue.table(array: [], hash: plugins.keys.sorted().map {
+            LuaPair(key: .string($0), value: .table(array: [], hash: plugins[$0]!))
+        })
+        let bytes = LuaValue.record([("version", .int(1)), ("state", stateTable),
+                                     ("history", .table(array: [], hash: rooms))]).encoded
+        let through = journal.lastSequence
+        do {
+            try Self.wait { [journal] in try await journal.writeSnapshot(bytes, coveringThrough: through) }
+        } catch {
+            throw StoreError("journal \(directory): cannot write a snapshot: \(error)")
+        }
+    }
+
+    private func load(snapshot bytes: [UInt8]) throws {
+        let v = try LuaValue(decoding: bytes)
+        guard v["version"] == .int(1) else { throw StoreError("unknown snapshot version") }
+        if case .table(_, let plugins) = v["state"] {
+            for p in plugins {
+                guard let plugin = p.key.stringValue, case .table(_, let pairs) = p.value else { continue }
+                try state.commit(plugin: plugin, writes: pairs.compactMap { kv in kv.key.stringValue.map { ($0, kv.value) } })
+            }
+        }
+        if case .table(_, let rooms) = v["history"] {
+            for r in rooms {
+                guard let room = r.key.stringValue, case .int(let first) = r.value["first"],
+                      case .table(let list, _) = r.value["messages"] else { continue }
+                var messages: [StoredMessage] = []
+                for (i, m) in list.enumerated() {
+                    messages.append(StoredMessage(id: m["i"].stringValue ?? "", room: room, user: m["u"].stringValue ?? "",
+                                                  text: m["t"].stringValue ?? "", time: m["s"].numberValue ?? 0,
+                                                  cursor: "m" + String(Int(first) + i, radix: 36)))
+                }
+                history.restore(room: room, firstSeq: Int(first), messages: messages)
+            }
+        }
+    }
+
+    // MARK: reading, for `parley journal dump`
+
+    /// One record of a bot journal, decoded.
+    public enum Entry: Sendable {
+        case state(plugin: String, key: String, value: LuaValue?)
+        case message(room: String, id: String, user: String, text: String, time: Double)
+    }
+
+    /// Decodes a record written by this store (nil for a type it does not know).
+    public static func decode(_ record: JournalRecord) throws -> Entry? {
+        let v = try LuaValue(decoding: record.payload)
+        switch RecordType(rawValue: record.type) {
+        case .stateWrite:
+            guard let plugin = v["p"].stringValue, let key = v["k"].stringValue else { throw StoreError("bad state record") }
+            return .state(plugin: plugin, key: key, value: v["v"].isNil ? nil : v["v"])
+        case .message:
+            guard let room = v["r"].stringValue, let id = v["i"].stringValue, let user = v["u"].stringValue,
+                  let text = v["t"].stringValue, let time = v["s"].numberValue else { throw StoreError("bad message record") }
+            return .message(room: room, id: id, user: user, text: text, time: time)
+        case nil:
+            return nil
+        }
+    }
+
+    /// The snapshot's contents as entries (state first, then messages).
+    public static func decode(snapshot bytes: [UInt8]) throws -> [Entry] {
+        let scratch = MemoryStateStore()
+        let v = try LuaValue(decoding: bytes)
+        if case .table(_, let plugins) = v["state"] {
+            for p in plugins {
+                guard let plugin = p.key.stringValue, case .table(_, let pairs) = p.value else { continue }
+                try scratch.commit(plugin: plugin, writes: pairs.compactMap { kv in kv.key.stringValue.map { ($0, kv.value) } })
+            }
+        }
+        var out: [Entry] = scratch.export().map { .state(plugin: $0.plugin, key: $0.key, value: $0.value) }
+        if case .table(_, let list) = v["history"] {
+            for r in list {
+                guard let room = r.key.stringValue, case .table(let msgs, _) = r.value["messages"] else { continue }
+                for m in msgs {
+                    out.append(.message(room: room, id: m["i"].stringValue ?? "", user: m["u"].stringValue ?? "",
+                                        text: m["t"].stringValue ?? "", time: m["s"].numberValue ?? 0))
+                }
+            }
+        }
+        return out
+    }
+
     // MARK: internals
 
     private func append(_ records: [JournalRecord]) throws(StoreError) {
@@ -103,15 +206,10 @@ public final class JournalStore: StateStore, HistoryStore {
     }
 
     private func replay(_ record: JournalRecord) throws {
-        let v = try LuaValue(decoding: record.payload)
-        switch RecordType(rawValue: record.type) {
-        case .stateWrite:
-            guard let plugin = v["p"].stringValue, let key = v["k"].stringValue else { throw StoreError("bad state record") }
-            let value = v["v"]
-            try state.commit(plugin: plugin, writes: [(key, value.isNil ? nil : value)])
-        case .message:
-            guard let room = v["r"].stringValue, let id = v["i"].stringValue, let user = v["u"].stringValue,
-                  let text = v["t"].stringValue, let time = v["s"].numberValue else { throw StoreError("bad message record") }
+        switch try Self.decode(record) {
+        case .state(let plugin, let key, let value)?:
+            try state.commit(plugin: plugin, writes: [(key, value)])
+        case .message(let room, let id, let user, let text, let time)?:
             _ = try history.append(room: room, id: id, user: user, text: text, time: time)
         case nil:
             throw StoreError("unknown record type \(record.type)")

@@ -31,6 +31,13 @@ public final class MemoryStateStore: StateStore {
 
     public func totalBytes(plugin: String) -> Int { totals[plugin] ?? 0 }
 
+    /// Every plugin's values, sorted by plugin then key (for snapshots and dumps).
+    public func export() -> [(plugin: String, key: String, value: LuaValue)] {
+        values.keys.sorted().flatMap { p in
+            (values[p] ?? [:]).keys.sorted().map { k in (p, k, values[p]![k]!.value) }
+        }
+    }
+
     public func commit(plugin: String, writes: [(key: String, value: LuaValue?)]) throws(StoreError) {
         var table = values[plugin] ?? [:]
         var total = totals[plugin] ?? 0
@@ -113,6 +120,20 @@ public final class MemoryHistoryStore: HistoryStore {
             }
             return cursor
         }
+    }
+
+    /// Every room's kept messages with the sequence number of the first, so a
+    /// snapshot restores the same cursors.
+    public func export() -> [(room: String, firstSeq: Int, messages: [StoredMessage])] {
+        rooms.keys.sorted().map { name in
+            let r = rooms[name]!
+            return (name, r.firstSeq, Array(r.messages[r.head...]))
+        }
+    }
+
+    /// Replaces a room with exported contents.
+    public func restore(room: String, firstSeq: Int, messages: [StoredMessage]) {
+        rooms[room] = Room(firstSeq: firstSeq, head: 0, messages: messages)
     }
 
     private func withRoom<T>(_ name: String, _ body: (inout Room) -> T) -> T {

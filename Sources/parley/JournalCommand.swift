@@ -1,0 +1,115 @@
+import ArgumentParser
+import Foundation
+import ParleyCore
+import ParleyJournal
+
+/// `parley journal`: look after a bot's journal directory.
+struct JournalCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "journal",
+        abstract: "Verify, dump and compact a bot journal.",
+        subcommands: [Verify.self, Dump.self, Compact.self]
+    )
+
+    struct Verify: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Check every record; exit 0 with a summary when sound, 1 naming the file and offset when not.")
+        @Argument(help: "The journal directory.") var directory: String
+        @Flag(help: "Keep everything before the first damage and move the rest to a .broken file.")
+        var salvage = false
+
+        func run() async throws {
+            do {
+                if salvage {
+                    let report = try Journal.salvage(directory: directory)
+                    for d in report.damage { print("damage: \(d)") }
+                    for f in report.brokenFiles { print("moved to: \(f)") }
+                    print("salvaged: \(report.bytesMoved) bytes moved aside")
+                }
+                let s = try Journal.verify(directory: directory)
+                // Rooms and plugins come from the records themselves.
+                var rooms: Set<String> = [], plugins: Set<String> = []
+                try forEachEntry(directory) { _, entry in
+                    switch entry {
+                    case .state(let p, _, _): plugins.insert(p)
+                    case .message(let r, _, _, _, _): rooms.insert(r)
+                    }
+                }
+                print("ok: \(s.records) records in \(s.transactions) transactions, \(s.segments) segments, \(s.bytes) bytes")
+                print("last sequence: \(s.lastSequence)" + (s.snapshotSequence.map { ", snapshot through \($0)" } ?? ""))
+                print("rooms: \(rooms.count), plugins: \(plugins.count)")
+                if s.tornTailBytes > 0 { print("torn tail: \(s.tornTailBytes) bytes (an interrupted write; the next open truncates it)") }
+                for w in s.warnings { print("warning: \(w)") }
+            } catch {
+                FileHandle.standardError.write(Data("parley: \(error)\n".utf8))
+                throw ExitCode(1)
+            }
+        }
+    }
+
+    struct Dump: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Print the journal's records as JSON lines.")
+        @Argument(help: "The journal directory.") var directory: String
+        @Option(help: "Only this room's messages.") var room: String?
+        @Option(help: "Only this plugin's state.") var plugin: String?
+
+        func run() async throws {
+            do {
+                try forEachEntry(directory) { seq, entry in
+                    var o = JSONObjectWriter()
+                    o.add("seq", Int(seq))
+                    switch entry {
+                    case .state(let p, let key, let value):
+                        if room != nil || (plugin != nil && plugin != p) { return }
+                        o.add("type", "state"); o.add("plugin", p); o.add("key", key)
+                        o.add("value", raw: value?.json ?? "null")
+                    case .message(let r, let id, let user, let text, let time):
+                        if plugin != nil || (room != nil && room != r) { return }
+                        o.add("type", "message"); o.add("room", r); o.add("id", id); o.add("user", user)
+                        o.add("text", text); o.add("time", time)
+                    }
+                    print(o.finish())
+                }
+            } catch {
+                FileHandle.standardError.write(Data("parley: \(error)\n".utf8))
+                throw ExitCode(1)
+            }
+        }
+    }
+
+    struct Compact: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write the bot's state and history as one snapshot and drop the segments it covers.")
+        @Argument(help: "The journal directory.") var directory: String
+
+        func run() async throws {
+            do {
+                let store = try JournalStore.open(directory: directory)
+                defer { store.close() }
+                try store.compact()
+                let s = try? Journal.verify(directory: directory)
+                print("compacted: snapshot through \(s?.snapshotSequence ?? 0), \(s?.segments ?? 0) segments left")
+            } catch {
+                FileHandle.standardError.write(Data("parley: \(error)\n".utf8))
+                throw ExitCode(1)
+            }
+        }
+    }
+}
+
+/// Every entry of a journal in order: the snapshot's (at its sequence) then each record's.
+private func forEachEntry(_ directory: String, _ body: (UInt64, JournalStore.Entry) throws -> Void) throws {
+    guard FileManager.default.fileExists(atPath: directory) else {
+        throw ValidationError("\(directory): no such journal directory")
+    }
+    let (journal, recovery) = try Journal.open(directory: directory, options: JournalOptions(createIfMissing: false))
+    defer { Task { try? await journal.close() } }
+    if let snap = recovery.snapshot {
+        for e in try JournalStore.decode(snapshot: snap.bytes) { try body(snap.sequence, e) }
+    }
+    try recovery.forEachTransaction { txn in
+        for (i, r) in txn.records.enumerated() {
+            if let e = try JournalStore.decode(r) { try body(txn.firstSequence + UInt64(i), e) }
+        }
+    }
+}
