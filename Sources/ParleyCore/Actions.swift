@@ -17,10 +17,13 @@ public struct BotAction: Sendable, Equatable {
 
     public var plugin: String
     public var kind: Kind
+    /// For a send: its outbox id, to report delivery (`Bot.markDelivered`).
+    public var outboxId: String?
 
-    public init(plugin: String, _ kind: Kind) {
+    public init(plugin: String, _ kind: Kind, outboxId: String? = nil) {
         self.plugin = plugin
         self.kind = kind
+        self.outboxId = outboxId
     }
 
     /// One JSON object, keys in a fixed order (the harness's output format).

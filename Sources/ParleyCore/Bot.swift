@@ -41,8 +41,10 @@ public final class Bot: PluginServices {
     public var name: String { options.name }
     /// The bot's clock, in seconds since 1970. The harness moves it by hand.
     public var now: Double
-    public let stateStore: StateStore
-    public let historyStore: HistoryStore
+    /// State, history and outbox (a journal, or memory).
+    public let store: BotStore
+    var stateStore: StateStore { store }
+    var historyStore: HistoryStore { store }
     /// Receives the bot log's own lines (plugin disabled, ...).
     public var log: (String) -> Void = { _ in }
 
@@ -61,12 +63,23 @@ public final class Bot: PluginServices {
         var interval: Double?
     }
 
-    public init(options: BotOptions, now: Double, stateStore: StateStore = MemoryStateStore(),
-                historyStore: HistoryStore = MemoryHistoryStore()) {
+    public init(options: BotOptions, now: Double, store: BotStore = MemoryBotStore()) {
         self.options = options
         self.now = now
-        self.stateStore = stateStore
-        self.historyStore = historyStore
+        self.store = store
+    }
+
+    /// Records that the transport has these sends (their `outboxId`s), so a
+    /// restart does not send them again.
+    public func markDelivered(_ actions: [BotAction]) throws(StoreError) {
+        let ids = actions.compactMap(\.outboxId)
+        if !ids.isEmpty { try store.markDelivered(ids) }
+    }
+
+    /// Sends whose transaction committed but whose delivery was never recorded
+    /// (the process stopped in between): to be sent again, once, with their ids.
+    public func undeliveredSends() -> [BotAction] {
+        store.undelivered().map { BotAction(plugin: $0.plugin, .send(room: $0.room, text: $0.text), outboxId: $0.id) }
     }
 
     public var pluginNames: [String] { plugins.map(\.name) }
@@ -272,8 +285,15 @@ public final class Bot: PluginServices {
             return out
         }
         p.consecutiveFailures = 0
-        // Commit: state first, then timers, then the visible actions.
-        if !p.pendingWrites.isEmpty { try stateStore.commit(plugin: p.name, writes: p.pendingWrites) }
+        // Commit the handler's state writes and sends as one unit; only after it
+        // is durable do the sends become actions the transport may see.
+        var sends: [OutboxEntry] = []
+        for case .send(let room, let text) in actions {
+            sends.append(OutboxEntry(id: nextId(), plugin: p.name, room: room, text: text, time: now))
+        }
+        if !p.pendingWrites.isEmpty || !sends.isEmpty {
+            try store.commit(HandlerEffects(plugin: p.name, sender: options.name, writes: p.pendingWrites, sends: sends))
+        }
         let (add, cancel) = p.takePendingTimers()
         for id in cancel {
             p.liveTimers.remove(id)
@@ -286,6 +306,7 @@ public final class Bot: PluginServices {
         }
         var out: [BotAction] = []
         out.reserveCapacity(actions.count)
+        var nextSend = sends.makeIterator()
         for a in actions {
             switch a {
             case .send(let room, let text):
@@ -293,8 +314,7 @@ public final class Bot: PluginServices {
                 if typingOn.removeValue(forKey: room) != nil {
                     out.append(BotAction(plugin: p.name, .typing(room: room, on: false)))
                 }
-                try historyStore.append(room: room, id: nextId(), user: options.name, text: text, time: now)
-                out.append(BotAction(plugin: p.name, .send(room: room, text: text)))
+                out.append(BotAction(plugin: p.name, .send(room: room, text: text), outboxId: nextSend.next()?.id))
             case .typing(let room, let on):
                 // Debounced: only changes are actions; a repeated "on" refreshes the timeout.
                 if on {

@@ -33,6 +33,8 @@ struct JournalCommand: AsyncParsableCommand {
                     switch entry {
                     case .state(let p, _, _): plugins.insert(p)
                     case .message(let r, _, _, _, _): rooms.insert(r)
+                    case .outbox(let e, _): rooms.insert(e.room); plugins.insert(e.plugin)
+                    case .delivered: break
                     }
                 }
                 print("ok: \(s.records) records in \(s.transactions) transactions, \(s.segments) segments, \(s.bytes) bytes")
@@ -67,6 +69,13 @@ struct JournalCommand: AsyncParsableCommand {
                         if plugin != nil || (room != nil && room != r) { return }
                         o.add("type", "message"); o.add("room", r); o.add("id", id); o.add("user", user)
                         o.add("text", text); o.add("time", time)
+                    case .outbox(let e, let sender):
+                        if (plugin != nil && plugin != e.plugin) || (room != nil && room != e.room) { return }
+                        o.add("type", "send"); o.add("id", e.id); o.add("plugin", e.plugin); o.add("room", e.room)
+                        o.add("user", sender); o.add("text", e.text); o.add("time", e.time)
+                    case .delivered(let ids):
+                        if plugin != nil || room != nil { return }
+                        o.add("type", "delivered"); o.add("ids", raw: "[" + ids.map(JSONText.string).joined(separator: ",") + "]")
                     }
                     print(o.finish())
                 }

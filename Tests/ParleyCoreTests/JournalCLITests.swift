@@ -24,7 +24,8 @@ struct JournalCLITests {
         defer { try? FileManager.default.removeItem(at: dir) }
         let r = try CLITests.parley(["journal", "verify", journal])
         #expect(r.status == 0)
-        #expect(r.stdout.contains("ok: 6 records"), "\(r.stdout)")
+        // Per !count: the message; one transaction of state write + send intent; the delivery record.
+        #expect(r.stdout.contains("ok: 8 records in 6 transactions"), "\(r.stdout)")
         #expect(r.stdout.contains("rooms: 1, plugins: 1"))
     }
 
@@ -56,10 +57,13 @@ struct JournalCLITests {
         defer { try? FileManager.default.removeItem(at: dir) }
         let all = try CLITests.parley(["journal", "dump", journal])
         let lines = all.stdout.split(separator: "\n")
-        #expect(lines.count == 6)
+        #expect(lines.count == 8)
         #expect(lines[1] == #"{"seq":2,"type":"state","plugin":"counter","key":"n","value":1}"#)
-        let state = try CLITests.parley(["journal", "dump", journal, "--plugin", "counter"])
-        #expect(state.stdout.split(separator: "\n").allSatisfy { $0.contains(#""type":"state""#) })
+        #expect(lines[2].hasPrefix(#"{"seq":3,"type":"send","id":"local-0-2","plugin":"counter","room":"lobby","user":"parley","text":"ack 1""#))
+        #expect(lines[3] == #"{"seq":4,"type":"delivered","ids":["local-0-2"]}"#)
+        let mine = try CLITests.parley(["journal", "dump", journal, "--plugin", "counter"])
+        #expect(mine.stdout.split(separator: "\n").count == 4)
+        #expect(mine.stdout.split(separator: "\n").allSatisfy { $0.contains(#""type":"state""#) || $0.contains(#""type":"send""#) })
         let room = try CLITests.parley(["journal", "dump", journal, "--room", "lobby"])
         #expect(room.stdout.split(separator: "\n").count == 4)
         #expect(try CLITests.parley(["journal", "dump", journal, "--room", "elsewhere"]).stdout.isEmpty)

@@ -41,6 +41,25 @@ struct JournalStoreTests {
         #expect(again.compactMap(\.sentText) == ["nil"])
     }
 
+    /// The crash window between "transaction durable" and "delivery recorded":
+    /// the send goes out again after a restart, once, with its original id.
+    @Test func committedButUndeliveredSendsAreSentAgainOnce() async throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let journal = dir.appendingPathComponent("j").path
+        do {
+            let store = try JournalStore.open(directory: journal)
+            try store.commit(HandlerEffects(plugin: "counter", sender: "parley", writes: [("n", .int(7))],
+                                            sends: [OutboxEntry(id: "x-1", plugin: "counter", room: "lobby", text: "ack 7", time: 0)]))
+            store.close()   // "crashed" before markDelivered
+        }
+        let first = try await run(plugins: [("counter", counter)], script: "", journal: journal)
+        #expect(first.compactMap(\.sentText) == ["ack 7"])
+        #expect(first.first?.outboxId == "x-1")
+        let second = try await run(plugins: [("counter", counter)], script: message("!count"), journal: journal)
+        #expect(second.compactMap(\.sentText) == ["ack 8"], "re-sent exactly once, and the state came with it")
+    }
+
     @Test func anUnusableJournalStopsTheRunNamingTheCause() async throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

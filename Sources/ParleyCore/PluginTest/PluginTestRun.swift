@@ -12,16 +12,25 @@ public final class PluginTestRun {
 
     public let bot: Bot
 
-    public init(options: BotOptions, stateStore: StateStore = MemoryStateStore(),
-                historyStore: HistoryStore = MemoryHistoryStore(), startTime: Double = PluginTestRun.startTime) {
-        bot = Bot(options: options, now: startTime, stateStore: stateStore, historyStore: historyStore)
+    public init(options: BotOptions, store: BotStore = MemoryBotStore(), startTime: Double = PluginTestRun.startTime) {
+        bot = Bot(options: options, now: startTime, store: store)
     }
 
-    /// Loads plugins in order; each one's load diagnostics go to `emit`.
+    /// Loads plugins in order; each one's load diagnostics go to `emit`. Then
+    /// sends that a previous run committed but never handed over go out, once,
+    /// with their original ids.
     public func load(plugins: [(name: String, source: [UInt8])], emit: (BotAction) -> Void) throws(StoreError) {
         for p in plugins {
-            for a in try bot.loadPlugin(name: p.name, source: p.source) { emit(a) }
+            try hand(try bot.loadPlugin(name: p.name, source: p.source), to: emit)
         }
+        try hand(bot.undeliveredSends(), to: emit)
+    }
+
+    /// Printing is this harness's transport: a send is printed only after its
+    /// transaction committed, and its delivery is recorded after it was printed.
+    private func hand(_ actions: [BotAction], to emit: (BotAction) -> Void) throws(StoreError) {
+        for a in actions { emit(a) }
+        try bot.markDelivered(actions)
     }
 
     /// Runs the script, handing every action to `emit` as it happens.
@@ -35,7 +44,7 @@ public final class PluginTestRun {
         case .event(let e): actions = try bot.handle(e)
         case .advance(let s): actions = try bot.advance(to: bot.now + s)
         }
-        for a in actions { emit(a) }
+        try hand(actions, to: emit)
     }
 }
 
@@ -62,8 +71,7 @@ public actor PluginTestHost {
             options.messageIdPrefix = "local-\(store!.recoveredSequence)-"
         }
         defer { store?.close() }
-        let run = PluginTestRun(options: options, stateStore: store ?? MemoryStateStore(),
-                                historyStore: store ?? MemoryHistoryStore())
+        let run = PluginTestRun(options: options, store: store ?? MemoryBotStore())
         try run.load(plugins: plugins, emit: emit)
         var lineNo = 0
         while let line = nextLine() {
@@ -83,8 +91,7 @@ public actor PluginTestHost {
             options.messageIdPrefix = "local-\(store!.recoveredSequence)-"
         }
         defer { store?.close() }
-        let run = PluginTestRun(options: options, stateStore: store ?? MemoryStateStore(),
-                                historyStore: store ?? MemoryHistoryStore())
+        let run = PluginTestRun(options: options, store: store ?? MemoryBotStore())
         try run.load(plugins: plugins, emit: emit)
         try run.run(steps, emit: emit)
     }

@@ -15,11 +15,16 @@ import Synchronization
 /// The calls block their thread while the journal syncs. That is deliberate:
 /// the bot runs on its own Lua thread (`LuaThreadExecutor`), never on the
 /// cooperative pool, so blocking it starves nothing.
-public final class JournalStore: StateStore, HistoryStore {
+public final class JournalStore: BotStore {
     /// Journal record types written by this store.
     enum RecordType: UInt8 {
         case stateWrite = 1
+        /// A message the bot saw (sent messages enter history through their intent).
         case message = 2
+        /// A send committed by a handler: the outbox entry, and the bot's message in history.
+        case outboxIntent = 3
+        /// The transport has these sends: `{o = {ids...}}`.
+        case delivered = 4
     }
 
     public let directory: String
@@ -28,6 +33,7 @@ public final class JournalStore: StateStore, HistoryStore {
     private let journal: Journal
     private let state = MemoryStateStore()
     private let history: MemoryHistoryStore
+    private var outbox: [OutboxEntry] = []
     private var failed: StoreError?
 
     private init(directory: String, journal: Journal, maxPerRoom: Int) {
@@ -79,6 +85,33 @@ public final class JournalStore: StateStore, HistoryStore {
         try state.commit(plugin: plugin, writes: writes)
     }
 
+    // MARK: BotStore
+
+    public func commit(_ effects: HandlerEffects) throws(StoreError) {
+        var records = effects.writes.map { w in
+            JournalRecord(type: RecordType.stateWrite.rawValue,
+                          payload: LuaValue.record([("p", .string(effects.plugin)), ("k", .string(w.key)), ("v", w.value ?? .nil)]).encoded)
+        }
+        for send in effects.sends {
+            records.append(JournalRecord(type: RecordType.outboxIntent.rawValue, payload: Self.encode(send, sender: effects.sender)))
+        }
+        try append(records)
+        try apply(.effects(effects))
+    }
+
+    public func markDelivered(_ ids: [String]) throws(StoreError) {
+        try append([JournalRecord(type: RecordType.delivered.rawValue,
+                                  payload: LuaValue.record([("o", .list(ids.map { .string($0) }))]).encoded)])
+        try apply(.delivered(ids))
+    }
+
+    public func undelivered() -> [OutboxEntry] { outbox }
+
+    static func encode(_ s: OutboxEntry, sender: String) -> [UInt8] {
+        LuaValue.record([("o", .string(s.id)), ("p", .string(s.plugin)), ("r", .string(s.room)), ("t", .string(s.text)),
+                         ("s", .double(s.time)), ("u", .string(sender))]).encoded
+    }
+
     // MARK: HistoryStore
 
     public func append(room: String, id: String, user: String, text: String, time: Double) throws(StoreError) -> String {
@@ -110,8 +143,9 @@ public final class JournalStore: StateStore, HistoryStore {
         let stateTable = LuaValue.table(array: [], hash: plugins.keys.sorted().map {
             LuaPair(key: .string($0), value: .table(array: [], hash: plugins[$0]!))
         })
+        let pending = LuaValue.list(outbox.map { (try? LuaValue(decoding: Self.encode($0, sender: ""))) ?? .nil })
         let bytes = LuaValue.record([("version", .int(1)), ("state", stateTable),
-                                     ("history", .table(array: [], hash: rooms))]).encoded
+                                     ("history", .table(array: [], hash: rooms)), ("outbox", pending)]).encoded
         let through = journal.lastSequence
         do {
             try Self.wait { [journal] in try await journal.writeSnapshot(bytes, coveringThrough: through) }
@@ -142,6 +176,13 @@ public final class JournalStore: StateStore, HistoryStore {
                 history.restore(room: room, firstSeq: Int(first), messages: messages)
             }
         }
+        if case .table(let pending, _) = v["outbox"] {
+            for p in pending {
+                guard let id = p["o"].stringValue, let plugin = p["p"].stringValue, let room = p["r"].stringValue,
+                      let text = p["t"].stringValue, let time = p["s"].numberValue else { continue }
+                outbox.append(OutboxEntry(id: id, plugin: plugin, room: room, text: text, time: time))
+            }
+        }
     }
 
     // MARK: reading, for `parley journal dump`
@@ -150,6 +191,8 @@ public final class JournalStore: StateStore, HistoryStore {
     public enum Entry: Sendable {
         case state(plugin: String, key: String, value: LuaValue?)
         case message(room: String, id: String, user: String, text: String, time: Double)
+        case outbox(OutboxEntry, sender: String)
+        case delivered([String])
     }
 
     /// Decodes a record written by this store (nil for a type it does not know).
@@ -163,6 +206,14 @@ public final class JournalStore: StateStore, HistoryStore {
             guard let room = v["r"].stringValue, let id = v["i"].stringValue, let user = v["u"].stringValue,
                   let text = v["t"].stringValue, let time = v["s"].numberValue else { throw StoreError("bad message record") }
             return .message(room: room, id: id, user: user, text: text, time: time)
+        case .outboxIntent:
+            guard let id = v["o"].stringValue, let plugin = v["p"].stringValue, let room = v["r"].stringValue,
+                  let text = v["t"].stringValue, let time = v["s"].numberValue, let sender = v["u"].stringValue
+            else { throw StoreError("bad outbox record") }
+            return .outbox(OutboxEntry(id: id, plugin: plugin, room: room, text: text, time: time), sender: sender)
+        case .delivered:
+            guard case .table(let ids, _) = v["o"] else { throw StoreError("bad delivery record") }
+            return .delivered(ids.compactMap(\.stringValue))
         case nil:
             return nil
         }
@@ -179,6 +230,13 @@ public final class JournalStore: StateStore, HistoryStore {
             }
         }
         var out: [Entry] = scratch.export().map { .state(plugin: $0.plugin, key: $0.key, value: $0.value) }
+        if case .table(let pending, _) = v["outbox"] {
+            for p in pending {
+                guard let id = p["o"].stringValue, let plugin = p["p"].stringValue, let room = p["r"].stringValue,
+                      let text = p["t"].stringValue, let time = p["s"].numberValue else { continue }
+                out.append(.outbox(OutboxEntry(id: id, plugin: plugin, room: room, text: text, time: time), sender: ""))
+            }
+        }
         if case .table(_, let list) = v["history"] {
             for r in list {
                 guard let room = r.key.stringValue, case .table(let msgs, _) = r.value["messages"] else { continue }
@@ -205,12 +263,36 @@ public final class JournalStore: StateStore, HistoryStore {
         }
     }
 
+    private enum Change {
+        case effects(HandlerEffects)
+        case delivered([String])
+    }
+
+    /// The in-memory effect of a committed change (shared by live writes and replay).
+    private func apply(_ change: Change) throws(StoreError) {
+        switch change {
+        case .effects(let e):
+            try state.commit(plugin: e.plugin, writes: e.writes)
+            for send in e.sends {
+                _ = try history.append(room: send.room, id: send.id, user: e.sender, text: send.text, time: send.time)
+                outbox.append(send)
+            }
+        case .delivered(let ids):
+            let done = Set(ids)
+            outbox.removeAll { done.contains($0.id) }
+        }
+    }
+
     private func replay(_ record: JournalRecord) throws {
         switch try Self.decode(record) {
         case .state(let plugin, let key, let value)?:
             try state.commit(plugin: plugin, writes: [(key, value)])
         case .message(let room, let id, let user, let text, let time)?:
             _ = try history.append(room: room, id: id, user: user, text: text, time: time)
+        case .outbox(let entry, let sender)?:
+            try apply(.effects(HandlerEffects(plugin: entry.plugin, sender: sender, writes: [], sends: [entry])))
+        case .delivered(let ids)?:
+            try apply(.delivered(ids))
         case nil:
             throw StoreError("unknown record type \(record.type)")
         }

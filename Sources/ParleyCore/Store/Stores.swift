@@ -168,3 +168,86 @@ public final class MemoryHistoryStore: HistoryStore {
             after: page.last?.cursor ?? after)
     }
 }
+
+/// A message a handler sent, from the moment its transaction commits until the
+/// transport has it (the outbox).
+public struct OutboxEntry: Sendable, Equatable {
+    /// Stable across restarts: a re-send after a crash carries the same id.
+    public var id: String
+    public var plugin: String
+    public var room: String
+    public var text: String
+    public var time: Double
+
+    public init(id: String, plugin: String, room: String, text: String, time: Double) {
+        self.id = id
+        self.plugin = plugin
+        self.room = room
+        self.text = text
+        self.time = time
+    }
+}
+
+/// Everything one successful handler did that must persist, committed as one unit.
+public struct HandlerEffects: Sendable {
+    public var plugin: String
+    /// Who the sends are from in the history: the bot.
+    public var sender: String
+    public var writes: [(key: String, value: LuaValue?)]
+    public var sends: [OutboxEntry]
+
+    public init(plugin: String, sender: String, writes: [(key: String, value: LuaValue?)], sends: [OutboxEntry]) {
+        self.plugin = plugin
+        self.sender = sender
+        self.writes = writes
+        self.sends = sends
+    }
+}
+
+/// All of a bot's persistent data: plugin state, room history and the outbox.
+///
+/// `commit` makes one handler's state writes and sends durable together (the
+/// sends also enter the history as the bot's own messages); only then may
+/// they be handed to the transport, after which `markDelivered` records it.
+/// `undelivered` is what a restart must send again.
+public protocol BotStore: StateStore, HistoryStore {
+    func commit(_ effects: HandlerEffects) throws(StoreError)
+    func markDelivered(_ ids: [String]) throws(StoreError)
+    func undelivered() -> [OutboxEntry]
+}
+
+/// The bot's data in memory (no journal): lost when the process ends.
+public final class MemoryBotStore: BotStore {
+    public let state = MemoryStateStore()
+    public let history: MemoryHistoryStore
+    private var outbox: [OutboxEntry] = []
+
+    public init(maxMessagesPerRoom: Int = 100_000) { history = MemoryHistoryStore(maxPerRoom: maxMessagesPerRoom) }
+
+    public func value(plugin: String, key: String) -> LuaValue? { state.value(plugin: plugin, key: key) }
+    public func totalBytes(plugin: String) -> Int { state.totalBytes(plugin: plugin) }
+    public func commit(plugin: String, writes: [(key: String, value: LuaValue?)]) throws(StoreError) {
+        try state.commit(plugin: plugin, writes: writes)
+    }
+    public func append(room: String, id: String, user: String, text: String, time: Double) throws(StoreError) -> String {
+        try history.append(room: room, id: id, user: user, text: text, time: time)
+    }
+    public func page(room: String, before: String?, after: String?, limit: Int) throws(HistoryError) -> HistoryPage {
+        try history.page(room: room, before: before, after: after, limit: limit)
+    }
+
+    public func commit(_ effects: HandlerEffects) throws(StoreError) {
+        try state.commit(plugin: effects.plugin, writes: effects.writes)
+        for s in effects.sends {
+            _ = try history.append(room: s.room, id: s.id, user: effects.sender, text: s.text, time: s.time)
+        }
+        outbox += effects.sends
+    }
+
+    public func markDelivered(_ ids: [String]) throws(StoreError) {
+        let done = Set(ids)
+        outbox.removeAll { done.contains($0.id) }
+    }
+
+    public func undelivered() -> [OutboxEntry] { outbox }
+}
