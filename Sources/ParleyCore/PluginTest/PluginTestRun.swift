@@ -64,19 +64,12 @@ public actor PluginTestHost {
     public func runStreaming(options: BotOptions, plugins: [(name: String, source: [UInt8])], file: String,
                              journal: String? = nil, nextLine: @Sendable () -> String?,
                              emit: @Sendable (BotAction) -> Void) throws {
-        var store: JournalStore?
-        var options = options
-        if let journal {
-            store = try JournalStore.open(directory: journal)
-            options.messageIdPrefix = "local-\(store!.recoveredSequence)-"
-        }
-        defer { store?.close() }
-        let run = PluginTestRun(options: options, store: store ?? MemoryBotStore())
-        try run.load(plugins: plugins, emit: emit)
-        var lineNo = 0
-        while let line = nextLine() {
-            lineNo += 1
-            if let step = try EventScript.parseLine(line, file: file, line: lineNo) { try run.run(step, emit: emit) }
+        try withRun(options: options, plugins: plugins, journal: journal, emit: emit) { run in
+            var lineNo = 0
+            while let line = nextLine() {
+                lineNo += 1
+                if let step = try EventScript.parseLine(line, file: file, line: lineNo) { try run.run(step, emit: emit) }
+            }
         }
     }
 
@@ -84,15 +77,25 @@ public actor PluginTestHost {
     /// With a journal directory, state and history persist there between runs.
     public func run(options: BotOptions, plugins: [(name: String, source: [UInt8])], steps: [ScriptStep],
                     journal: String? = nil, emit: @Sendable (BotAction) -> Void) throws {
+        try withRun(options: options, plugins: plugins, journal: journal, emit: emit) { run in
+            try run.run(steps, emit: emit)
+        }
+    }
+
+    /// Opens the store (a journal, or memory), builds the run and loads the plugins.
+    private func withRun(options: BotOptions, plugins: [(name: String, source: [UInt8])], journal: String?,
+                         emit: (BotAction) -> Void, body: (PluginTestRun) throws -> Void) throws {
         var store: JournalStore?
         var options = options
         if let journal {
-            store = try JournalStore.open(directory: journal)
-            options.messageIdPrefix = "local-\(store!.recoveredSequence)-"
+            let opened = try JournalStore.open(directory: journal)
+            store = opened
+            // Generated ids must not repeat those of earlier runs on the same journal.
+            options.messageIdPrefix = "local-\(opened.recoveredSequence)-"
         }
         defer { store?.close() }
         let run = PluginTestRun(options: options, store: store ?? MemoryBotStore())
         try run.load(plugins: plugins, emit: emit)
-        try run.run(steps, emit: emit)
+        try body(run)
     }
 }

@@ -112,6 +112,13 @@ public final class JournalStore: BotStore {
                          ("s", .double(s.time)), ("u", .string(sender))]).encoded
     }
 
+    /// The inverse of `encode`, from a decoded record or snapshot entry.
+    static func outboxEntry(_ v: LuaValue) -> (entry: OutboxEntry, sender: String)? {
+        guard let id = v["o"].stringValue, let plugin = v["p"].stringValue, let room = v["r"].stringValue,
+              let text = v["t"].stringValue, let time = v["s"].numberValue else { return nil }
+        return (OutboxEntry(id: id, plugin: plugin, room: room, text: text, time: time), v["u"].stringValue ?? "")
+    }
+
     // MARK: HistoryStore
 
     public func append(room: String, id: String, user: String, text: String, time: Double) throws(StoreError) -> String {
@@ -177,11 +184,7 @@ public final class JournalStore: BotStore {
             }
         }
         if case .table(let pending, _) = v["outbox"] {
-            for p in pending {
-                guard let id = p["o"].stringValue, let plugin = p["p"].stringValue, let room = p["r"].stringValue,
-                      let text = p["t"].stringValue, let time = p["s"].numberValue else { continue }
-                outbox.append(OutboxEntry(id: id, plugin: plugin, room: room, text: text, time: time))
-            }
+            outbox += pending.compactMap { Self.outboxEntry($0)?.entry }
         }
     }
 
@@ -207,10 +210,8 @@ public final class JournalStore: BotStore {
                   let text = v["t"].stringValue, let time = v["s"].numberValue else { throw StoreError("bad message record") }
             return .message(room: room, id: id, user: user, text: text, time: time)
         case .outboxIntent:
-            guard let id = v["o"].stringValue, let plugin = v["p"].stringValue, let room = v["r"].stringValue,
-                  let text = v["t"].stringValue, let time = v["s"].numberValue, let sender = v["u"].stringValue
-            else { throw StoreError("bad outbox record") }
-            return .outbox(OutboxEntry(id: id, plugin: plugin, room: room, text: text, time: time), sender: sender)
+            guard let o = outboxEntry(v) else { throw StoreError("bad outbox record") }
+            return .outbox(o.entry, sender: o.sender)
         case .delivered:
             guard case .table(let ids, _) = v["o"] else { throw StoreError("bad delivery record") }
             return .delivered(ids.compactMap(\.stringValue))
@@ -231,11 +232,7 @@ public final class JournalStore: BotStore {
         }
         var out: [Entry] = scratch.export().map { .state(plugin: $0.plugin, key: $0.key, value: $0.value) }
         if case .table(let pending, _) = v["outbox"] {
-            for p in pending {
-                guard let id = p["o"].stringValue, let plugin = p["p"].stringValue, let room = p["r"].stringValue,
-                      let text = p["t"].stringValue, let time = p["s"].numberValue else { continue }
-                out.append(.outbox(OutboxEntry(id: id, plugin: plugin, room: room, text: text, time: time), sender: ""))
-            }
+            out += pending.compactMap { Self.outboxEntry($0).map { .outbox($0.entry, sender: $0.sender) } }
         }
         if case .table(_, let list) = v["history"] {
             for r in list {
