@@ -66,6 +66,8 @@ final class GroupCommitWriter: Sendable {
         var dirty = false
         var dirtySince: UInt64 = 0
         var buffer: [UInt8] = []
+        /// Bytes of the current segment the last successful fdatasync covered.
+        var syncedSize: Int64 = 0
     }
 
     private enum Resolution {
@@ -361,8 +363,7 @@ final class GroupCommitWriter: Sendable {
                 let due = io.withLock { io -> UInt64? in
                     if io.dirty {
                         do {
-                            try layer.sync(io.file)
-                            io.dirty = false
+                            try self.syncActive(&io)
                         } catch {
                             let failed = Self.failed(error)
                             shared.withLock { $0.failure = failed }
@@ -434,8 +435,7 @@ final class GroupCommitWriter: Sendable {
             if shared.withLock({ $0.failure }) != nil { return .success(()) }
             guard io.dirty else { return .success(()) }
             do {
-                try layer.sync(io.file)
-                io.dirty = false
+                try syncActive(&io)
                 return .success(())
             } catch {
                 let failed = Self.failed(error)
@@ -521,10 +521,7 @@ final class GroupCommitWriter: Sendable {
             switch items[i] {
             case let .sync(w):
                 do {
-                    if io.dirty {
-                        try layer.sync(io.file)
-                        io.dirty = false
-                    }
+                    if io.dirty { try syncActive(&io) }
                     ackUnsynced()
                     out.append(.sync(w, .success(())))
                 } catch {
@@ -606,16 +603,14 @@ final class GroupCommitWriter: Sendable {
         if !unsynced.isEmpty {
             // `.always`: one fdatasync for the whole batch, then every waiter.
             do {
-                try layer.sync(io.file)
-                io.dirty = false
+                try syncActive(&io)
                 ackUnsynced()
             } catch {
                 enterFailed(error)
             }
         } else if !inline, failure == nil, let intervalNanos, io.dirty, Self.now() >= io.dirtySince &+ intervalNanos {
             do {
-                try layer.sync(io.file)
-                io.dirty = false
+                try syncActive(&io)
             } catch {
                 enterFailed(error)
             }
@@ -657,17 +652,34 @@ final class GroupCommitWriter: Sendable {
         return .noSpace(spaceError!)
     }
 
+    /// fdatasync of the active segment. When it fails, the file is cut back to
+    /// what the last successful sync covered before the error is reported:
+    /// after a failed fdatasync Linux marks the pages clean, so bytes still
+    /// readable from the page cache may never reach the disk, and a reopen must
+    /// not find them and act on them (notes: fsyncgate; the ENOSPC path
+    /// likewise truncates back).
+    private func syncActive(_ io: inout IO) throws {
+        do {
+            try layer.sync(io.file)
+            io.dirty = false
+            io.syncedSize = io.size
+        } catch {
+            try? layer.truncate(io.file, to: io.syncedSize)
+            io.size = io.syncedSize
+            throw error
+        }
+    }
+
     /// Seals the current segment and starts the next: sync the old one, then
     /// create, write the header, sync the new file and fsync the directory
     /// before any record goes into it (notes: "Creating a file").
     private func roll(_ io: inout IO) throws {
         if io.dirty {
             do {
-                try layer.sync(io.file)
+                try syncActive(&io)
             } catch {
                 throw RollError.failed(error as? JournalError ?? .io(operation: "fdatasync", path: io.file.path, errno: EIO))
             }
-            io.dirty = false
         }
         let first = io.nextSequence
         let name = SegmentFormat.fileName(firstSequence: first)
@@ -711,6 +723,7 @@ final class GroupCommitWriter: Sendable {
         layer.close(io.file)
         io.file = file
         io.size = Int64(SegmentFormat.headerSize)
+        io.syncedSize = io.size
         io.seed = Checksum.seed(salt: salt)
         segments.withLock { $0.append(SegmentRef(name: name, path: path, firstSequence: first)) }
     }

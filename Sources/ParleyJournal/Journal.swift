@@ -134,9 +134,19 @@ public final class Journal: Sendable {
 
         let lastSequence = scan.lastSequence
         let nextSequence = lastSequence &+ 1
-        let io: GroupCommitWriter.IO
+        var io: GroupCommitWriter.IO
         if let last = segments.last {
             let file = try layer.open(last.path, mode: .existing)
+            // What recovery returns must be durable before anyone acts on it: a
+            // previous process may have written these bytes and died (or failed
+            // its fdatasync) before they reached the disk. If this sync fails,
+            // open fails, and nothing recovered is used.
+            do {
+                try layer.sync(file)
+            } catch {
+                layer.close(file)
+                throw error
+            }
             io = GroupCommitWriter.IO(
                 file: file, seed: Checksum.seed(salt: last.salt), size: last.validEnd, nextSequence: nextSequence)
         } else {
@@ -153,6 +163,7 @@ public final class Journal: Sendable {
                 lastSequence: lastSequence, records: 0, transactions: 0))
         }
 
+        io.syncedSize = io.size
         let writer = GroupCommitWriter(
             layer: layer, directory: dir, options: options, io: io,
             segments: segments.map { SegmentRef(name: $0.name, path: $0.path, firstSequence: $0.firstSequence) })
