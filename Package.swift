@@ -56,7 +56,7 @@ let package = Package(
         .testTarget(name: "ParleyLuaTests", dependencies: ["ParleyLua", "CParleyLua"], exclude: ["Fixtures"]),
         .testTarget(name: "ParleyConfigTests", dependencies: ["ParleyConfig"]),
         .testTarget(name: "ParleyJournalTests", dependencies: ["ParleyJournal"]),
-        .testTarget(name: "ParleyCoreTests", dependencies: ["ParleyCore"], exclude: ["Golden", "Hostile", "Crash"]),
+        .testTarget(name: "ParleyCoreTests", dependencies: ["ParleyCore", "ParleyJournal"], exclude: ["Golden", "Hostile", "Crash"]),
     ],
     swiftLanguageModes: [.v6]
 )

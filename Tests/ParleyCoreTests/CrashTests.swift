@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import ParleyJournal
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -43,7 +44,7 @@ struct CrashTests {
 
     @Test func killNineNeverLosesAPrintedCount() throws {
         let seed = UInt64(ProcessInfo.processInfo.environment["PARLEY_CRASH_SEED"] ?? "") ?? 2026
-        var rng = SplitMix64(seed: seed)
+        var rng = SeededRandom(seed: seed)   // replayable with PARLEY_CRASH_SEED
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let command = Self.harness(journal: dir.appendingPathComponent("journal").path)
@@ -306,18 +307,5 @@ final class Child: @unchecked Sendable { // set up once in init; `output` is beh
         child.send(stdin)
         let lines = child.finish()
         return (child.process.terminationStatus, lines, child.stderr)
-    }
-}
-
-/// A seeded generator, so a failing kill schedule can be replayed (`PARLEY_CRASH_SEED`).
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
