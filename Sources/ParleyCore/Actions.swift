@@ -2,7 +2,9 @@ import ParleyLua
 
 /// Why a plugin reported an error action.
 public enum PluginErrorKind: String, Sendable {
-    case syntax, runtime, budget, memory, quota, disabled
+    case syntax, runtime, budget, memory, quota
+    /// The circuit breaker switched the plugin off.
+    case pluginDisabled = "disabled"
 }
 
 /// Something a plugin did, attributed to it: what the harness prints and

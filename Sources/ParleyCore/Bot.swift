@@ -83,7 +83,7 @@ public final class Bot: PluginServices {
     }
 
     public var pluginNames: [String] { plugins.map(\.name) }
-    public func isDisabled(_ plugin: String) -> Bool { plugins.first { $0.name == plugin }?.disabled ?? true }
+    public func isDisabled(_ plugin: String) -> Bool { plugins.first { $0.name == plugin }?.isDisabled ?? true }
 
     // MARK: loading
 
@@ -133,7 +133,7 @@ public final class Bot: PluginServices {
             let time = m.time ?? now
             let id = m.id ?? nextId()
             try historyStore.append(room: m.room, id: id, user: m.user, text: m.text, time: time)
-            for p in plugins where !p.disabled {
+            for p in plugins where !p.isDisabled {
                 out += try deliver(to: p, kind: "message") { w in
                     Bot.writeMessage(&w, room: m.room, user: m.user, text: m.text, id: id, time: time)
                 }
@@ -143,7 +143,7 @@ public final class Bot: PluginServices {
             let joined = event.kind == "join"
             rosters[room, default: [:]][user] = joined
             let t = time ?? now
-            for p in plugins where !p.disabled {
+            for p in plugins where !p.isDisabled {
                 out += try deliver(to: p, kind: event.kind) { w in
                     w.beginTable(array: 0, pairs: 3)
                     w.key(.room); w.write(room)
@@ -152,7 +152,7 @@ public final class Bot: PluginServices {
                 }
             }
         case .typing(let room, let user, let on):
-            for p in plugins where !p.disabled {
+            for p in plugins where !p.isDisabled {
                 out += try deliver(to: p, kind: "typing") { w in
                     w.beginTable(array: 0, pairs: 3)
                     w.key(.room); w.write(room)
@@ -163,7 +163,7 @@ public final class Bot: PluginServices {
         case .roster(let room, let users):
             rosters[room] = Dictionary(users.map { ($0.user, $0.online) }, uniquingKeysWith: { $1 })
             let entries = rosterEntries(room: room)
-            for p in plugins where !p.disabled {
+            for p in plugins where !p.isDisabled {
                 out += try deliver(to: p, kind: "roster") { w in
                     w.beginTable(array: 0, pairs: 2)
                     w.key(.room); w.write(room)
@@ -177,7 +177,7 @@ public final class Bot: PluginServices {
                 }
             }
         case .connection(let state):
-            for p in plugins where !p.disabled {
+            for p in plugins where !p.isDisabled {
                 out += try deliver(to: p, kind: "connection") { w in
                     w.beginTable(array: 0, pairs: 1)
                     w.key(.state); w.write(state.rawValue)
@@ -203,7 +203,7 @@ public final class Bot: PluginServices {
             }
             let entry = timers.removeFirst()
             let p = entry.plugin
-            guard !p.disabled, p.liveTimers.contains(entry.id) else { continue }
+            guard !p.isDisabled, p.liveTimers.contains(entry.id) else { continue }
             if let interval = entry.interval {
                 schedule(TimerEntry(due: entry.due + interval, order: 0, plugin: p, id: entry.id, interval: interval))
             } else {
@@ -276,10 +276,10 @@ public final class Bot: PluginServices {
             if failure.kind == .memory { p.vm.collectGarbage() }
             p.consecutiveFailures += 1
             if p.consecutiveFailures >= p.limits.failuresBeforeDisable {
-                p.disabled = true
+                p.isDisabled = true
                 let why = "plugin \(p.name) disabled after \(p.consecutiveFailures) consecutive failed events (last: \(failure.kind.rawValue): \(firstLine(failure.message)))"
                 log(why)
-                out.append(BotAction(plugin: p.name, .error(.disabled, why)))
+                out.append(BotAction(plugin: p.name, .error(.pluginDisabled, why)))
                 p.liveTimers.removeAll()
             }
             return out

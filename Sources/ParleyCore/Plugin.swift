@@ -36,7 +36,7 @@ final class Plugin: HostFunctions {
     let limits: PluginLimits
     unowned let services: PluginServices
 
-    var disabled = false
+    var isDisabled = false
     var consecutiveFailures = 0
 
     // Timers that are scheduled (committed); ids are this plugin's own.

@@ -59,7 +59,7 @@ struct HostileTests {
         let script = (Array(repeating: message("go"), count: 7) + [message("!ping")]).joined(separator: "\n")
         let actions = try await run(plugins: [("bad", bad), ("canary", canary)], script: script)
         #expect(actions.filter { $0.plugin == "bad" && $0.errorKind == .runtime }.count == 5)
-        let disabled = actions.filter { $0.errorKind == .disabled }
+        let disabled = actions.filter { $0.errorKind == .pluginDisabled }
         #expect(disabled.count == 1)
         if case .error(_, let message)? = disabled.first?.kind {
             #expect(message.contains("bad") && message.contains("runtime: "))
@@ -73,7 +73,7 @@ struct HostileTests {
         let pattern = [message("bad"), message("bad"), message("bad"), message("bad"), message("good")]
         let script = (pattern + pattern).joined(separator: "\n")
         let actions = try await run(plugins: [("flaky", flaky)], script: script)
-        #expect(!actions.contains { $0.errorKind == .disabled })
+        #expect(!actions.contains { $0.errorKind == .pluginDisabled })
         #expect(actions.filter { $0.sentText == "ok" }.count == 2)
     }
 }
