@@ -15,8 +15,6 @@
 
 #define ERROR_TEXT_MAX 1024
 
-void parley_install_print(lua_State *L, int log_fn);
-
 /*
  * Message handler: turns any error value into text without running plugin
  * metamethods (a table whose __tostring throws, nil, a huge string), cuts it

@@ -38,7 +38,7 @@ void parley_buf_free(parley_buf *b) {
 
 static int put_u8(parley_buf *b, uint8_t v) { return parley_buf_append(b, &v, 1); }
 
-static int put_u32(parley_buf *b, uint32_t v) {
+int parley_put_u32(parley_buf *b, uint32_t v) {
     uint8_t x[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
     return parley_buf_append(b, x, 4);
 }
@@ -51,7 +51,7 @@ static int put_u64(parley_buf *b, uint64_t v) {
 
 int parley_put_string(parley_buf *b, const char *s, size_t len) {
     if (len > UINT32_MAX) return -1;
-    if (put_u8(b, PARLEY_V_STRING) || put_u32(b, (uint32_t)len)) return -1;
+    if (put_u8(b, PARLEY_V_STRING) || parley_put_u32(b, (uint32_t)len)) return -1;
     return parley_buf_append(b, s, len);
 }
 
@@ -102,7 +102,7 @@ static int enc_table(encoder *e, int idx, int depth) {
         }
     }
     parley_budget_charge(L, (int64_t)(arr + pairs));
-    if (put_u8(e->out, PARLEY_V_TABLE) || put_u32(e->out, (uint32_t)arr) || put_u32(e->out, pairs))
+    if (put_u8(e->out, PARLEY_V_TABLE) || parley_put_u32(e->out, (uint32_t)arr) || parley_put_u32(e->out, pairs))
         return enc_fail(e, "out of memory");
     for (lua_Unsigned i = 1; i <= arr; i++) {
         lua_rawgeti(L, idx, (lua_Integer)i);

@@ -24,13 +24,8 @@ enum { Q_SENDS = 1, Q_LENGTH = 2, Q_LOGS = 4, Q_FORBIDDEN = 8 };
 /* Largest encoded argument list a host call accepts (state values are 64 KiB). */
 #define HOST_ARGS_LIMIT ((size_t)2 << 20)
 
-static int put_u32(parley_buf *b, uint32_t v) {
-    uint8_t x[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
-    return parley_buf_append(b, x, 4);
-}
-
 static int put_bytes(parley_buf *b, const char *s, size_t n) {
-    return put_u32(b, (uint32_t)n) || parley_buf_append(b, s, n);
+    return parley_put_u32(b, (uint32_t)n) || parley_buf_append(b, s, n);
 }
 
 void parley_report_quota(parley_ctx *c, int bit, const char *msg) {

@@ -11,6 +11,12 @@
  */
 const char *parley_encode(lua_State *L, int idx, parley_buf *out, size_t limit);
 
+/* Append a little-endian u32 (lengths in the codec and the action buffer). */
+int parley_put_u32(parley_buf *b, uint32_t v);
+
+/* print -> the bot log (sandbox.c): installs `print` calling the log function at `log_fn`. */
+void parley_install_print(lua_State *L, int log_fn);
+
 /* Append an encoded string value. */
 int parley_put_string(parley_buf *b, const char *s, size_t len);
 

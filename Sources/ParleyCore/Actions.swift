@@ -5,6 +5,16 @@ public enum PluginErrorKind: String, Sendable {
     case syntax, runtime, budget, memory, quota
     /// The circuit breaker switched the plugin off.
     case pluginDisabled = "disabled"
+
+    /// The report of a failed VM call.
+    init(_ failure: PluginFailureKind) {
+        switch failure {
+        case .syntax: self = .syntax
+        case .runtime: self = .runtime
+        case .budget: self = .budget
+        case .memory: self = .memory
+        }
+    }
 }
 
 /// Something a plugin did, attributed to it: what the harness prints and

@@ -82,8 +82,6 @@ public final class Bot: PluginServices {
         store.undelivered().map { BotAction(plugin: $0.plugin, .send(room: $0.room, text: $0.text), outboxId: $0.id) }
     }
 
-    public var pluginNames: [String] { plugins.map(\.name) }
-    public func isDisabled(_ plugin: String) -> Bool { plugins.first { $0.name == plugin }?.isDisabled ?? true }
 
     // MARK: loading
 
@@ -101,7 +99,7 @@ public final class Bot: PluginServices {
             forbiddenSubstrings: options.forbiddenSubstrings, commonStrings: EventKey.names)
         let vm: PluginVM
         do { vm = try PluginVM(setup: setup, limits: limits) } catch {
-            return [BotAction(plugin: name, .error(PluginErrorKind(rawValue: error.kind.rawValue) ?? .runtime, error.message))]
+            return [BotAction(plugin: name, .error(PluginErrorKind(error.kind), error.message))]
         }
         let plugin = Plugin(name: name, vm: vm, limits: limits, services: self)
         vm.host = plugin
@@ -111,7 +109,7 @@ public final class Bot: PluginServices {
         if let failure {
             // A plugin that cannot load never runs; its diagnostics are still shown.
             out += diagnostics(plugin, actions)
-            out.append(BotAction(plugin: name, .error(PluginErrorKind(rawValue: failure.kind.rawValue) ?? .runtime, failure.message)))
+            out.append(BotAction(plugin: name, .error(PluginErrorKind(failure.kind), failure.message)))
             log("plugin \(name) failed to load: \(failure)")
             return out
         }
@@ -272,7 +270,7 @@ public final class Bot: PluginServices {
         if let failure {
             p.rollback()
             var out = diagnostics(p, actions)
-            out.append(BotAction(plugin: p.name, .error(PluginErrorKind(rawValue: failure.kind.rawValue) ?? .runtime, failure.message)))
+            out.append(BotAction(plugin: p.name, .error(PluginErrorKind(failure.kind), failure.message)))
             if failure.kind == .memory { p.vm.collectGarbage() }
             p.consecutiveFailures += 1
             if p.consecutiveFailures >= p.limits.failuresBeforeDisable {

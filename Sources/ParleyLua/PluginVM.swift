@@ -204,13 +204,10 @@ public final class PluginVM {
         if !forbidden.isEmpty {
             var bytes: [UInt8] = []
             for f in forbidden where !f.isEmpty { bytes += Array(f.utf8) + [0] }
-            let p = malloc(bytes.count)!.assumingMemoryBound(to: CChar.self)
-            bytes.withUnsafeBytes { raw in
-                p.withMemoryRebound(to: UInt8.self, capacity: bytes.count) { dst in
-                    for i in 0..<bytes.count { dst[i] = raw[i] }
-                }
-            }
-            c.pointee.forbidden = p
+            // Owned by C from here on (parley_state_close frees it).
+            let p = malloc(bytes.count)!
+            bytes.withUnsafeBytes { p.copyMemory(from: $0.baseAddress!, byteCount: bytes.count) }
+            c.pointee.forbidden = p.assumingMemoryBound(to: CChar.self)
             c.pointee.forbidden_len = bytes.count
         }
     }

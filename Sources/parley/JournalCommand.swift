@@ -29,7 +29,7 @@ struct JournalCommand: AsyncParsableCommand {
                 let s = try Journal.verify(directory: directory)
                 // Rooms and plugins come from the records themselves.
                 var rooms: Set<String> = [], plugins: Set<String> = []
-                try forEachEntry(directory) { _, entry in
+                try await forEachEntry(directory) { _, entry in
                     switch entry {
                     case .state(let p, _, _): plugins.insert(p)
                     case .message(let r, _, _, _, _): rooms.insert(r)
@@ -57,7 +57,7 @@ struct JournalCommand: AsyncParsableCommand {
 
         func run() async throws {
             do {
-                try forEachEntry(directory) { seq, entry in
+                try await forEachEntry(directory) { seq, entry in
                     var o = JSONObjectWriter()
                     o.add("seq", Int(seq))
                     switch entry {
@@ -107,18 +107,24 @@ struct JournalCommand: AsyncParsableCommand {
 }
 
 /// Every entry of a journal in order: the snapshot's (at its sequence) then each record's.
-private func forEachEntry(_ directory: String, _ body: (UInt64, JournalStore.Entry) throws -> Void) throws {
+/// Opens the journal (read only in effect; an open truncates a torn tail) and closes it again.
+private func forEachEntry(_ directory: String, _ body: (UInt64, JournalStore.Entry) throws -> Void) async throws {
     guard FileManager.default.fileExists(atPath: directory) else {
         throw ValidationError("\(directory): no such journal directory")
     }
     let (journal, recovery) = try Journal.open(directory: directory, options: JournalOptions(createIfMissing: false))
-    defer { Task { try? await journal.close() } }
-    if let snap = recovery.snapshot {
-        for e in try JournalStore.decode(snapshot: snap.bytes) { try body(snap.sequence, e) }
-    }
-    try recovery.forEachTransaction { txn in
-        for (i, r) in txn.records.enumerated() {
-            if let e = try JournalStore.decode(r) { try body(txn.firstSequence + UInt64(i), e) }
+    do {
+        if let snap = recovery.snapshot {
+            for e in try JournalStore.decode(snapshot: snap.bytes) { try body(snap.sequence, e) }
         }
+        try recovery.forEachTransaction { txn in
+            for (i, r) in txn.records.enumerated() {
+                if let e = try JournalStore.decode(r) { try body(txn.firstSequence + UInt64(i), e) }
+            }
+        }
+    } catch {
+        try? await journal.close()
+        throw error
     }
+    try await journal.close()
 }

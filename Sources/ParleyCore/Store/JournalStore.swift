@@ -76,14 +76,6 @@ public final class JournalStore: BotStore {
     public func value(plugin: String, key: String) -> LuaValue? { state.value(plugin: plugin, key: key) }
     public func totalBytes(plugin: String) -> Int { state.totalBytes(plugin: plugin) }
 
-    public func commit(plugin: String, writes: [(key: String, value: LuaValue?)]) throws(StoreError) {
-        let records = writes.map { w in
-            JournalRecord(type: RecordType.stateWrite.rawValue,
-                          payload: LuaValue.record([("p", .string(plugin)), ("k", .string(w.key)), ("v", w.value ?? .nil)]).encoded)
-        }
-        try append(records)
-        try state.commit(plugin: plugin, writes: writes)
-    }
 
     // MARK: BotStore
 
@@ -93,7 +85,7 @@ public final class JournalStore: BotStore {
                           payload: LuaValue.record([("p", .string(effects.plugin)), ("k", .string(w.key)), ("v", w.value ?? .nil)]).encoded)
         }
         for send in effects.sends {
-            records.append(JournalRecord(type: RecordType.outboxIntent.rawValue, payload: Self.encode(send, sender: effects.sender)))
+            records.append(JournalRecord(type: RecordType.outboxIntent.rawValue, payload: Self.outboxValue(send, sender: effects.sender).encoded))
         }
         try append(records)
         try apply(.effects(effects))
@@ -107,12 +99,13 @@ public final class JournalStore: BotStore {
 
     public func undelivered() -> [OutboxEntry] { outbox }
 
-    static func encode(_ s: OutboxEntry, sender: String) -> [UInt8] {
-        LuaValue.record([("o", .string(s.id)), ("p", .string(s.plugin)), ("r", .string(s.room)), ("t", .string(s.text)),
-                         ("s", .double(s.time)), ("u", .string(sender))]).encoded
+    /// An outbox entry as stored in intent records and snapshots.
+    static func outboxValue(_ s: OutboxEntry, sender: String) -> LuaValue {
+        .record([("o", .string(s.id)), ("p", .string(s.plugin)), ("r", .string(s.room)), ("t", .string(s.text)),
+                 ("s", .double(s.time)), ("u", .string(sender))])
     }
 
-    /// The inverse of `encode`, from a decoded record or snapshot entry.
+    /// The inverse of `outboxValue`.
     static func outboxEntry(_ v: LuaValue) -> (entry: OutboxEntry, sender: String)? {
         guard let id = v["o"].stringValue, let plugin = v["p"].stringValue, let room = v["r"].stringValue,
               let text = v["t"].stringValue, let time = v["s"].numberValue else { return nil }
@@ -134,25 +127,14 @@ public final class JournalStore: BotStore {
 
     // MARK: compaction
 
-    /// Writes the current state and history as one snapshot covering every
-    /// transaction so far; the journal then drops the segments it covers.
+    /// Writes the current state, history and undelivered outbox as one
+    /// snapshot covering every transaction so far; the journal then drops the
+    /// segments it covers.
     public func compact() throws(StoreError) {
         if let failed { throw failed }
-        var rooms: [LuaPair] = []
-        for r in history.export() {
-            let messages: [LuaValue] = r.messages.map { m in
-                .record([("i", .string(m.id)), ("u", .string(m.user)), ("t", .string(m.text)), ("s", .double(m.time))])
-            }
-            rooms.append(LuaPair(key: .string(r.room), value: .record([("first", .int(Int64(r.firstSeq))), ("messages", .list(messages))])))
-        }
-        var plugins: [String: [LuaPair]] = [:]
-        for e in state.export() { plugins[e.plugin, default: []].append(LuaPair(key: .string(e.key), value: e.value)) }
-        let stateTable = LuaValue.table(array: [], hash: plugins.keys.sorted().map {
-            LuaPair(key: .string($0), value: .table(array: [], hash: plugins[$0]!))
-        })
-        let pending = LuaValue.list(outbox.map { (try? LuaValue(decoding: Self.encode($0, sender: ""))) ?? .nil })
-        let bytes = LuaValue.record([("version", .int(1)), ("state", stateTable),
-                                     ("history", .table(array: [], hash: rooms)), ("outbox", pending)]).encoded
+        let snapshot = Snapshot(state: state.export(), rooms: history.export(),
+                                outbox: outbox.map { ($0, "") })
+        let bytes = snapshot.value.encoded
         let through = journal.lastSequence
         do {
             try Self.wait { [journal] in try await journal.writeSnapshot(bytes, coveringThrough: through) }
@@ -162,29 +144,77 @@ public final class JournalStore: BotStore {
     }
 
     private func load(snapshot bytes: [UInt8]) throws {
-        let v = try LuaValue(decoding: bytes)
-        guard v["version"] == .int(1) else { throw StoreError("unknown snapshot version") }
-        if case .table(_, let plugins) = v["state"] {
-            for p in plugins {
-                guard let plugin = p.key.stringValue, case .table(_, let pairs) = p.value else { continue }
-                try state.commit(plugin: plugin, writes: pairs.compactMap { kv in kv.key.stringValue.map { ($0, kv.value) } })
-            }
+        let snapshot = try Snapshot(decoding: bytes)
+        for e in snapshot.state { state.commit(plugin: e.plugin, writes: [(e.key, e.value)]) }
+        for r in snapshot.rooms { history.restore(room: r.room, firstSeq: r.firstSeq, messages: r.messages) }
+        outbox += snapshot.outbox.map(\.entry)
+    }
+
+    /// A snapshot's contents. One format, read strictly: a snapshot that
+    /// passed its CRC but does not have this shape is an error, never
+    /// silently partial state.
+    struct Snapshot {
+        var state: [(plugin: String, key: String, value: LuaValue)]
+        var rooms: [(room: String, firstSeq: Int, messages: [StoredMessage])]
+        var outbox: [(entry: OutboxEntry, sender: String)]
+
+        init(state: [(plugin: String, key: String, value: LuaValue)],
+             rooms: [(room: String, firstSeq: Int, messages: [StoredMessage])],
+             outbox: [(entry: OutboxEntry, sender: String)]) {
+            self.state = state
+            self.rooms = rooms
+            self.outbox = outbox
         }
-        if case .table(_, let rooms) = v["history"] {
-            for r in rooms {
+
+        var value: LuaValue {
+            var plugins: [String: [LuaPair]] = [:]
+            for e in state { plugins[e.plugin, default: []].append(LuaPair(key: .string(e.key), value: e.value)) }
+            let stateTable = LuaValue.table(array: [], hash: plugins.keys.sorted().map {
+                LuaPair(key: .string($0), value: .table(array: [], hash: plugins[$0]!))
+            })
+            let roomTable = LuaValue.table(array: [], hash: rooms.map { r in
+                LuaPair(key: .string(r.room), value: .record([
+                    ("first", .int(Int64(r.firstSeq))),
+                    ("messages", .list(r.messages.map { m in
+                        .record([("i", .string(m.id)), ("u", .string(m.user)), ("t", .string(m.text)), ("s", .double(m.time))])
+                    })),
+                ]))
+            })
+            return .record([("version", .int(1)), ("state", stateTable), ("history", roomTable),
+                            ("outbox", .list(outbox.map { JournalStore.outboxValue($0.entry, sender: $0.sender) }))])
+        }
+
+        init(decoding bytes: [UInt8]) throws {
+            let v = try LuaValue(decoding: bytes)
+            func bad(_ what: String) -> StoreError { StoreError("malformed snapshot: \(what)") }
+            guard v["version"] == .int(1) else { throw bad("unknown version \(v["version"])") }
+            guard case .table(_, let plugins) = v["state"], case .table(_, let roomPairs) = v["history"],
+                  case .table(let pending, _) = v["outbox"] else { throw bad("missing state, history or outbox") }
+            state = []
+            for p in plugins {
+                guard let plugin = p.key.stringValue, case .table(_, let pairs) = p.value else { throw bad("state entry") }
+                for kv in pairs {
+                    guard let key = kv.key.stringValue else { throw bad("state key of \(plugin)") }
+                    state.append((plugin, key, kv.value))
+                }
+            }
+            rooms = []
+            for r in roomPairs {
                 guard let room = r.key.stringValue, case .int(let first) = r.value["first"],
-                      case .table(let list, _) = r.value["messages"] else { continue }
+                      case .table(let list, _) = r.value["messages"] else { throw bad("history entry") }
                 var messages: [StoredMessage] = []
                 for (i, m) in list.enumerated() {
-                    messages.append(StoredMessage(id: m["i"].stringValue ?? "", room: room, user: m["u"].stringValue ?? "",
-                                                  text: m["t"].stringValue ?? "", time: m["s"].numberValue ?? 0,
+                    guard let id = m["i"].stringValue, let user = m["u"].stringValue, let text = m["t"].stringValue,
+                          let time = m["s"].numberValue else { throw bad("message \(i) of room \(room)") }
+                    messages.append(StoredMessage(id: id, room: room, user: user, text: text, time: time,
                                                   cursor: "m" + String(Int(first) + i, radix: 36)))
                 }
-                history.restore(room: room, firstSeq: Int(first), messages: messages)
+                rooms.append((room, Int(first), messages))
             }
-        }
-        if case .table(let pending, _) = v["outbox"] {
-            outbox += pending.compactMap { Self.outboxEntry($0)?.entry }
+            outbox = try pending.map { p in
+                guard let o = JournalStore.outboxEntry(p) else { throw bad("outbox entry") }
+                return o
+            }
         }
     }
 
@@ -220,30 +250,14 @@ public final class JournalStore: BotStore {
         }
     }
 
-    /// The snapshot's contents as entries (state first, then messages).
+    /// The snapshot's contents as entries: state, undelivered sends, then messages.
     public static func decode(snapshot bytes: [UInt8]) throws -> [Entry] {
-        let scratch = MemoryStateStore()
-        let v = try LuaValue(decoding: bytes)
-        if case .table(_, let plugins) = v["state"] {
-            for p in plugins {
-                guard let plugin = p.key.stringValue, case .table(_, let pairs) = p.value else { continue }
-                try scratch.commit(plugin: plugin, writes: pairs.compactMap { kv in kv.key.stringValue.map { ($0, kv.value) } })
+        let snapshot = try Snapshot(decoding: bytes)
+        return snapshot.state.map { .state(plugin: $0.plugin, key: $0.key, value: $0.value) }
+            + snapshot.outbox.map { .outbox($0.entry, sender: $0.sender) }
+            + snapshot.rooms.flatMap { r in
+                r.messages.map { .message(room: r.room, id: $0.id, user: $0.user, text: $0.text, time: $0.time) }
             }
-        }
-        var out: [Entry] = scratch.export().map { .state(plugin: $0.plugin, key: $0.key, value: $0.value) }
-        if case .table(let pending, _) = v["outbox"] {
-            out += pending.compactMap { Self.outboxEntry($0).map { .outbox($0.entry, sender: $0.sender) } }
-        }
-        if case .table(_, let list) = v["history"] {
-            for r in list {
-                guard let room = r.key.stringValue, case .table(let msgs, _) = r.value["messages"] else { continue }
-                for m in msgs {
-                    out.append(.message(room: room, id: m["i"].stringValue ?? "", user: m["u"].stringValue ?? "",
-                                        text: m["t"].stringValue ?? "", time: m["s"].numberValue ?? 0))
-                }
-            }
-        }
-        return out
     }
 
     // MARK: internals
@@ -269,7 +283,7 @@ public final class JournalStore: BotStore {
     private func apply(_ change: Change) throws(StoreError) {
         switch change {
         case .effects(let e):
-            try state.commit(plugin: e.plugin, writes: e.writes)
+            state.commit(plugin: e.plugin, writes: e.writes)
             for send in e.sends {
                 _ = try history.append(room: send.room, id: send.id, user: e.sender, text: send.text, time: send.time)
                 outbox.append(send)
@@ -283,7 +297,7 @@ public final class JournalStore: BotStore {
     private func replay(_ record: JournalRecord) throws {
         switch try Self.decode(record) {
         case .state(let plugin, let key, let value)?:
-            try state.commit(plugin: plugin, writes: [(key, value)])
+            state.commit(plugin: plugin, writes: [(key, value)])
         case .message(let room, let id, let user, let text, let time)?:
             _ = try history.append(room: room, id: id, user: user, text: text, time: time)
         case .outbox(let entry, let sender)?:

@@ -8,16 +8,12 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     public var description: String { message }
 }
 
-/// Where plugins' `bot.state` lives.
-///
-/// Writes arrive as one batch per successful event (a failed handler has no
-/// effects), so a durable implementation can make the batch one transaction.
+/// Reading plugins' `bot.state`. Writes go through `BotStore.commit`, one
+/// batch per successful handler, together with that handler's sends.
 public protocol StateStore: AnyObject {
     func value(plugin: String, key: String) -> LuaValue?
     /// Bytes the plugin's state takes (keys plus encoded values): what the 1 MiB quota counts.
     func totalBytes(plugin: String) -> Int
-    /// Applies one event's writes in order; a nil value deletes the key.
-    func commit(plugin: String, writes: [(key: String, value: LuaValue?)]) throws(StoreError)
 }
 
 /// `bot.state` kept in memory (the default without a journal).
@@ -38,7 +34,8 @@ public final class MemoryStateStore: StateStore {
         }
     }
 
-    public func commit(plugin: String, writes: [(key: String, value: LuaValue?)]) throws(StoreError) {
+    /// Applies writes in order; a nil value deletes the key.
+    public func commit(plugin: String, writes: [(key: String, value: LuaValue?)]) {
         var table = values[plugin] ?? [:]
         var total = totals[plugin] ?? 0
         for (key, value) in writes {
@@ -226,9 +223,6 @@ public final class MemoryBotStore: BotStore {
 
     public func value(plugin: String, key: String) -> LuaValue? { state.value(plugin: plugin, key: key) }
     public func totalBytes(plugin: String) -> Int { state.totalBytes(plugin: plugin) }
-    public func commit(plugin: String, writes: [(key: String, value: LuaValue?)]) throws(StoreError) {
-        try state.commit(plugin: plugin, writes: writes)
-    }
     public func append(room: String, id: String, user: String, text: String, time: Double) throws(StoreError) -> String {
         try history.append(room: room, id: id, user: user, text: text, time: time)
     }
@@ -237,7 +231,7 @@ public final class MemoryBotStore: BotStore {
     }
 
     public func commit(_ effects: HandlerEffects) throws(StoreError) {
-        try state.commit(plugin: effects.plugin, writes: effects.writes)
+        state.commit(plugin: effects.plugin, writes: effects.writes)
         for s in effects.sends {
             _ = try history.append(room: s.room, id: s.id, user: effects.sender, text: s.text, time: s.time)
         }
