@@ -11,6 +11,10 @@ import PackageDescription
 //   CParleyJournal  CRC32C and fdatasync helpers for the journal
 //   ParleyJournal   crash-safe append-only file journal
 //   ParleyCore      events, actions, plugin API v1, the bot and its router
+//   ParleyWire      wire rules shared by clients and servers (StreamChat frames and lines)
+//   ParleyServers   the embedded chat servers (`parley serve`, `parley demo`)
+//   ParleyTransports the transports bots connect with, behind one protocol
+//   ParleyRuntime   running bots: presence, outbox delivery, fleets, demo, metrics
 //   parley          the command-line tool
 //   ParleyBench     `make bench`
 let package = Package(
@@ -20,6 +24,9 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         .systemLibrary(
@@ -42,20 +49,55 @@ let package = Package(
         .target(name: "CParleyJournal", cSettings: [.define("_GNU_SOURCE")]),
         .target(name: "ParleyJournal", dependencies: ["CParleyJournal"]),
         .target(name: "ParleyCore", dependencies: ["ParleyLua", "ParleyConfig", "ParleyJournal"]),
+        .target(name: "ParleyWire"),
+        .target(
+            name: "ParleyServers",
+            dependencies: [
+                "ParleyWire",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        .target(
+            name: "ParleyTransports",
+            dependencies: [
+                "ParleyCore", "ParleyWire",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        .target(
+            name: "ParleyRuntime",
+            dependencies: [
+                "ParleyCore", "ParleyTransports", "ParleyServers", "ParleyConfig",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ]
+        ),
         .executableTarget(
             name: "parley",
             dependencies: [
-                "ParleyCore",
+                "ParleyCore", "ParleyRuntime", "ParleyServers",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(
             name: "ParleyBench",
-            dependencies: ["ParleyCore", "ParleyLua", "ParleyJournal", "CSQLite"]
+            dependencies: ["ParleyCore", "ParleyLua", "ParleyJournal", "CSQLite", "ParleyRuntime", "ParleyServers", "ParleyWire",
+                           .product(name: "NIOCore", package: "swift-nio"),
+                           .product(name: "NIOPosix", package: "swift-nio")]
         ),
         .testTarget(name: "ParleyLuaTests", dependencies: ["ParleyLua", "CParleyLua"], exclude: ["Fixtures"]),
         .testTarget(name: "ParleyConfigTests", dependencies: ["ParleyConfig"]),
         .testTarget(name: "ParleyJournalTests", dependencies: ["ParleyJournal"]),
+        .testTarget(name: "ParleyWireTests", dependencies: ["ParleyWire"]),
+        .testTarget(
+            name: "ParleyServersTests",
+            dependencies: ["ParleyServers", "ParleyWire", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")]
+        ),
+        .testTarget(name: "ParleyRuntimeTests", dependencies: ["ParleyRuntime", "ParleyTransports", "ParleyServers", "ParleyCore", "ParleyWire"]),
         .testTarget(name: "ParleyCoreTests", dependencies: ["ParleyCore", "ParleyJournal"], exclude: ["Golden", "Hostile", "Crash"]),
     ],
     swiftLanguageModes: [.v6]

@@ -94,9 +94,21 @@ function ParleyLog.warn(...) end
 ---@return string? err
 function ParleyLog.error(...) end
 
+---@class ParleyTransport
+---@field name string "streamchat", "socketio", "rest", "stomp", or "harness" in `parley plugin test`.
+---@field rooms boolean More than one room per connection.
+---@field typing boolean Typing indicators are shown and reported.
+---@field roster boolean The server tells who is online.
+---@field history boolean The server can page its own history.
+---@field kick boolean The bot can remove a user (when false, a moderator can only warn).
+---@field max_characters? integer Longest message in characters (StreamChat: 300), checked per line.
+---@field max_bytes? integer Longest message in bytes.
+---@field forbidden string[] Text this transport can never carry (`bot.send` refuses it).
+
 ---@class ParleyBot
 ---@field name string The bot's user name.
 ---@field config table This plugin's table from the bot config (`[bot.plugin.NAME]`); empty when absent.
+---@field transport ParleyTransport What the bot's transport can do.
 ---@field state ParleyState
 ---@field log ParleyLog
 bot = {}
@@ -167,3 +179,10 @@ function bot.every(seconds, fn) end
 ---@param id integer
 ---@return boolean
 function bot.cancel(id) end
+
+--- Leave the chat cleanly now and come back after `seconds` (1..86400): the
+--- runtime disconnects (StreamChat sends LEAVE) and reconnects later. Used by
+--- the demo's simulated people; takes effect only if the handler succeeds.
+---@param seconds number
+---@return true
+function bot.away(seconds) end

@@ -25,6 +25,8 @@ public struct BotAction: Sendable, Equatable {
         case typing(room: String, on: Bool)
         case log(LogLevel, String)
         case error(PluginErrorKind, String)
+        /// `bot.away(seconds)`: leave the chat cleanly and come back after `seconds`.
+        case away(seconds: Double)
     }
 
     public var plugin: String
@@ -51,6 +53,8 @@ public struct BotAction: Sendable, Equatable {
             o.add("action", "log"); o.add("level", level.rawValue); o.add("text", text)
         case .error(let kind, let message):
             o.add("action", "error"); o.add("kind", kind.rawValue); o.add("message", message)
+        case .away(let seconds):
+            o.add("action", "away"); o.add("seconds", seconds)
         }
         return o.finish()
     }

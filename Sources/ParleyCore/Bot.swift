@@ -12,9 +12,8 @@ public struct BotOptions: Sendable {
     public var pluginConfig: [String: LuaValue] = [:]
     /// Seed for the plugins' `math.random` (fixed in the harness, random in production).
     public var randomSeed: Int64 = 0
-    /// Substrings the transport forbids in sent text, and its longest message in bytes.
-    public var forbiddenSubstrings: [String] = []
-    public var messageBytes: Int?
+    /// What the bot's transport can do; its limits apply to every `bot.send`.
+    public var transport = TransportCapabilities.harness
     /// How long a typing indicator stays on without a refresh.
     public var typingTimeout: Double = 5
     /// Prefix of the ids the bot gives messages that arrive without one; must
@@ -25,7 +24,7 @@ public struct BotOptions: Sendable {
 
     func limits(for plugin: String) -> PluginLimits {
         var l = pluginLimits[plugin] ?? limits
-        if let m = messageBytes { l.messageBytes = m }
+        if let m = transport.maxBytes { l.messageBytes = min(l.messageBytes, m) }
         return l
     }
 }
@@ -45,6 +44,7 @@ public final class Bot: PluginServices {
     public let store: BotStore
     var stateStore: StateStore { store }
     var historyStore: HistoryStore { store }
+    var transport: TransportCapabilities { options.transport }
     /// Receives the bot log's own lines (plugin disabled, ...).
     public var log: (String) -> Void = { _ in }
 
@@ -92,11 +92,12 @@ public final class Bot: PluginServices {
             return [BotAction(plugin: name, .error(.runtime, "a plugin named '\(name)' is already loaded"))]
         }
         let limits = options.limits(for: name)
-        let setup = VMSetup(
+        var setup = VMSetup(
             prelude: Prelude.source, botName: options.name, commandPrefix: options.commandPrefix,
             config: options.pluginConfig[name] ?? .table(array: [], hash: []),
             randomSeed: options.randomSeed, hostFunctions: HostFunction.table,
-            forbiddenSubstrings: options.forbiddenSubstrings, commonStrings: EventKey.names)
+            forbiddenSubstrings: options.transport.forbiddenSubstrings, commonStrings: EventKey.names)
+        setup.transport = options.transport.luaValue
         let vm: PluginVM
         do { vm = try PluginVM(setup: setup, limits: limits) } catch {
             return [BotAction(plugin: name, .error(PluginErrorKind(error.kind), error.message))]
@@ -328,6 +329,7 @@ public final class Bot: PluginServices {
             }
         }
         for q in p.quotaReports { out.append(BotAction(plugin: p.name, .error(.quota, q))) }
+        if let seconds = p.pendingAway { out.append(BotAction(plugin: p.name, .away(seconds: seconds))) }
         return out
     }
 

@@ -2,7 +2,7 @@ import ParleyLua
 
 /// Host functions of plugin API v1, by the name the prelude uses.
 enum HostFunction: Int32, CaseIterable {
-    case stateGet = 1, stateSet, timerAdd, timerCancel, history, roster
+    case stateGet = 1, stateSet, timerAdd, timerCancel, history, roster, checkLength, away
 
     var luaName: String {
         switch self {
@@ -12,6 +12,8 @@ enum HostFunction: Int32, CaseIterable {
         case .timerCancel: "timer_cancel"
         case .history: "history"
         case .roster: "roster"
+        case .checkLength: "check_length"
+        case .away: "away"
         }
     }
 
@@ -24,6 +26,7 @@ protocol PluginServices: AnyObject {
     var stateStore: StateStore { get }
     var historyStore: HistoryStore { get }
     func rosterEntries(room: String) -> [RosterEntry]
+    var transport: TransportCapabilities { get }
 }
 
 /// A loaded plugin: its VM plus the bookkeeping that makes each event one
@@ -41,6 +44,8 @@ final class Plugin: HostFunctions {
 
     // Timers that are scheduled (committed); ids are this plugin's own.
     var liveTimers: Set<Int64> = []
+    /// `bot.away(seconds)` staged by the open transaction (the last call wins).
+    private(set) var pendingAway: Double?
     private var nextTimerId: Int64 = 1
     /// Timer ids whose Lua callbacks the prelude may forget (sent with the next event).
     var drops: [Int64] = []
@@ -72,6 +77,7 @@ final class Plugin: HostFunctions {
         pendingCancels.removeAll(keepingCapacity: true)
         quotaReports.removeAll(keepingCapacity: true)
         quotaKinds.removeAll(keepingCapacity: true)
+        pendingAway = nil
     }
 
     /// Forgets the staged changes of a failed handler.
@@ -80,6 +86,7 @@ final class Plugin: HostFunctions {
         pendingWrites.removeAll()
         pendingTimers.removeAll()
         pendingCancels.removeAll()
+        pendingAway = nil
     }
 
     // MARK: host functions
@@ -93,6 +100,8 @@ final class Plugin: HostFunctions {
         case .timerCancel: return timerCancel(a)
         case .history: return history(a)
         case .roster: return roster(a)
+        case .checkLength: return checkLength(a)
+        case .away: return away(a)
         }
     }
 
@@ -219,6 +228,24 @@ final class Plugin: HostFunctions {
             .record([("user", .string($0.user)), ("online", .bool($0.online))])
         }
         return .success([.list(list)])
+    }
+
+    /// The prelude calls this from `bot.send` only when the text has more
+    /// bytes than the transport allows characters, so the common case never
+    /// leaves the VM; grapheme counting needs Swift.
+    private func checkLength(_ a: [LuaValue]) -> Result<[LuaValue], HostCallError> {
+        guard case .bytes(let raw)? = a.first else { return .success([.bool(true)]) }
+        let text = String(decoding: raw, as: UTF8.self)
+        if let problem = services.transport.characterProblem(text) { return refuse("length", problem) }
+        return .success([.bool(true)])
+    }
+
+    private func away(_ a: [LuaValue]) -> Result<[LuaValue], HostCallError> {
+        guard let seconds = a.first?.numberValue, seconds.isFinite, seconds >= 1, seconds <= 86_400 else {
+            return .failure(HostCallError("bot.away: the absence must be a number of seconds between 1 and 86400"))
+        }
+        pendingAway = seconds
+        return .success([.bool(true)])
     }
 
     // MARK: staged timers, for the bot

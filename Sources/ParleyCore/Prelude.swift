@@ -26,6 +26,22 @@ local lname = lower(name)
 local prefix = setup.prefix or "!"
 local send = native.send
 
+-- Transports that count characters (StreamChat: 300) get a check in front of
+-- the native send. Only texts with more bytes than allowed characters can be
+-- too long, so only those pay for the grapheme count in the host.
+local transport = setup.transport or {}
+local max_chars = transport.max_characters
+if max_chars then
+  local raw_send, check = send, native.check_length
+  send = function(room, text)
+    if type(text) == "string" and #text > max_chars then
+      local ok, err = check(text)
+      if not ok then return nil, err end
+    end
+    return raw_send(room, text)
+  end
+end
+
 local Message = {
   __index = { reply = function(self, text) return send(self.room, text) end },
   __metatable = "locked",
@@ -40,6 +56,8 @@ end
 local bot = {
   name = name,
   config = setup.config or {},
+  transport = transport,
+  away = native.away,
   send = send,
   typing = native.typing,
   history = native.history,

@@ -61,6 +61,8 @@ public struct VMSetup: Sendable {
     public var forbiddenSubstrings: [String]
     /// Strings written with `ValueWriter.writeCommon(i)` (event field names).
     public var commonStrings: [String] = []
+    /// What the transport can do (`bot.transport`), as the prelude receives it.
+    public var transport: LuaValue = .table(array: [], hash: [])
 
     public init(prelude: String, botName: String, commandPrefix: String = "!", config: LuaValue = .table(array: [], hash: []),
                 randomSeed: Int64 = 0, hostFunctions: [String: Int32] = [:], forbiddenSubstrings: [String] = [],
@@ -93,7 +95,7 @@ public final class PluginVM {
         self.limits = limits
         self.hostBox = HostBox()
         var w = ValueWriter()
-        w.beginTable(array: 0, pairs: 7)
+        w.beginTable(array: 0, pairs: 8)
         w.write("keys")
         w.beginTable(array: setup.commonStrings.count, pairs: 0)
         for k in setup.commonStrings { w.write(k) }
@@ -101,6 +103,7 @@ public final class PluginVM {
         w.field("name", setup.botName)
         w.field("prefix", setup.commandPrefix)
         w.write("config"); w.write(setup.config)
+        w.write("transport"); w.write(setup.transport)
         w.write("seed"); w.write(setup.randomSeed)
         w.write("natives")
         w.beginTable(array: 0, pairs: setup.hostFunctions.count)

@@ -201,7 +201,7 @@ struct PluginAPITests {
 
     @Test func forbiddenSubstringsAreRefusedBeforeSending() async throws {
         var o = BotOptions(name: "parley")
-        o.forbiddenSubstrings = ["::END", "MSG::"]
+        o.transport.forbiddenSubstrings = ["::END", "MSG::"]
         let p = #"bot.command("x", function(m) local ok, err = bot.send(m.room, "a::END"); bot.log.info(err) end)"#
         let a = try await run(plugins: [("p", p)], script: message("!x"), options: o)
         #expect(texts(a).isEmpty)

@@ -1,0 +1,64 @@
+import ParleyLua
+
+/// What a transport can do, declared once by each transport so the router and
+/// the plugins degrade gracefully where it lacks something. Plugins read it
+/// as `bot.transport` (for example, a moderator that cannot remove a user warns).
+public struct TransportCapabilities: Sendable, Equatable {
+    /// `streamchat`, `socketio`, `rest`, `stomp`; `harness` in `parley plugin test`.
+    public var name: String
+    /// More than one room per connection.
+    public var rooms: Bool
+    /// Typing indicators, both ways.
+    public var typing: Bool
+    /// The server tells who is online.
+    public var roster: Bool
+    /// The server can page its own history.
+    public var serverHistory: Bool
+    /// The bot can remove a user from a room.
+    public var kick: Bool
+    /// Longest message in Swift `Character`s (grapheme clusters); nil: no limit.
+    public var maxCharacters: Int?
+    /// Longest message in UTF-8 bytes; nil: only the plugin limit applies.
+    public var maxBytes: Int?
+    /// Text the transport can never carry (protocol tokens).
+    public var forbiddenSubstrings: [String]
+
+    public init(name: String, rooms: Bool = true, typing: Bool = true, roster: Bool = true, serverHistory: Bool = false,
+                kick: Bool = false, maxCharacters: Int? = nil, maxBytes: Int? = nil, forbiddenSubstrings: [String] = []) {
+        self.name = name
+        self.rooms = rooms
+        self.typing = typing
+        self.roster = roster
+        self.serverHistory = serverHistory
+        self.kick = kick
+        self.maxCharacters = maxCharacters
+        self.maxBytes = maxBytes
+        self.forbiddenSubstrings = forbiddenSubstrings
+    }
+
+    /// The harness's transport: everything, no limits beyond the plugin's own.
+    public static let harness = TransportCapabilities(name: "harness")
+
+    /// `bot.transport` as the plugin sees it.
+    var luaValue: LuaValue {
+        var fields: [(String, LuaValue)] = [
+            ("name", .string(name)), ("rooms", .bool(rooms)), ("typing", .bool(typing)), ("roster", .bool(roster)),
+            ("history", .bool(serverHistory)), ("kick", .bool(kick)),
+            ("forbidden", .list(forbiddenSubstrings.map { .string($0) })),
+        ]
+        if let maxCharacters { fields.append(("max_characters", .int(Int64(maxCharacters)))) }
+        if let maxBytes { fields.append(("max_bytes", .int(Int64(maxBytes)))) }
+        return .record(fields)
+    }
+
+    /// Why `text` is too long in characters for this transport, checked line
+    /// by line (transports send each line of a multi-line text as one message).
+    func characterProblem(_ text: String) -> String? {
+        guard let max = maxCharacters else { return nil }
+        for line in text.split(whereSeparator: \.isNewline) {
+            let n = line.count
+            if n > max { return "message too long: \(n) characters, \(name) allows \(max)" }
+        }
+        return nil
+    }
+}
