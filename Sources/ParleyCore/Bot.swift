@@ -186,6 +186,12 @@ public final class Bot: PluginServices {
         return out
     }
 
+    /// When `advance` next has something to do (a timer or a typing timeout); nil when nothing is scheduled.
+    public var nextDue: Double? {
+        let typing = typingOn.values.map { $0.since + options.typingTimeout }.min()
+        return [typing, timers.first?.due].compactMap { $0 }.min()
+    }
+
     /// Moves the clock forward to `time`, firing due timers and typing timeouts in time order.
     public func advance(to time: Double) throws(StoreError) -> [BotAction] {
         var out: [BotAction] = []

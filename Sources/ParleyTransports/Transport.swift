@@ -1,1 +1,62 @@
 import ParleyCore
+
+/// A way to reach a chat server. Each transport (StreamChat, Socket.IO, REST,
+/// STOMP) implements this once; the runtime's presence loop drives it and
+/// never needs to know which one it has.
+///
+/// A transport makes sessions: one connected, announced link with its rooms
+/// joined. When the link dies the session ends and presence asks for a new
+/// one, so reconnect policy lives in one place (the runtime), not in every
+/// transport.
+public protocol Transport: Sendable {
+    /// What this transport can do; the bot's plugins see it as `bot.transport`.
+    var capabilities: TransportCapabilities { get }
+
+    /// Connects, announces the bot and joins its rooms. Returns once the
+    /// session can send; throws `TransportError` when it cannot.
+    func connect() async throws -> any TransportSession
+}
+
+/// One live connection.
+public protocol TransportSession: Sendable {
+    /// What the server says, in order. Finishes without error after a clean
+    /// `leave()`, and throws the reason when the link is lost.
+    var events: AsyncThrowingStream<TransportEvent, Error> { get }
+
+    /// Hands one message to the server. Returns when the transport counts it
+    /// as delivered (written to the socket, or acknowledged where the protocol
+    /// has receipts); throws when it was not, so the outbox keeps it.
+    func send(room: String, text: String, id: String) async throws
+
+    /// Shows or hides the typing indicator (ignored where the transport has none).
+    func typing(room: String, on: Bool) async throws
+
+    /// Leaves cleanly (StreamChat: `LEAVE::::END`) and closes the link.
+    func leave() async
+
+    /// Drops the link without a goodbye (used on shutdown timeouts and errors).
+    func close() async
+}
+
+/// What a session reports besides chat events.
+public enum TransportEvent: Sendable, Equatable {
+    case chat(BotEvent)
+    /// The server threw the bot out (another login, a ban); carries the reason.
+    case kicked(String)
+}
+
+/// Why a transport failed, in words an operator can act on.
+public struct TransportError: Error, Sendable, CustomStringConvertible, Equatable {
+    public enum Kind: String, Sendable {
+        case connect, timeout, closed, idle, protocolViolation = "protocol", refused
+    }
+    public var kind: Kind
+    public var message: String
+
+    public init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    public var description: String { message }
+}

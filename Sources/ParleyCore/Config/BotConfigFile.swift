@@ -27,6 +27,10 @@ public struct BotConfig: Sendable {
     public var pluginConfig: [String: LuaValue]
     /// The config line of this bot's `[[bot]]` header, for messages.
     public var line: Int
+    /// `[bot.presence]`: reconnects and the offline outbox.
+    public var presence = PresenceOptions()
+    /// `[bot.streamchat]`: that transport's own keys.
+    public var streamchat = StreamChatOptions()
 
     /// The plugin host's view of this bot.
     public var botOptions: BotOptions {
@@ -108,6 +112,8 @@ public struct BotConfigFile: Sendable {
         let fsync: FsyncPolicy = fsyncName == "always" ? .always : fsyncName == "never" ? .never : .interval(milliseconds: fsyncInterval)
         let prefix = try t.string("prefix", default: "!")
         let limits = try t.optionalTable("limits") { l in try readLimits(l, base: PluginLimits()) } ?? PluginLimits()
+        let presence = try t.optionalTable("presence") { p in try PresenceOptions.read(p) } ?? PresenceOptions()
+        let streamchat = try t.optionalTable("streamchat") { s in try StreamChatOptions.read(s) } ?? StreamChatOptions()
         let pluginNames = Set(plugins.map { URL(fileURLWithPath: $0).deletingPathExtension().lastPathComponent })
         var pluginLimits: [String: PluginLimits] = [:]
         _ = try t.optionalTable("plugin_limits") { pl in
@@ -131,11 +137,14 @@ public struct BotConfigFile: Sendable {
             }
         }
         return (1...count).map { n in
-            BotConfig(name: count > 1 ? name.replacingOccurrences(of: "{n}", with: String(n)) : name,
+            var b = BotConfig(name: count > 1 ? name.replacingOccurrences(of: "{n}", with: String(n)) : name,
                       transport: transport, server: server, rooms: rooms, plugins: plugins,
                       journal: journal.map { count > 1 ? $0.replacingOccurrences(of: "{n}", with: String(n)) : $0 },
                       fsync: fsync, commandPrefix: prefix,
                       limits: limits, pluginLimits: pluginLimits, pluginConfig: pluginConfig, line: line)
+            b.presence = presence
+            b.streamchat = streamchat
+            return b
         }
     }
 
