@@ -63,13 +63,14 @@ let package = Package(
             dependencies: [
                 "ParleyCore", "ParleyWire",
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         .target(
             name: "ParleyRuntime",
             dependencies: [
-                "ParleyCore", "ParleyTransports", "ParleyServers", "ParleyConfig",
+                "ParleyCore", "ParleyTransports", "ParleyServers", "ParleyConfig", "ParleyJournal", "ParleyLua", "ParleyWire",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -97,7 +98,11 @@ let package = Package(
             name: "ParleyServersTests",
             dependencies: ["ParleyServers", "ParleyWire", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")]
         ),
-        .testTarget(name: "ParleyRuntimeTests", dependencies: ["ParleyRuntime", "ParleyTransports", "ParleyServers", "ParleyCore", "ParleyWire"]),
+        .testTarget(
+            name: "ParleyRuntimeTests",
+            dependencies: ["ParleyRuntime", "ParleyTransports", "ParleyServers", "ParleyCore", "ParleyWire", "ParleyLua",
+                           .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")]
+        ),
         .testTarget(name: "ParleyCoreTests", dependencies: ["ParleyCore", "ParleyJournal"], exclude: ["Golden", "Hostile", "Crash"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,1 +1,134 @@
+import Foundation
+import ParleyCore
+import ParleyRuntime
+import ParleyServers
+import ParleyTransports
 import Testing
+
+/// End to end over loopback: the embedded StreamChat server, real clients
+/// (`Person`) and bots run by the runtime exactly as `parley run` runs them.
+@Suite(.timeLimit(.minutes(2)))
+struct RuntimeTests {
+    static let greeter = """
+    bot.on("join", function(ev)
+      if ev.user ~= bot.name then bot.send(ev.room, "hi " .. ev.user) end
+    end)
+    """
+
+    @Test func greetsAPersonWhoJoins() async throws {
+        let server = try await StreamChatServer.start(.init())
+        defer { Task { await server.shutdown() } }
+        let rec = Recorder()
+        let runner = BotRunner(spec: try botSpec(name: "greeter", port: server.port, plugins: [("greeter", Self.greeter)]),
+                               observer: rec.observer)
+        let run = Task { await runner.run() }
+        #expect(await eventually { await runner.state == .online })
+        let alice = try await Person("alice", port: server.port)
+        #expect(await eventually { alice.texts(from: "greeter") == ["hi alice"] })
+        await runner.stop()
+        #expect(await run.value == .stopped)
+        // The bot left cleanly: the person heard it go.
+        #expect(await eventually { alice.messages.isEmpty == false })
+        await alice.leave()
+    }
+
+    @Test func sendsAreCheckedAgainstStreamChatRules() async throws {
+        let server = try await StreamChatServer.start(.init())
+        defer { Task { await server.shutdown() } }
+        let plugin = """
+        -- Reports what bot.send said about each text it was asked to send.
+        local function try(msg, text)
+          local ok, err = bot.send(msg.room, text)
+          -- The reason may quote the forbidden token, so it goes to the log, not the room.
+          if not ok then bot.log.info("refused: " .. err); bot.send(msg.room, "refused") end
+        end
+        bot.command("emoji", function(msg, args)
+          try(msg, string.rep("\u{1F44D}\u{1F3FD}", tonumber(args[1])))
+        end)
+        local tokens = { "USR_NAME::", "MSG::", "LEAVE::", "::END" }
+        bot.command("token", function(msg, args) try(msg, "a " .. tokens[tonumber(args[1])] .. " b") end)
+        bot.command("lines", function(msg) try(msg, "one\\ntwo\\n\\nthree") end)
+        """
+        let rec = Recorder()
+        let runner = BotRunner(spec: try botSpec(name: "checker", port: server.port, plugins: [("checker", plugin)]),
+                               observer: rec.observer)
+        let run = Task { await runner.run() }
+        #expect(await eventually { await runner.state == .online })
+        let alice = try await Person("alice", port: server.port)
+        try await alice.say("!emoji 300")
+        try await alice.say("!emoji 301")
+        for i in 1...4 { try await alice.say("!token \(i)") }
+        try await alice.say("!lines")
+        #expect(await eventually { alice.texts(from: "checker").count == 9 })
+        let heard = alice.texts(from: "checker")
+        // 300 thumbs-up with a skin tone: 300 Characters but 2,400 bytes, allowed.
+        #expect(heard.first == String(repeating: "\u{1F44D}\u{1F3FD}", count: 300))
+        #expect(heard.dropFirst().first == "refused")
+        #expect(heard.filter { $0 == "refused" }.count == 5)
+        #expect(rec.logs(containing: "refused: message too long: 301 characters, streamchat allows 300").count == 1)
+        #expect(rec.logs(containing: "which this transport forbids").count == 4)
+        #expect(heard.suffix(3) == ["one", "two", "three"])
+        await runner.stop()
+        _ = await run.value
+        await alice.leave()
+    }
+
+    @Test func ownJoinIsNeverAnArrivalAndOwnEchoNeverAMessage() async throws {
+        let server = try await StreamChatServer.start(.init())
+        defer { Task { await server.shutdown() } }
+        let plugin = """
+        local seen = 0
+        bot.on("join", function(ev) bot.log.info("join " .. ev.user) end)
+        bot.on("message", function(msg)
+          seen = seen + 1
+          if msg.text == "!count" then bot.send(msg.room, "seen " .. seen) end
+        end)
+        """
+        let rec = Recorder()
+        let runner = BotRunner(spec: try botSpec(name: "counter", port: server.port, plugins: [("counter", plugin)]),
+                               observer: rec.observer)
+        let run = Task { await runner.run() }
+        #expect(await eventually { await runner.state == .online })
+        let bob = try await Person("bob", port: server.port)
+        try await bob.say("!count")
+        try await bob.say("!count")
+        #expect(await eventually { bob.texts(from: "counter") == ["seen 1", "seen 2"] })
+        #expect(rec.logs(containing: "join counter").isEmpty)
+        #expect(rec.logs(containing: "join bob").count == 1)
+        await runner.stop()
+        _ = await run.value
+        await bob.leave()
+    }
+
+    @Test func givesUpAfterMaxAttemptsAndSaysSo() async throws {
+        // A port nobody listens on: bind a server, note its port, close it.
+        let probe = try await StreamChatServer.start(.init())
+        let port = probe.port
+        await probe.shutdown()
+        var presence = PresenceOptions()
+        presence.backoffInitial = 0.01
+        presence.backoffMax = 0.02
+        presence.maxAttempts = 3
+        let rec = Recorder()
+        let plugin = #"bot.on("connection", function(ev) bot.log.info("state " .. ev.state) end)"#
+        let runner = BotRunner(spec: try botSpec(name: "quitter", port: port, plugins: [("quitter", plugin)], presence: presence),
+                               observer: rec.observer)
+        let outcome = await runner.run()
+        guard case .gaveUp = outcome else {
+            Issue.record("expected gaveUp, got \(outcome)")
+            return
+        }
+        #expect(rec.connectionStates.filter { $0 == .connecting }.count == 3)
+        #expect(rec.connectionStates.last == .gaveUp)
+        #expect(rec.logs(containing: "state gave_up").count == 1)
+        #expect(await runner.stats.connectFailures == 3)
+    }
+
+    @Test func backoffBoundsGrowExponentiallyToTheCap() {
+        var p = PresenceOptions()
+        p.backoffInitial = 0.5
+        p.backoffFactor = 2
+        p.backoffMax = 30
+        #expect((1...8).map { p.backoffBound(attempt: $0) } == [0.5, 1, 2, 4, 8, 16, 30, 30])
+    }
+}

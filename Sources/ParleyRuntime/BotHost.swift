@@ -1,0 +1,93 @@
+import Foundation
+import ParleyCore
+import ParleyJournal
+import ParleyLua
+
+/// Owns one bot's `Bot` (its plugin VMs and its store) on a Lua thread.
+///
+/// Everything that touches a plugin VM or the bot's journal goes through this
+/// actor, whose executor is a `LuaThreadExecutor`: Lua never runs on the
+/// cooperative pool, and one bot's events are handled one at a time, in
+/// arrival order.
+actor BotHost {
+    private let executor: LuaThreadExecutor
+    nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
+    private var options: BotOptions
+    private let plugins: [BotSpec.PluginFile]
+    private let journalDirectory: String?
+    private let fsync: FsyncPolicy
+    private var bot: Bot?
+    private var journal: JournalStore?
+
+    /// The clock plugins see: wall time.
+    static func now() -> Double { Date().timeIntervalSince1970 }
+
+    init(executor: LuaThreadExecutor, options: BotOptions, plugins: [BotSpec.PluginFile], journal: String?, fsync: FsyncPolicy) {
+        self.executor = executor
+        self.options = options
+        self.plugins = plugins
+        self.journalDirectory = journal
+        self.fsync = fsync
+    }
+
+    /// Opens the store, loads the plugins in order, then hands back sends a
+    /// previous run committed but never delivered (they go out again, once,
+    /// with their ids).
+    func start(log: @escaping @Sendable (String) -> Void) throws -> [BotAction] {
+        let store: BotStore
+        if let dir = journalDirectory {
+            let j = try JournalStore.open(directory: dir, fsync: fsync)
+            // Ids the bot generates must not repeat those of earlier runs on this journal.
+            options.messageIdPrefix = "\(options.name)-\(j.recoveredSequence)-"
+            journal = j
+            store = j
+        } else {
+            options.messageIdPrefix = "\(options.name)-\(UInt32.random(in: 0...UInt32.max))-"
+            store = MemoryBotStore()
+        }
+        let bot = Bot(options: options, now: Self.now(), store: store)
+        bot.log = log
+        self.bot = bot
+        var out: [BotAction] = []
+        for p in plugins {
+            let source: [UInt8]
+            do {
+                source = Array(try Data(contentsOf: URL(fileURLWithPath: p.path)))
+            } catch {
+                out.append(BotAction(plugin: p.name, .error(.runtime, "cannot read \(p.path): \(error.localizedDescription)")))
+                continue
+            }
+            out += try bot.loadPlugin(name: p.name, source: source)
+        }
+        out += bot.undeliveredSends()
+        return out
+    }
+
+    var nextDue: Double? { bot?.nextDue }
+
+    /// Fires what is due, then delivers the event.
+    func handle(_ event: BotEvent) throws -> (actions: [BotAction], nextDue: Double?) {
+        guard let bot else { return ([], nil) }
+        var out = try bot.advance(to: Self.now())
+        out += try bot.handle(event)
+        return (out, bot.nextDue)
+    }
+
+    /// Fires due timers and typing timeouts.
+    func tick() throws -> (actions: [BotAction], nextDue: Double?) {
+        guard let bot else { return ([], nil) }
+        let out = try bot.advance(to: Self.now())
+        return (out, bot.nextDue)
+    }
+
+    func markDelivered(_ ids: [String]) throws {
+        if !ids.isEmpty { try bot?.store.markDelivered(ids) }
+    }
+
+    /// Syncs and closes the journal.
+    func close() {
+        journal?.close()
+        journal = nil
+    }
+}

@@ -1,0 +1,378 @@
+import Foundation
+import ParleyCore
+import ParleyJournal
+import ParleyTransports
+
+/// Everything needed to run one bot.
+public struct BotSpec: Sendable {
+    public var options: BotOptions
+    /// Plugin name and file, in load order.
+    public var plugins: [PluginFile]
+    public var presence: PresenceOptions
+    public var transport: any Transport
+    /// Journal directory and sync policy; nil keeps state in memory.
+    public var journal: String?
+    public var fsync: FsyncPolicy
+
+    public struct PluginFile: Sendable {
+        public var name: String
+        public var path: String
+        public init(name: String, path: String) {
+            self.name = name
+            self.path = path
+        }
+    }
+
+    public init(options: BotOptions, plugins: [PluginFile], presence: PresenceOptions, transport: any Transport,
+                journal: String? = nil, fsync: FsyncPolicy = .always) {
+        self.options = options
+        self.plugins = plugins
+        self.presence = presence
+        self.transport = transport
+        self.journal = journal
+        self.fsync = fsync
+    }
+}
+
+/// How a bot's run ended.
+public enum BotOutcome: Sendable, Equatable {
+    /// Shutdown was asked for and completed.
+    case stopped
+    /// `max_attempts` reconnects failed in a row.
+    case gaveUp(String)
+    /// The server threw the bot out and the policy is to stop.
+    case kicked(String)
+    /// The bot could not go on (its journal failed, ...): the message names the cause.
+    case failed(String)
+}
+
+/// What a runner counted.
+public struct BotStats: Sendable, Equatable {
+    public var eventsHandled = 0
+    public var sendsDelivered = 0
+    public var sendsDropped = 0
+    /// Times the bot came back online after losing its link.
+    public var reconnects = 0
+    public var connectFailures = 0
+}
+
+/// Runs one bot: the data path transport → presence → router → plugin host →
+/// outbox → journal → transport, visible in this file.
+///
+/// - Presence: connect, go online, pump events; when the link dies go
+///   offline, wait a backoff with full jitter and connect again, forever
+///   unless `max_attempts` says otherwise. The bot's own join/leave lines
+///   never reach plugins, so a reconnect is not an arrival.
+/// - Router and plugin host: `BotHost` (on a Lua thread) turns each event into
+///   actions; the events of one session are handled one at a time, in order.
+/// - Outbox: sends wait here, in order, while offline (up to the expiry), go
+///   out once online, and are recorded as delivered in the journal once the
+///   transport confirmed them.
+public actor BotRunner {
+    public nonisolated let name: String
+    private let spec: BotSpec
+    private let observer: RuntimeObserver
+    private let executors: LuaExecutorPool
+
+    private var host: BotHost?
+    private var session: (any TransportSession)?
+    private var outbox: Outbox
+    private var typingQueue: [(room: String, on: Bool)] = []
+    private var draining = false
+    private var stopping = false
+    private var failure: String?
+    private var awayUntil: Double?
+    private var backoff: Backoff
+    private var timerTask: Task<Void, Never>?
+    private var wakeAt = Double.infinity
+    private var everOnline = false
+    public private(set) var stats = BotStats()
+    public private(set) var state: ConnectionState = .offline
+
+    public init(spec: BotSpec, observer: RuntimeObserver, executors: LuaExecutorPool = .shared, seed: UInt64? = nil) {
+        self.name = spec.options.name
+        self.spec = spec
+        self.observer = observer
+        self.executors = executors
+        self.outbox = Outbox(expiry: spec.presence.outboxExpiry)
+        self.backoff = Backoff(options: spec.presence, seed: seed ?? UInt64.random(in: 1...UInt64.max))
+    }
+
+    // MARK: lifecycle
+
+    /// Runs until `stop()`, until reconnects are given up, or until the bot cannot go on.
+    public func run() async -> BotOutcome {
+        do {
+            try await open()
+        } catch {
+            return .failed("\(error)")
+        }
+        let outcome = await presenceLoop()
+        timerTask?.cancel()
+        await host?.close()
+        log(.info, "stopped: \(outcome)")
+        return outcome
+    }
+
+    /// Graceful shutdown: stop taking events, let the running handler finish,
+    /// hand queued sends to the transport (bounded by `drainTimeout`), leave
+    /// cleanly; `run()` then syncs the journal and returns.
+    public func stop(drainTimeout: Double = 5) async {
+        guard !stopping else { return }
+        stopping = true
+        let deadline = BotHost.now() + drainTimeout
+        while session != nil, !outbox.isEmpty, BotHost.now() < deadline {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        await session?.leave()
+    }
+
+    private func open() async throws {
+        var options = spec.options
+        options.transport = spec.transport.capabilities
+        let host = BotHost(executor: executors.take(), options: options, plugins: spec.plugins,
+                           journal: spec.journal, fsync: spec.fsync)
+        self.host = host
+        let observer = self.observer, name = self.name
+        let actions = try await host.start { text in
+            observer.log(LogRecord(time: BotHost.now(), bot: name, plugin: nil, level: .warn, text: text))
+        }
+        dispatch(actions)
+        rescheduleTimers(await host.nextDue)
+    }
+
+    // MARK: presence
+
+    private func presenceLoop() async -> BotOutcome {
+        while !stopping {
+            if let failure { return .failed(failure) }
+            await setState(.connecting)
+            if stopping { break }
+            let s: any TransportSession
+            do {
+                s = try await spec.transport.connect()
+            } catch {
+                stats.connectFailures += 1
+                log(.warn, "cannot connect: \(error)")
+                if let outcome = await waitBackoff() { return outcome }
+                continue
+            }
+            if stopping {
+                await s.leave()
+                break
+            }
+            session = s
+            backoff.reset()
+            if everOnline { stats.reconnects += 1 }
+            everOnline = true
+            await setState(.online)
+            kickDrain()
+            var kicked: String?
+            do {
+                for try await event in s.events {
+                    if case .kicked(let reason) = event {
+                        kicked = reason
+                        break
+                    }
+                    guard case .chat(let chat) = event else { continue }
+                    observer.event(name, chat)
+                    if isOwnPresence(chat) { continue }
+                    await handle(chat)
+                    if failure != nil { break }
+                }
+            } catch {
+                if !stopping { log(.warn, "link lost: \(error)") }
+            }
+            session = nil
+            typingQueue.removeAll()
+            if let kicked {
+                await s.close()
+                log(.error, "kicked by the server: \(kicked)")
+                await setState(.kicked)
+                return .kicked(kicked)
+            }
+            if let failure {
+                await s.close()
+                return .failed(failure)
+            }
+            if stopping { break }
+            await setState(.offline)
+            if let until = awayUntil {
+                // A deliberate absence (`bot.away`): no backoff, come back on time.
+                awayUntil = nil
+                await sleep(until: until)
+                continue
+            }
+            if let outcome = await waitBackoff() { return outcome }
+        }
+        if let failure { return .failed(failure) }
+        return .stopped
+    }
+
+    /// Waits before the next attempt; nil to try again, an outcome to give up.
+    private func waitBackoff() async -> BotOutcome? {
+        let delay = backoff.nextDelay()
+        if backoff.gaveUp {
+            let why = "gave up after \(backoff.attempt) failed connection attempts"
+            log(.error, why)
+            await setState(.gaveUp)
+            return .gaveUp(why)
+        }
+        await setState(.backoff)
+        await sleep(until: BotHost.now() + delay)
+        return nil
+    }
+
+    /// Sleeps in short steps so `stop()` is never kept waiting by a backoff.
+    private func sleep(until t: Double) async {
+        while !stopping {
+            let left = t - BotHost.now()
+            if left <= 0 { return }
+            try? await Task.sleep(for: .milliseconds(Int(min(left, 0.1) * 1000) + 1))
+        }
+    }
+
+    /// The bot's own join and leave lines: the transport echoes them on every
+    /// (re)connect, and a reconnect must not look like an arrival to plugins.
+    private func isOwnPresence(_ e: BotEvent) -> Bool {
+        switch e {
+        case .join(_, let user, _), .leave(_, let user, _): user == name
+        default: false
+        }
+    }
+
+    private func setState(_ s: ConnectionState) async {
+        state = s
+        observer.connection(name, s)
+        await handle(.connection(s))
+    }
+
+    // MARK: router and plugin host
+
+    private func handle(_ event: BotEvent) async {
+        guard let host, failure == nil else { return }
+        do {
+            let (actions, due) = try await host.handle(event)
+            stats.eventsHandled += 1
+            dispatch(actions)
+            rescheduleTimers(due)
+        } catch {
+            fail("journal failed: \(error)")
+        }
+    }
+
+    /// The bot cannot keep its promises (its journal failed): stop it, saying why.
+    private func fail(_ why: String) {
+        guard failure == nil else { return }
+        failure = why
+        log(.error, "stopping: \(why)")
+        stopping = true
+        if let s = session { Task { await s.close() } }
+    }
+
+    private func dispatch(_ actions: [BotAction]) {
+        for a in actions {
+            switch a.kind {
+            case .send(let room, let text):
+                guard let id = a.outboxId else { continue }
+                outbox.append(Outbox.Entry(id: id, plugin: a.plugin, room: room, text: text, queued: BotHost.now()))
+            case .typing(let room, let on):
+                // Typing is only worth showing now; offline it is dropped.
+                if session != nil, spec.transport.capabilities.typing { typingQueue.append((room, on)) }
+            case .log(let level, let text):
+                let l: LogRecord.Level = level == .error ? .error : level == .warn ? .warn : .info
+                observer.log(LogRecord(time: BotHost.now(), bot: name, plugin: a.plugin, level: l, text: text))
+            case .error(let kind, let message):
+                observer.log(LogRecord(time: BotHost.now(), bot: name, plugin: a.plugin, level: .error,
+                                       text: "\(kind.rawValue): \(message)"))
+            case .away(let seconds):
+                awayUntil = BotHost.now() + seconds
+                log(.info, "away for \(Int(seconds)) s (plugin \(a.plugin))")
+                if let s = session { Task { await s.leave() } }
+            }
+        }
+        kickDrain()
+    }
+
+    // MARK: outbox
+
+    private func kickDrain() {
+        guard !draining, session != nil, !outbox.isEmpty || !typingQueue.isEmpty else { return }
+        draining = true
+        Task { await self.drain() }
+    }
+
+    /// Hands queued sends to the transport, one at a time and in order.
+    private func drain() async {
+        defer { draining = false }
+        while let s = session {
+            if !typingQueue.isEmpty {
+                let t = typingQueue.removeFirst()
+                try? await s.typing(room: t.room, on: t.on)
+                continue
+            }
+            guard let e = outbox.first else { break }
+            if outbox.isExpired(e, now: BotHost.now()) {
+                outbox.removeFirst()
+                await drop(e, "expired after waiting \(Int(spec.presence.outboxExpiry)) s offline")
+                continue
+            }
+            do {
+                try await s.send(room: e.room, text: e.text, id: e.id)
+            } catch let error as TransportError where error.kind == .refused {
+                outbox.removeFirst()
+                await drop(e, error.message)
+                continue
+            } catch {
+                break  // the link is going down; presence reconnects and drains again
+            }
+            outbox.removeFirst()
+            stats.sendsDelivered += 1
+            observer.sent(name, e.plugin, e.room, e.text)
+            do {
+                try await host?.markDelivered([e.id])
+            } catch {
+                fail("journal failed: \(error)")
+            }
+        }
+    }
+
+    /// A send that will never go out is still recorded as done, so a restart does not retry it.
+    private func drop(_ e: Outbox.Entry, _ why: String) async {
+        stats.sendsDropped += 1
+        observer.log(LogRecord(time: BotHost.now(), bot: name, plugin: e.plugin, level: .warn,
+                               text: "send to \(e.room) dropped: \(why)"))
+        try? await host?.markDelivered([e.id])
+    }
+
+    // MARK: timers
+
+    private func rescheduleTimers(_ due: Double?) {
+        guard let due, due < wakeAt else { return }
+        wakeAt = due
+        timerTask?.cancel()
+        timerTask = Task { [weak self] in
+            let delay = max(0, due - BotHost.now())
+            try? await Task.sleep(for: .milliseconds(Int(delay * 1000) + 1))
+            if Task.isCancelled { return }
+            await self?.fireTimers()
+        }
+    }
+
+    private func fireTimers() async {
+        wakeAt = .infinity
+        timerTask = nil
+        guard let host, failure == nil else { return }
+        do {
+            let (actions, due) = try await host.tick()
+            dispatch(actions)
+            rescheduleTimers(due)
+        } catch {
+            fail("journal failed: \(error)")
+        }
+    }
+
+    private func log(_ level: LogRecord.Level, _ text: String) {
+        observer.log(LogRecord(time: BotHost.now(), bot: name, plugin: nil, level: level, text: text))
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import ParleyConfig
+import ParleyCore
+import ParleyTransports
+
+/// Turns a config file's bots into runnable specs.
+public enum BotSpecs {
+    /// - Parameter embedded: the address of the embedded server, used by bots
+    ///   whose config names no `server`.
+    public static func make(_ file: BotConfigFile, embedded: (host: String, port: Int)?,
+                            log: @escaping @Sendable (String) -> Void) throws(ConfigError) -> [BotSpec] {
+        try file.bots.map { b throws(ConfigError) in
+            let transport: any Transport
+            switch b.transport {
+            case .streamchat:
+                let address: (host: String, port: Int)
+                if let server = b.server {
+                    address = try parseAddress(server, file: file.path, line: b.line)
+                } else if let embedded {
+                    address = embedded
+                } else {
+                    throw ConfigError(kind: .missingKey, file: file.path, line: b.line, key: "bot.server",
+                                      message: "no server and no embedded server")
+                }
+                transport = StreamChatTransport(host: address.host, port: address.port, name: b.name, options: b.streamchat,
+                                                connectTimeout: b.presence.connectTimeout, log: log)
+            case .socketio, .rest, .stomp:
+                throw ConfigError(kind: .invalidValue, file: file.path, line: b.line, key: "bot.transport",
+                                  message: "the \(b.transport.rawValue) transport is not built yet; this version runs streamchat")
+            }
+            let plugins = b.plugins.map {
+                BotSpec.PluginFile(name: URL(fileURLWithPath: $0).deletingPathExtension().lastPathComponent, path: $0)
+            }
+            return BotSpec(options: b.botOptions, plugins: plugins, presence: b.presence, transport: transport,
+                           journal: b.journal, fsync: b.fsync)
+        }
+    }
+
+    /// `host:port`, with a bracketed IPv6 host allowed (`[::1]:5080`).
+    public static func parseAddress(_ s: String, file: String = "", line: Int = 0) throws(ConfigError) -> (host: String, port: Int) {
+        guard let colon = s.lastIndex(of: ":"), let port = Int(s[s.index(after: colon)...]), (1...65535).contains(port) else {
+            throw ConfigError(kind: .invalidValue, file: file, line: line, key: "bot.server",
+                              message: "'\(s)' is not host:port (e.g. 127.0.0.1:5080)")
+        }
+        var host = String(s[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        if host.isEmpty {
+            throw ConfigError(kind: .invalidValue, file: file, line: line, key: "bot.server", message: "'\(s)' has no host")
+        }
+        return (host, port)
+    }
+}
+
+/// Many bots in one process: each runs on its own, different bots concurrently.
+public actor Fleet {
+    public let runners: [BotRunner]
+    private var stopped = false
+
+    public init(specs: [BotSpec], observer: RuntimeObserver, executors: LuaExecutorPool = .shared, seed: UInt64? = nil) {
+        runners = specs.enumerated().map { i, spec in
+            BotRunner(spec: spec, observer: observer, executors: executors, seed: seed.map { $0 &+ UInt64(i) &* 7919 })
+        }
+    }
+
+    /// Runs every bot until all have ended; outcomes in config order.
+    public func run() async -> [BotOutcome] {
+        await withTaskGroup(of: (Int, BotOutcome).self) { group in
+            for (i, r) in runners.enumerated() {
+                group.addTask { (i, await r.run()) }
+            }
+            var out = [BotOutcome](repeating: .stopped, count: runners.count)
+            for await (i, o) in group { out[i] = o }
+            return out
+        }
+    }
+
+    /// Graceful shutdown of every bot, concurrently.
+    public func stop() async {
+        guard !stopped else { return }
+        stopped = true
+        await withTaskGroup(of: Void.self) { group in
+            for r in runners { group.addTask { await r.stop() } }
+        }
+    }
+
+    public func stats() async -> [String: BotStats] {
+        var out: [String: BotStats] = [:]
+        for r in runners { out[r.name] = await r.stats }
+        return out
+    }
+}

@@ -1,0 +1,36 @@
+import Foundation
+import ParleyLua
+
+/// The threads plugin VMs run on: a few `LuaThreadExecutor`s shared
+/// round-robin by every bot of the process.
+///
+/// One thread per bot would not scale to a thousand simulated users; one
+/// thread per core keeps every core busy while each `lua_State` still lives
+/// on exactly one thread for its whole life.
+public final class LuaExecutorPool: Sendable {
+    private let executors: [LuaThreadExecutor]
+    private let next = Counter()
+
+    public init(threads: Int = ProcessInfo.processInfo.activeProcessorCount) {
+        executors = (0..<max(1, threads)).map { LuaThreadExecutor(name: "parley-lua-\($0)") }
+    }
+
+    public func take() -> LuaThreadExecutor {
+        executors[next.increment() % executors.count]
+    }
+
+    public static let shared = LuaExecutorPool()
+}
+
+/// A tiny thread-safe counter.
+final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = 0
+
+    func increment() -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        value += 1
+        return value
+    }
+}

@@ -1,0 +1,69 @@
+import ArgumentParser
+import Foundation
+import ParleyConfig
+import ParleyCore
+import ParleyRuntime
+import ParleyServers
+
+/// `parley run BOT.toml`: runs the config's bots until SIGINT/SIGTERM.
+struct RunCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Run the bots of a config file until SIGINT or SIGTERM.",
+        discussion: """
+        Bots with no `server` in their config connect to an embedded StreamChat server \
+        started on a free loopback port. Exit status: 0 after a clean shutdown, 1 when a \
+        bot stopped on an error (its message names the cause), 2 for a bad config, 3 when \
+        every bot gave up reconnecting (`max_attempts`).
+        """
+    )
+
+    @Argument(help: "The bot config (TOML).")
+    var config: String
+
+    func run() async throws {
+        let file: BotConfigFile
+        do {
+            file = try BotConfigFile.load(path: config)
+        } catch {
+            FileHandle.standardError.write(Data("parley: \(error.description)\n".utf8))
+            throw ExitCode(2)
+        }
+        let signals = TerminationSignals()
+        let observer = RuntimeObserver.standardError
+        var server: StreamChatServer?
+        if file.bots.contains(where: { $0.server == nil }) {
+            let s = try await StreamChatServer.start(.init(log: { line in
+                FileHandle.standardError.write(Data("embedded server: \(line)\n".utf8))
+            }))
+            server = s
+            FileHandle.standardError.write(Data("parley: embedded streamchat server on 127.0.0.1:\(s.port)\n".utf8))
+        }
+        let specs: [BotSpec]
+        do {
+            specs = try BotSpecs.make(file, embedded: server.map { ("127.0.0.1", $0.port) }) { line in
+                FileHandle.standardError.write(Data("\(line)\n".utf8))
+            }
+        } catch {
+            FileHandle.standardError.write(Data("parley: \(error.description)\n".utf8))
+            await server?.shutdown()
+            throw ExitCode(2)
+        }
+        let fleet = Fleet(specs: specs, observer: observer)
+        let watcher = Task {
+            let sig = await signals.next()
+            FileHandle.standardError.write(Data("parley: \(sig == SIGINT ? "SIGINT" : "SIGTERM"), shutting down\n".utf8))
+            await fleet.stop()
+        }
+        let outcomes = await fleet.run()
+        watcher.cancel()
+        await server?.shutdown()
+        throw ExitCode(Self.exitStatus(outcomes))
+    }
+
+    static func exitStatus(_ outcomes: [BotOutcome]) -> Int32 {
+        if outcomes.contains(where: { if case .failed = $0 { true } else { false } }) { return 1 }
+        if !outcomes.isEmpty, outcomes.allSatisfy({ if case .gaveUp = $0 { true } else { false } }) { return 3 }
+        return 0
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import ParleyCore
+import ParleyLua
+import ParleyRuntime
+import ParleyServers
+import ParleyTransports
+import Synchronization
+
+let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .deletingLastPathComponent().deletingLastPathComponent()
+
+func temporaryDirectory() throws -> URL {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("parley-rt-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    return dir
+}
+
+/// Polls `condition` until it holds or `seconds` pass; the result says which.
+func eventually(_ seconds: Double = 10, _ condition: () async -> Bool) async -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+        if await condition() { return true }
+        try? await Task.sleep(for: .milliseconds(20))
+    }
+    return await condition()
+}
+
+/// A person in the chat: a real StreamChat client that records what it hears.
+final class Person: Sendable {
+    let name: String
+    let session: any TransportSession
+    private let heard = Mutex<[BotEvent]>([])
+    private let reader = Mutex<Task<Void, Never>?>(nil)
+
+    init(_ name: String, port: Int) async throws {
+        self.name = name
+        session = try await StreamChatTransport(host: "127.0.0.1", port: port, name: name, connectTimeout: 5).connect()
+        let events = session.events
+        let task = Task { [self] in
+            do {
+                for try await e in events { if case .chat(let c) = e { self.heard.withLock { $0.append(c) } } }
+            } catch {}
+        }
+        reader.withLock { $0 = task }
+    }
+
+    var messages: [(user: String, text: String)] {
+        heard.withLock { $0.compactMap { if case .message(let m) = $0 { (m.user, m.text) } else { nil } } }
+    }
+
+    func texts(from user: String) -> [String] { messages.filter { $0.user == user }.map(\.text) }
+
+    func say(_ text: String) async throws { try await session.send(room: "lobby", text: text, id: UUID().uuidString) }
+
+    func leave() async { await session.leave() }
+}
+
+/// Log lines and confirmed sends of the bots under test.
+final class Recorder: Sendable {
+    private let records = Mutex<[LogRecord]>([])
+    private let sends = Mutex<[(bot: String, text: String)]>([])
+    private let states = Mutex<[(bot: String, state: ConnectionState)]>([])
+
+    var observer: RuntimeObserver {
+        var o = RuntimeObserver { [self] r in self.records.withLock { $0.append(r) } }
+        o.sent = { [self] bot, _, _, text in self.sends.withLock { $0.append((bot, text)) } }
+        o.connection = { [self] bot, s in self.states.withLock { $0.append((bot, s)) } }
+        return o
+    }
+
+    var logs: [LogRecord] { records.withLock { $0 } }
+    var sent: [(bot: String, text: String)] { sends.withLock { $0 } }
+    var connectionStates: [ConnectionState] { states.withLock { $0.map(\.state) } }
+    func logs(containing s: String) -> [LogRecord] { logs.filter { $0.text.contains(s) } }
+}
+
+/// Writes plugin sources to files and builds a spec for a bot on the given server.
+func botSpec(name: String, port: Int, plugins: [(String, String)], config: [String: LuaValue] = [:],
+             journal: String? = nil, presence: PresenceOptions? = nil, shippedPlugins: [String] = []) throws -> BotSpec {
+    let dir = try temporaryDirectory()
+    var files: [BotSpec.PluginFile] = []
+    for (pname, source) in plugins {
+        let path = dir.appendingPathComponent("\(pname).lua").path
+        try source.write(toFile: path, atomically: true, encoding: .utf8)
+        files.append(.init(name: pname, path: path))
+    }
+    for p in shippedPlugins {
+        files.append(.init(name: p, path: packageRoot.appendingPathComponent("Plugins/\(p).lua").path))
+    }
+    var options = BotOptions(name: name)
+    for (k, v) in config { options.pluginConfig[k] = v }
+    var p = presence ?? PresenceOptions()
+    if presence == nil {
+        p.backoffInitial = 0.05
+        p.backoffMax = 0.2
+    }
+    return BotSpec(options: options, plugins: files, presence: p,
+                   transport: StreamChatTransport(host: "127.0.0.1", port: port, name: name, connectTimeout: 2),
+                   journal: journal, fsync: .always)
+}
