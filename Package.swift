@@ -73,7 +73,9 @@ let package = Package(
                 "ParleyCore", "ParleyTransports", "ParleyServers", "ParleyConfig", "ParleyJournal", "ParleyLua", "ParleyWire",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),

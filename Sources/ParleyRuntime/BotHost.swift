@@ -37,6 +37,8 @@ actor BotHost {
     func start(log: @escaping @Sendable (String) -> Void) throws -> [BotAction] {
         let store: BotStore
         if let dir = journalDirectory {
+            // `journal = "state/greeter"` on a fresh machine: make the parents.
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
             let j = try JournalStore.open(directory: dir, fsync: fsync)
             // Ids the bot generates must not repeat those of earlier runs on this journal.
             options.messageIdPrefix = "\(options.name)-\(j.recoveredSequence)-"

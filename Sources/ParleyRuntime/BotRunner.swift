@@ -1,4 +1,5 @@
 import Foundation
+import Metrics
 import ParleyCore
 import ParleyJournal
 import ParleyTransports
@@ -105,6 +106,7 @@ public actor BotRunner {
         do {
             try await open()
         } catch {
+            log(.error, "cannot start: \(error)")
             return .failed("\(error)")
         }
         let outcome = await presenceLoop()
@@ -163,7 +165,10 @@ public actor BotRunner {
             }
             session = s
             backoff.reset()
-            if everOnline { stats.reconnects += 1 }
+            if everOnline {
+                stats.reconnects += 1
+                RuntimeMetrics.reconnects.increment()
+            }
             everOnline = true
             await setState(.online)
             kickDrain()
@@ -252,7 +257,10 @@ public actor BotRunner {
     private func handle(_ event: BotEvent) async {
         guard let host, failure == nil else { return }
         do {
+            let started = ContinuousClock.now
             let (actions, due) = try await host.handle(event)
+            RuntimeMetrics.handlerLatency.record(duration: ContinuousClock.now - started)
+            RuntimeMetrics.events[event.kind]?.increment()
             stats.eventsHandled += 1
             dispatch(actions)
             rescheduleTimers(due)
@@ -283,6 +291,7 @@ public actor BotRunner {
                 let l: LogRecord.Level = level == .error ? .error : level == .warn ? .warn : .info
                 observer.log(LogRecord(time: BotHost.now(), bot: name, plugin: a.plugin, level: l, text: text))
             case .error(let kind, let message):
+                RuntimeMetrics.pluginError(kind)
                 observer.log(LogRecord(time: BotHost.now(), bot: name, plugin: a.plugin, level: .error,
                                        text: "\(kind.rawValue): \(message)"))
             case .away(let seconds):
@@ -328,6 +337,7 @@ public actor BotRunner {
             }
             outbox.removeFirst()
             stats.sendsDelivered += 1
+            RuntimeMetrics.sends.increment()
             observer.sent(name, e.plugin, e.room, e.text)
             do {
                 try await host?.markDelivered([e.id])
@@ -340,6 +350,7 @@ public actor BotRunner {
     /// A send that will never go out is still recorded as done, so a restart does not retry it.
     private func drop(_ e: Outbox.Entry, _ why: String) async {
         stats.sendsDropped += 1
+        RuntimeMetrics.sendsDropped.increment()
         observer.log(LogRecord(time: BotHost.now(), bot: name, plugin: e.plugin, level: .warn,
                                text: "send to \(e.room) dropped: \(why)"))
         try? await host?.markDelivered([e.id])

@@ -36,16 +36,19 @@ public enum BotSpecs {
         }
     }
 
-    /// `host:port`, with a bracketed IPv6 host allowed (`[::1]:5080`).
-    public static func parseAddress(_ s: String, file: String = "", line: Int = 0) throws(ConfigError) -> (host: String, port: Int) {
-        guard let colon = s.lastIndex(of: ":"), let port = Int(s[s.index(after: colon)...]), (1...65535).contains(port) else {
-            throw ConfigError(kind: .invalidValue, file: file, line: line, key: "bot.server",
+    /// `host:port`, with a bracketed IPv6 host allowed (`[::1]:5080`); port 0
+    /// (pick a free one) only where `allowAnyPort` says a listener is meant.
+    public static func parseAddress(_ s: String, file: String = "", line: Int = 0, key: String = "bot.server",
+                                    allowAnyPort: Bool = false) throws(ConfigError) -> (host: String, port: Int) {
+        let ports = allowAnyPort ? 0...65535 : 1...65535
+        guard let colon = s.lastIndex(of: ":"), let port = Int(s[s.index(after: colon)...]), ports.contains(port) else {
+            throw ConfigError(kind: .invalidValue, file: file, line: line, key: key,
                               message: "'\(s)' is not host:port (e.g. 127.0.0.1:5080)")
         }
         var host = String(s[..<colon])
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         if host.isEmpty {
-            throw ConfigError(kind: .invalidValue, file: file, line: line, key: "bot.server", message: "'\(s)' has no host")
+            throw ConfigError(kind: .invalidValue, file: file, line: line, key: key, message: "'\(s)' has no host")
         }
         return (host, port)
     }

@@ -9,7 +9,7 @@ import ParleyLua
 /// on exactly one thread for its whole life.
 public final class LuaExecutorPool: Sendable {
     private let executors: [LuaThreadExecutor]
-    private let next = Counter()
+    private let next = RoundRobinCounter()
 
     public init(threads: Int = ProcessInfo.processInfo.activeProcessorCount) {
         executors = (0..<max(1, threads)).map { LuaThreadExecutor(name: "parley-lua-\($0)") }
@@ -23,7 +23,7 @@ public final class LuaExecutorPool: Sendable {
 }
 
 /// A tiny thread-safe counter.
-final class Counter: @unchecked Sendable {
+final class RoundRobinCounter: @unchecked Sendable {
     private let lock = NSLock()
     private var value = 0
 

@@ -21,6 +21,9 @@ struct RunCommand: AsyncParsableCommand {
     @Argument(help: "The bot config (TOML).")
     var config: String
 
+    @Option(help: ArgumentHelp("Serve Prometheus metrics at http://HOST:PORT/metrics.", valueName: "host:port"))
+    var metrics: String?
+
     func run() async throws {
         let file: BotConfigFile
         do {
@@ -31,6 +34,7 @@ struct RunCommand: AsyncParsableCommand {
         }
         let signals = TerminationSignals()
         let observer = RuntimeObserver.standardError
+        let metricsServer = try await startMetrics(metrics)
         var server: StreamChatServer?
         if file.bots.contains(where: { $0.server == nil }) {
             let s = try await StreamChatServer.start(.init(log: { line in
@@ -52,12 +56,14 @@ struct RunCommand: AsyncParsableCommand {
         let fleet = Fleet(specs: specs, observer: observer)
         let watcher = Task {
             let sig = await signals.next()
+            if Task.isCancelled { return }
             FileHandle.standardError.write(Data("parley: \(sig == SIGINT ? "SIGINT" : "SIGTERM"), shutting down\n".utf8))
             await fleet.stop()
         }
         let outcomes = await fleet.run()
         watcher.cancel()
         await server?.shutdown()
+        await metricsServer?.shutdown()
         throw ExitCode(Self.exitStatus(outcomes))
     }
 
@@ -66,4 +72,18 @@ struct RunCommand: AsyncParsableCommand {
         if !outcomes.isEmpty, outcomes.allSatisfy({ if case .gaveUp = $0 { true } else { false } }) { return 3 }
         return 0
     }
+}
+
+/// Starts the `--metrics` listener when asked for; a bad address is a usage error.
+func startMetrics(_ address: String?) async throws -> MetricsServer? {
+    guard let address else { return nil }
+    let (host, port): (String, Int)
+    do {
+        (host, port) = try BotSpecs.parseAddress(address, key: "--metrics")
+    } catch {
+        throw ValidationError(error.message)
+    }
+    let server = try await MetricsServer.start(host: host, port: port)
+    FileHandle.standardError.write(Data("parley: metrics at http://\(host):\(server.port)/metrics\n".utf8))
+    return server
 }

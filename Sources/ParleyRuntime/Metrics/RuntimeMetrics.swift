@@ -1,0 +1,29 @@
+import CoreMetrics
+import Metrics
+import ParleyCore
+
+/// The runtime's metrics, through swift-metrics: with no backend bootstrapped
+/// (no `--metrics`) every one of them is a no-op.
+///
+/// Labels are few and fixed (event kinds, error kinds), never per bot or per
+/// user, so a fleet of thousands of simulated users does not explode the
+/// number of series.
+enum RuntimeMetrics {
+    static let events: [String: Counter] = Dictionary(uniqueKeysWithValues:
+        ["message", "join", "leave", "typing", "roster", "connection"].map { ($0, Counter(label: "parley_events_total", dimensions: [("kind", $0)])) })
+    static let handlerLatency = Timer(label: "parley_handler_duration_seconds")
+    static let pluginErrors: [PluginErrorKind: Counter] = Dictionary(uniqueKeysWithValues:
+        [PluginErrorKind.syntax, .runtime, .budget, .memory, .quota, .pluginDisabled].map {
+            ($0, Counter(label: "parley_plugin_errors_total", dimensions: [("kind", $0.rawValue)]))
+        })
+    static let budgetTrips = Counter(label: "parley_budget_trips_total")
+    static let sends = Counter(label: "parley_sends_total")
+    static let sendsDropped = Counter(label: "parley_sends_dropped_total")
+    static let reconnects = Counter(label: "parley_reconnects_total")
+    static let journalSync = Timer(label: "parley_journal_sync_duration_seconds")
+
+    static func pluginError(_ kind: PluginErrorKind) {
+        pluginErrors[kind]?.increment()
+        if kind == .budget || kind == .memory { budgetTrips.increment() }
+    }
+}
