@@ -16,11 +16,10 @@ test:
 	@n=$$(grep -Eo 'Test run with [0-9]+ tests' .build/test-output.txt | grep -Eo '[0-9]+' | tail -1); \
 	  echo "swift-testing: $${n:-0} passed, 0 failed"
 
-# Until the bot runtime lands (issue 4) the demo drives the shipped plugins
-# through the plugin test harness: same sandbox, same API, virtual clock.
+# The main job: the embedded server, the greeter and moderator bots and six
+# simulated people, for 20 seconds, with a transcript and a summary.
 demo: build
-	.build/debug/parley plugin test Plugins/greeter.lua Plugins/echo.lua \
-	  --config Examples/greeter/bot.toml --events Examples/greeter/demo.jsonl
+	.build/debug/parley demo
 
 bench:
 	$(SWIFT) build -c release --product ParleyBench

@@ -1,0 +1,210 @@
+import Foundation
+import ParleyCore
+import ParleyJournal
+import ParleyLua
+import ParleyServers
+import ParleyTransports
+
+/// `parley demo`: the embedded server, the greeter and moderator bots, and
+/// simulated people driven by the persona plugin, printed as a transcript.
+///
+/// Everything runs through the same runtime as `parley run` (same presence,
+/// outbox and plugin host); only the config is built here instead of read
+/// from a file.
+public struct Demo {
+    public struct Options: Sendable {
+        public var users = 6
+        public var seconds: Double = 20
+        /// Fixes every persona's choices (and the reconnect jitter); nil: a random run.
+        public var seed: UInt64?
+        /// The folder with greeter.lua, moderator.lua and persona.lua.
+        public var pluginsDirectory: String
+        /// ANSI colours in the transcript.
+        public var color = false
+        public init(pluginsDirectory: String) { self.pluginsDirectory = pluginsDirectory }
+    }
+
+    /// What the closing summary counts.
+    public struct Summary: Sendable, Equatable {
+        public var messages = 0
+        public var joins = 0
+        public var greetings = 0
+        public var moderationActions = 0
+        public var reconnects = 0
+        public var pluginErrors = 0
+    }
+
+    static let names = ["amy", "ben", "cleo", "dev", "eli", "fay", "gus", "hana", "ivo", "jun", "kai", "lia"]
+
+    public let options: Options
+    private let print: @Sendable (String) -> Void
+
+    public init(options: Options, print: @escaping @Sendable (String) -> Void) {
+        self.options = options
+        self.print = print
+    }
+
+    /// The simulated people: one troll, one shy person, the rest chatty.
+    static func people(_ n: Int) -> [(name: String, style: String)] {
+        (0..<n).map { i in
+            let name = i < names.count ? names[i] : "user\(i + 1)"
+            let style = i == 1 ? "troll" : i == 3 ? "shy" : "chatty"
+            return (name, style)
+        }
+    }
+
+    public func run() async throws -> Summary {
+        let server = try await StreamChatServer.start(.init())
+        let port = server.port
+        let tally = Tally()
+        let transcript = Transcript(color: options.color, print: print)
+        let seed = options.seed ?? UInt64.random(in: 1...UInt64.max)
+        print(transcript.header("parley demo: streamchat server on 127.0.0.1:\(port), \(options.users) simulated people, \(Int(options.seconds)) s, seed \(seed)"))
+
+        var observer = RuntimeObserver { record in
+            if record.plugin == "moderator", record.text.hasPrefix("audit") {
+                tally.add(\.moderationActions)
+                transcript.show(record: record)
+            } else if record.level == .error, record.plugin != nil {
+                tally.add(\.pluginErrors)
+                transcript.show(record: record)
+            }
+        }
+        // The greeter hears everything said in the lobby: its ears are the transcript.
+        observer.event = { bot, event in
+            guard bot == "greeter" else { return }
+            switch event {
+            case .message: tally.add(\.messages)
+            case .join: tally.add(\.joins)
+            default: break
+            }
+            transcript.show(event: event)
+        }
+        observer.sent = { bot, _, _, _ in if bot == "greeter" { tally.add(\.greetings) } }
+
+        let plugins = URL(fileURLWithPath: options.pluginsDirectory)
+        func plugin(_ name: String) -> BotSpec.PluginFile {
+            .init(name: name, path: plugins.appendingPathComponent("\(name).lua").path)
+        }
+        func spec(_ name: String, _ plugin: BotSpec.PluginFile, config: [(String, LuaValue)], seed: UInt64) -> BotSpec {
+            var o = BotOptions(name: name)
+            o.pluginConfig[plugin.name] = .record(config)
+            o.randomSeed = Int64(bitPattern: seed)
+            var presence = PresenceOptions()
+            presence.backoffMax = 2
+            return BotSpec(options: o, plugins: [plugin], presence: presence,
+                           transport: StreamChatTransport(host: "127.0.0.1", port: port, name: name))
+        }
+
+        let people = Self.people(options.users)
+        // The moderator comes in first, so the greeter only ever greets people.
+        let staff = [
+            spec("greeter", plugin("greeter"), config: [
+                ("welcome", .string("Welcome to the lobby, {user}!")),
+                ("welcome_back", .string("Good to see you again, {user}.")),
+            ], seed: seed),
+            spec("moderator", plugin("moderator"), config: [
+                ("exempt", .list([.string("greeter")])),
+                ("flood_messages", .int(4)), ("flood_seconds", .int(8)),
+            ], seed: seed &+ 1),
+        ]
+        let staffRunners = staff.enumerated().map { i, s in BotRunner(spec: s, observer: observer, seed: seed &+ UInt64(i)) }
+        let personRunners = people.enumerated().map { i, p in
+            BotRunner(spec: spec(p.name, plugin("persona"), config: [("style", .string(p.style))], seed: seed &+ 100 &+ UInt64(i)),
+                      observer: observer, seed: seed &+ 200 &+ UInt64(i))
+        }
+
+        var tasks: [Task<BotOutcome, Never>] = []
+        for r in staffRunners.reversed() {
+            tasks.append(Task { await r.run() })
+            _ = await waitOnline(r, seconds: 5)
+        }
+        // People arrive one after another, as they would.
+        var arrival = SeededRandom(seed: seed)
+        let started = Date()
+        for r in personRunners {
+            tasks.append(Task { await r.run() })
+            try? await Task.sleep(for: .milliseconds(Int.random(in: 200...900, using: &arrival)))
+        }
+        let left = options.seconds - Date().timeIntervalSince(started)
+        if left > 0 { try? await Task.sleep(for: .milliseconds(Int(left * 1000))) }
+
+        for r in personRunners { await r.stop(drainTimeout: 1) }
+        for r in staffRunners { await r.stop(drainTimeout: 1) }
+        for t in tasks { _ = await t.value }
+        await server.shutdown()
+
+        var summary = tally.value
+        for r in personRunners + staffRunners { summary.reconnects += await r.stats.reconnects }
+        print(transcript.header("summary: \(summary.messages) messages, \(summary.joins) joins, \(summary.greetings) greetings, \(summary.moderationActions) moderation actions, \(summary.reconnects) reconnects, \(summary.pluginErrors) plugin errors"))
+        return summary
+    }
+
+    private func waitOnline(_ r: BotRunner, seconds: Double) async -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if await r.state == .online { return true }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return false
+    }
+}
+
+/// The summary's counters, updated from any thread.
+private final class Tally: @unchecked Sendable {
+    private let lock = NSLock()
+    private var summary = Demo.Summary()
+
+    func add(_ field: WritableKeyPath<Demo.Summary, Int>) {
+        lock.lock()
+        summary[keyPath: field] += 1
+        lock.unlock()
+    }
+
+    var value: Demo.Summary {
+        lock.lock()
+        defer { lock.unlock() }
+        return summary
+    }
+}
+
+/// Formats transcript lines, coloured per person when the output is a terminal.
+private struct Transcript: Sendable {
+    let color: Bool
+    let print: @Sendable (String) -> Void
+    let started = Date()
+
+    private static let palette = [31, 32, 33, 34, 35, 36, 91, 92, 93, 94, 95, 96]
+
+    private func paint(_ s: String, _ code: Int) -> String { color ? "\u{1B}[\(code)m\(s)\u{1B}[0m" : s }
+
+    private func colour(for user: String) -> Int {
+        if user == "greeter" { return 1 }
+        if user == "moderator" { return 7 }
+        var h: UInt32 = 2166136261
+        for b in user.utf8 { h = (h ^ UInt32(b)) &* 16777619 }
+        return Self.palette[Int(h % UInt32(Self.palette.count))]
+    }
+
+    private var stamp: String {
+        let t = Date().timeIntervalSince(started)
+        return paint(String(format: "%6.2f", t), 90)
+    }
+
+    func header(_ s: String) -> String { paint(s, 1) }
+
+    func show(event: BotEvent) {
+        switch event {
+        case .message(let m): print("\(stamp) \(paint(m.user, colour(for: m.user))): \(m.text)")
+        case .join(_, let user, _): print("\(stamp) \(paint("→ \(user) joined", 90))")
+        case .leave(_, let user, _): print("\(stamp) \(paint("← \(user) left", 90))")
+        case .typing(_, let user, let on) where on: print("\(stamp) \(paint("\(user) is typing…", 90))")
+        default: break
+        }
+    }
+
+    func show(record: LogRecord) {
+        let who = record.plugin.map { "\(record.bot)[\($0)]" } ?? record.bot
+        print("\(stamp) \(paint("\(who) \(record.level.rawValue): \(record.text)", record.level == .error ? 31 : 33))")
+    }
+}

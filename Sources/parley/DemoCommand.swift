@@ -1,0 +1,51 @@
+import ArgumentParser
+import Foundation
+import ParleyRuntime
+
+/// `parley demo`: the embedded server, the greeter and moderator bots and
+/// simulated people chatting, for S seconds.
+struct DemoCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "demo",
+        abstract: "Run the embedded server, the greeter and moderator bots, and simulated people."
+    )
+
+    @Option(help: "How many simulated people.")
+    var users = 6
+
+    @Option(help: "How long to run, in seconds.")
+    var seconds: Double = 20
+
+    @Option(help: "Seed for the people's choices (the same seed, the same people and lines).")
+    var seed: UInt64?
+
+    @Option(help: ArgumentHelp("Folder with greeter.lua, moderator.lua and persona.lua (default: ./Plugins, else next to the binary's checkout).", valueName: "dir"))
+    var plugins: String?
+
+    func validate() throws {
+        guard (1...10_000).contains(users) else { throw ValidationError("--users must be between 1 and 10000") }
+        guard seconds > 0, seconds <= 86_400 else { throw ValidationError("--seconds must be positive") }
+    }
+
+    func run() async throws {
+        let dir = try plugins ?? Self.findPlugins()
+        var options = Demo.Options(pluginsDirectory: dir)
+        options.users = users
+        options.seconds = seconds
+        options.seed = seed
+        options.color = isatty(STDOUT_FILENO) == 1
+        let out = FileHandle.standardOutput
+        _ = try await Demo(options: options) { line in out.write(Data((line + "\n").utf8)) }.run()
+    }
+
+    /// `./Plugins`, else the checkout the binary was built in (`.build/debug/parley` → `Plugins/`).
+    static func findPlugins() throws -> String {
+        let fm = FileManager.default
+        var candidates = [fm.currentDirectoryPath + "/Plugins"]
+        let exe = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        candidates.append(exe.deletingLastPathComponent().appendingPathComponent("../../../Plugins").standardizedFileURL.path)
+        candidates.append(exe.deletingLastPathComponent().appendingPathComponent("../../Plugins").standardizedFileURL.path)
+        for c in candidates where fm.fileExists(atPath: c + "/persona.lua") { return c }
+        throw ValidationError("cannot find the Plugins folder (looked in \(candidates.joined(separator: ", "))); pass --plugins DIR")
+    }
+}
