@@ -48,6 +48,14 @@ final class Person: Sendable {
         heard.withLock { $0.compactMap { if case .message(let m) = $0 { (m.user, m.text) } else { nil } } }
     }
 
+    func joins(of user: String) -> Int {
+        heard.withLock { $0.filter { if case .join(_, let u, _) = $0 { u == user } else { false } }.count }
+    }
+
+    func leaves(of user: String) -> Int {
+        heard.withLock { $0.filter { if case .leave(_, let u, _) = $0 { u == user } else { false } }.count }
+    }
+
     func texts(from user: String) -> [String] { messages.filter { $0.user == user }.map(\.text) }
 
     func say(_ text: String) async throws { try await session.send(room: "lobby", text: text, id: UUID().uuidString) }

@@ -1,0 +1,133 @@
+import Foundation
+import ParleyCore
+import ParleyServers
+import Synchronization
+import Testing
+
+/// The real `parley` binary (`make test` builds it first).
+let parleyBinary = packageRoot.appendingPathComponent(".build/debug/parley").path
+
+/// Runs `parley` with arguments; returns the process (already started).
+func launchParley(_ args: [String], stdout: Pipe? = nil, stderr: Pipe? = nil) throws -> Process {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: parleyBinary)
+    p.arguments = args
+    p.standardOutput = stdout ?? FileHandle.nullDevice
+    p.standardError = stderr ?? FileHandle.nullDevice
+    try p.run()
+    return p
+}
+
+@Suite(.timeLimit(.minutes(3)), .serialized)
+struct ProcessTests {
+    @Test func killNineMidConversationAndRestartFromTheJournal() async throws {
+        let server = try await StreamChatServer.start(.init())
+        defer { Task { await server.shutdown() } }
+        let dir = try temporaryDirectory()
+        let counter = """
+        -- Counts "!count" messages in bot.state and replies with the count.
+        bot.command("count", function(msg)
+          local n = (bot.state.get("n") or 0) + 1
+          bot.state.set("n", n)
+          msg:reply("count " .. n)
+        end)
+        """
+        try counter.write(to: dir.appendingPathComponent("counter.lua"), atomically: true, encoding: .utf8)
+        try """
+        [[bot]]
+        name = "counter"
+        server = "127.0.0.1:\(server.port)"
+        plugins = ["counter.lua"]
+        journal = "state/counter"
+        [bot.presence]
+        backoff_initial = 0.05
+        backoff_max = 0.2
+        """.write(to: dir.appendingPathComponent("bot.toml"), atomically: true, encoding: .utf8)
+        let config = dir.appendingPathComponent("bot.toml").path
+
+        let alice = try await Person("alice", port: server.port)
+        func counts() -> [Int] {
+            alice.texts(from: "counter").compactMap { Int($0.dropFirst("count ".count)) }
+        }
+        func joins() -> Int { alice.joins(of: "counter") }
+        var acknowledged = 0
+        for round in 1...6 {
+            let bot = try launchParley(["run", config])
+            #expect(await eventually { joins() == round }, "round \(round): the bot came back")
+            try await alice.say("!count")
+            #expect(await eventually { counts().count > 0 && counts().max()! > acknowledged }, "round \(round): a reply")
+            acknowledged = counts().max() ?? acknowledged
+            // Kill it at a random moment around a handler.
+            try await alice.say("!count")
+            try await Task.sleep(for: .milliseconds(Int.random(in: 0...15)))
+            kill(bot.processIdentifier, SIGKILL)
+            bot.waitUntilExit()
+            acknowledged = counts().max() ?? acknowledged
+        }
+        // Every count heard: never backwards, each at most twice (a resend after a kill).
+        let heard = counts()
+        var last = 0
+        for c in heard {
+            #expect(c >= last, "went backwards: \(heard)")
+            last = c
+        }
+        #expect(Dictionary(grouping: heard, by: { $0 }).values.allSatisfy { $0.count <= 2 }, "\(heard)")
+        #expect(heard.max()! >= 6, "\(heard)")
+        // The journal is sound after all those kills.
+        let verify = Pipe()
+        let v = try launchParley(["journal", "verify", dir.appendingPathComponent("state/counter").path], stdout: verify)
+        v.waitUntilExit()
+        #expect(v.terminationStatus == 0, "\(String(decoding: verify.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))")
+        await alice.leave()
+    }
+
+    @Test func runStopsCleanlyOnSIGTERMAndLeaves() async throws {
+        let server = try await StreamChatServer.start(.init())
+        defer { Task { await server.shutdown() } }
+        let dir = try temporaryDirectory()
+        try """
+        [[bot]]
+        name = "quiet"
+        server = "127.0.0.1:\(server.port)"
+        plugins = ["\(packageRoot.appendingPathComponent("Plugins/echo.lua").path)"]
+        """.write(to: dir.appendingPathComponent("bot.toml"), atomically: true, encoding: .utf8)
+        let alice = try await Person("alice", port: server.port)
+        let bot = try launchParley(["run", dir.appendingPathComponent("bot.toml").path])
+        #expect(await eventually { alice.joins(of: "quiet") == 1 })
+        kill(bot.processIdentifier, SIGTERM)
+        bot.waitUntilExit()
+        #expect(bot.terminationStatus == 0)
+        #expect(await eventually { alice.leaves(of: "quiet") == 1 })
+        await alice.leave()
+    }
+
+    @Test func badConfigExitsTwoNamingFileLineAndKey() throws {
+        let dir = try temporaryDirectory()
+        let path = dir.appendingPathComponent("bot.toml").path
+        try "[[bot]]\nname = \"x\"\nfsync = \"sometimes\"\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let err = Pipe()
+        let p = try launchParley(["run", path], stderr: err)
+        p.waitUntilExit()
+        let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(p.terminationStatus == 2)
+        #expect(text.contains("bot.toml:3"), "\(text)")
+        #expect(text.contains("fsync"), "\(text)")
+    }
+
+    @Test func demoEndsWithGreetingsAndModerationInItsSummary() throws {
+        let out = Pipe()
+        let p = try launchParley(["demo", "--seconds", "20", "--seed", "42"], stdout: out)
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        let text = String(decoding: data, as: UTF8.self)
+        #expect(p.terminationStatus == 0)
+        let summary = text.split(separator: "\n").last { $0.hasPrefix("summary:") }.map(String.init) ?? ""
+        func count(_ what: String) -> Int {
+            guard let r = summary.range(of: #"(\d+) \#(what)"#, options: .regularExpression) else { return 0 }
+            return Int(summary[r].split(separator: " ")[0]) ?? 0
+        }
+        #expect(count("greetings") >= 3, "\(summary)")
+        #expect(count("moderation actions") >= 1, "\(summary)")
+        #expect(count("plugin errors") == 0, "\(text)")
+    }
+}
