@@ -23,7 +23,7 @@ public enum BotSpecs {
                                       message: "no server and no embedded server")
                 }
                 transport = StreamChatTransport(host: address.host, port: address.port, name: b.name, options: b.streamchat,
-                                                connectTimeout: b.presence.connectTimeout, log: log)
+                                                connectTimeout: b.presence.connectTimeout, log: { [name = b.name] line in log("\(name): \(line)") })
             case .socketio, .rest, .stomp:
                 throw ConfigError(kind: .invalidValue, file: file.path, line: b.line, key: "bot.transport",
                                   message: "the \(b.transport.rawValue) transport is not built yet; this version runs streamchat")

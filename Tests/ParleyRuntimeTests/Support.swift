@@ -84,7 +84,8 @@ final class Recorder: Sendable {
 
 /// Writes plugin sources to files and builds a spec for a bot on the given server.
 func botSpec(name: String, port: Int, plugins: [(String, String)], config: [String: LuaValue] = [:],
-             journal: String? = nil, presence: PresenceOptions? = nil, shippedPlugins: [String] = []) throws -> BotSpec {
+             journal: String? = nil, presence: PresenceOptions? = nil, shippedPlugins: [String] = [],
+             transportLog: @escaping @Sendable (String) -> Void = { _ in }) throws -> BotSpec {
     let dir = try temporaryDirectory()
     var files: [BotSpec.PluginFile] = []
     for (pname, source) in plugins {
@@ -103,6 +104,6 @@ func botSpec(name: String, port: Int, plugins: [(String, String)], config: [Stri
         p.backoffMax = 0.2
     }
     return BotSpec(options: options, plugins: files, presence: p,
-                   transport: StreamChatTransport(host: "127.0.0.1", port: port, name: name, connectTimeout: 2),
+                   transport: StreamChatTransport(host: "127.0.0.1", port: port, name: name, connectTimeout: 2, log: transportLog),
                    journal: journal, fsync: .always)
 }
