@@ -8,9 +8,22 @@ if let i = CommandLine.arguments.firstIndex(of: "--vm-loop"), i + 1 < CommandLin
     do { try LuaBench.vmLoop(n) } catch { print("bench failed: \(error)"); exit(1) }
     exit(0)
 }
+// Child mode of the users bench: the StreamChat servers, in their own process.
+if let i = CommandLine.arguments.firstIndex(of: "--serve-shards"), i + 1 < CommandLine.arguments.count,
+   let k = Int(CommandLine.arguments[i + 1]) {
+    try await UsersBench.serveShards(k)
+    exit(0)
+}
+// `--users 1000,5000`: only the users bench, for these counts.
+if let i = CommandLine.arguments.firstIndex(of: "--users"), i + 1 < CommandLine.arguments.count {
+    let counts = CommandLine.arguments[i + 1].split(separator: ",").compactMap { Int($0) }
+    do { try await UsersBench.run(counts: counts, steadySeconds: quick ? 5 : 15) } catch { print("bench failed: \(error)"); exit(1) }
+    exit(0)
+}
 do {
     try LuaBench.run(quick: quick)
     try await JournalBench.run(quick: quick)
+    try await UsersBench.run(counts: quick ? [1000] : [1000, 5000, 10_000], steadySeconds: quick ? 5 : 15)
 } catch {
     print("bench failed: \(error)")
     exit(1)

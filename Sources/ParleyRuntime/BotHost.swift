@@ -39,14 +39,14 @@ actor BotHost {
         if let dir = journalDirectory {
             // `journal = "state/greeter"` on a fresh machine: make the parents.
             try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-            let j = try JournalStore.open(directory: dir, fsync: fsync)
+            let j = try JournalStore.open(directory: dir, fsync: fsync, history: options.history)
             // Ids the bot generates must not repeat those of earlier runs on this journal.
             options.messageIdPrefix = "\(options.name)-\(j.recoveredSequence)-"
             journal = j
             store = j
         } else {
             options.messageIdPrefix = "\(options.name)-\(UInt32.random(in: 0...UInt32.max))-"
-            store = MemoryBotStore()
+            store = MemoryBotStore(history: options.history)
         }
         let bot = Bot(options: options, now: Self.now(), store: store)
         bot.log = log

@@ -1,0 +1,178 @@
+import Foundation
+import ParleyCore
+import ParleyLua
+import ParleyRuntime
+import ParleyServers
+import ParleyTransports
+
+/// Simulated users per process: N users, each a full Parley bot (its own
+/// plugin VM, presence loop and StreamChat connection), greeted by a greeter
+/// bot, each sending a message now and then. Prints RSS per user, messages/s
+/// and the greeting latency (join → the user hears its welcome).
+///
+/// StreamChat is one room per server and every line goes to everyone, so a
+/// single room of N users costs N² deliveries; the users are spread over
+/// servers of `shardSize` users each (like rooms of a real deployment). The
+/// servers run in a child process so the RSS measured is the users' alone.
+enum UsersBench {
+    static let shardSize = 250
+
+    static let userPlugin = """
+    -- A load-test user: says hello once at a random moment, then every `every` seconds.
+    local every = bot.config.every or 60
+    bot.after(0.1 + math.random() * every, function()
+      bot.send("lobby", "hello from " .. bot.name)
+      bot.every(every, function() bot.send("lobby", "still here, " .. bot.name) end)
+    end)
+    """
+
+    /// Child mode: `--serve-shards K` starts K servers, prints their ports, runs until stdin closes.
+    static func serveShards(_ k: Int) async throws {
+        var servers: [StreamChatServer] = []
+        for _ in 0..<k { servers.append(try await StreamChatServer.start(.init(idleTimeout: nil))) }
+        FileHandle.standardOutput.write(Data((servers.map { String($0.port) }.joined(separator: " ") + "\n").utf8))
+        _ = FileHandle.standardInput.readDataToEndOfFile()
+        for s in servers { await s.shutdown() }
+    }
+
+    static func residentKiB(pid: Int32? = nil) -> Int {
+        let path = pid.map { "/proc/\($0)/status" } ?? "/proc/self/status"
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8),
+              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return 0 }
+        return Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0
+    }
+
+    struct Result {
+        var users: Int
+        var rssPerUserKiB: Double
+        var messagesPerSecond: Double
+        var deliveriesPerSecond: Double
+        var greetP50: Double
+        var greetP99: Double
+        var greeted: Int
+        var serverRSSMiB: Double
+    }
+
+    static func run(counts: [Int], steadySeconds: Double) async throws {
+        print("\n== Simulated users per process (StreamChat, \(shardSize) users per server, servers in a child process) ==")
+        print("users    RSS/user   sends/s  deliveries/s  greet p50   greet p99   greeted  server RSS")
+        for n in counts {
+            let r = try await measure(users: n, steadySeconds: steadySeconds)
+            print(String(format: "%6d  %7.1f KiB  %7.1f  %12.0f  %7.1f ms  %8.1f ms  %7d  %7.1f MiB",
+                         r.users, r.rssPerUserKiB, r.messagesPerSecond, r.deliveriesPerSecond,
+                         r.greetP50 * 1000, r.greetP99 * 1000, r.greeted, r.serverRSSMiB))
+        }
+        print("target: 10,000 users under 64 KiB each")
+    }
+
+    static func measure(users n: Int, steadySeconds: Double) async throws -> Result {
+        let shards = (n + shardSize - 1) / shardSize
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+        child.arguments = ["--serve-shards", String(shards)]
+        let out = Pipe(), input = Pipe()
+        child.standardOutput = out
+        child.standardInput = input
+        try child.run()
+        defer { try? input.fileHandleForWriting.close(); child.waitUntilExit() }
+        var line = Data()
+        while !line.contains(0x0A) {
+            let d = out.fileHandleForReading.availableData
+            if d.isEmpty { break }
+            line.append(d)
+        }
+        let ports = String(decoding: line, as: UTF8.self).split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
+        guard ports.count == shards else { throw BenchError("the server child printed \(ports.count) ports, wanted \(shards)") }
+
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("parley-users-bench-\(getpid())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let userFile = dir.appendingPathComponent("loaduser.lua").path
+        try userPlugin.write(toFile: userFile, atomically: true, encoding: .utf8)
+        let greeterFile = FileManager.default.currentDirectoryPath + "/Plugins/greeter.lua"
+
+        let clock = Tally()
+        var observer = RuntimeObserver { _ in }
+        observer.connection = { bot, state in if state == .online { clock.online(bot) } }
+        observer.event = { bot, event in
+            clock.delivery()
+            if case .message(let m) = event, m.user.hasPrefix("greeter"), m.text.hasSuffix(" \(bot)!") { clock.greeted(bot) }
+        }
+        observer.sent = { bot, _, _, _ in if !bot.hasPrefix("greeter") { clock.sent() } }
+
+        func spec(_ name: String, port: Int, plugin: (String, String), config: [(String, LuaValue)]) -> BotSpec {
+            var o = BotOptions(name: name)
+            o.pluginConfig[plugin.0] = .record(config)
+            o.randomSeed = Int64(name.hashValue)
+            // Load users keep no history to speak of: the bench measures connections, not archives.
+            o.history = HistoryRetention(maxMessagesPerRoom: 1)
+            return BotSpec(options: o, plugins: [.init(name: plugin.0, path: plugin.1)], presence: PresenceOptions(),
+                           transport: StreamChatTransport(host: "127.0.0.1", port: port, name: name))
+        }
+        let greeters = ports.enumerated().map { i, port in
+            BotRunner(spec: spec("greeter\(i)", port: port, plugin: ("greeter", greeterFile), config: []), observer: observer)
+        }
+        var tasks = greeters.map { g in Task { await g.run() } }
+        for g in greeters { while await g.state != .online { try await Task.sleep(for: .milliseconds(5)) } }
+        let rss0 = residentKiB()
+
+        let users = (0..<n).map { i in
+            BotRunner(spec: spec("u\(i)", port: ports[i / shardSize], plugin: ("loaduser", userFile), config: [("every", .int(30))]),
+                      observer: observer)
+        }
+        let connectStart = Date()
+        for batch in stride(from: 0, to: n, by: 100) {
+            for u in users[batch..<min(n, batch + 100)] { tasks.append(Task { await u.run() }) }
+            while clock.onlineCount < greeters.count + min(n, batch + 100), Date().timeIntervalSince(connectStart) < 300 {
+                try await Task.sleep(for: .milliseconds(5))
+            }
+        }
+        let steadyStart = Date()
+        let sent0 = clock.sentCount, deliveries0 = clock.deliveryCount
+        try await Task.sleep(for: .milliseconds(Int(steadySeconds * 1000)))
+        let elapsed = Date().timeIntervalSince(steadyStart)
+        let rss1 = residentKiB()
+        let serverRSS = residentKiB(pid: child.processIdentifier)
+        let result = Result(
+            users: n, rssPerUserKiB: Double(rss1 - rss0) / Double(n),
+            messagesPerSecond: Double(clock.sentCount - sent0) / elapsed,
+            deliveriesPerSecond: Double(clock.deliveryCount - deliveries0) / elapsed,
+            greetP50: clock.latency(0.5), greetP99: clock.latency(0.99), greeted: clock.greetedCount,
+            serverRSSMiB: Double(serverRSS) / 1024)
+        await withTaskGroup(of: Void.self) { group in
+            for u in users { group.addTask { await u.stop(drainTimeout: 0) } }
+            for g in greeters { group.addTask { await g.stop(drainTimeout: 0) } }
+        }
+        for t in tasks { _ = await t.value }
+        try? FileManager.default.removeItem(at: dir)
+        return result
+    }
+
+    /// Counters the observer updates from many threads.
+    final class Tally: @unchecked Sendable {
+        private let lock = NSLock()
+        private var onlineAt: [String: Date] = [:]
+        private var latencies: [Double] = []
+        private var greetedUsers: Set<String> = []
+        private(set) var sentCount = 0
+        private(set) var deliveryCount = 0
+
+        func online(_ bot: String) { lock.withLock { if onlineAt[bot] == nil { onlineAt[bot] = Date() } } }
+        var onlineCount: Int { lock.withLock { onlineAt.count } }
+        func sent() { lock.withLock { sentCount += 1 } }
+        func delivery() { lock.withLock { deliveryCount += 1 } }
+        func greeted(_ bot: String) {
+            lock.withLock {
+                guard greetedUsers.insert(bot).inserted, let t = onlineAt[bot] else { return }
+                latencies.append(Date().timeIntervalSince(t))
+            }
+        }
+        var greetedCount: Int { lock.withLock { greetedUsers.count } }
+        func latency(_ q: Double) -> Double {
+            lock.withLock {
+                guard !latencies.isEmpty else { return .nan }
+                let s = latencies.sorted()
+                return s[min(s.count - 1, Int(Double(s.count) * q))]
+            }
+        }
+    }
+}
