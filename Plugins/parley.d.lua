@@ -105,6 +105,16 @@ function ParleyLog.error(...) end
 ---@field max_bytes? integer Longest message in bytes.
 ---@field forbidden string[] Text this transport can never carry (`bot.send` refuses it).
 
+---@class ParleyTimerOptions
+---@field name? string Saves the timer in the journal under this name, so it survives a restart (unique per plugin: a new timer with the same name replaces the old one; names starting with "#" are reserved).
+---@field data? ParleyStateValue Handed back as `ev.data` when it fires (a state value, <= 64 KiB serialised).
+
+---@class ParleyTimerEvent
+---@field id integer The timer's id in this run (ids start afresh after a restart; use the name across restarts).
+---@field once boolean true for `bot.after`, false for `bot.every`.
+---@field name? string The timer's name, when it has one.
+---@field data? ParleyStateValue The `data` option.
+
 ---@class ParleyBot
 ---@field name string The bot's user name.
 ---@field config table This plugin's table from the bot config (`[bot.plugin.NAME]`); empty when absent.
@@ -113,13 +123,16 @@ function ParleyLog.error(...) end
 ---@field log ParleyLog
 bot = {}
 
---- Register a handler for an event kind.
+--- Register a handler for an event kind. `"timer"` handlers get the firings of
+--- named timers that have no function of their own: made with only options,
+--- or restored after a restart and not re-created while loading.
 ---@overload fun(kind: "message", fn: fun(msg: ParleyMessage))
 ---@overload fun(kind: "join"|"leave", fn: fun(ev: ParleyPresenceEvent))
 ---@overload fun(kind: "typing", fn: fun(ev: ParleyTypingEvent))
 ---@overload fun(kind: "roster", fn: fun(ev: ParleyRosterEvent))
 ---@overload fun(kind: "connection", fn: fun(ev: ParleyConnectionEvent))
 ---@overload fun(kind: "load", fn: fun(ev: table))
+---@overload fun(kind: "timer", fn: fun(ev: ParleyTimerEvent))
 ---@param kind string
 ---@param fn function
 function bot.on(kind, fn) end
@@ -161,22 +174,43 @@ function bot.history(room, opts) end
 ---@return ParleyRosterEntry[]
 function bot.roster(room) end
 
---- Run `fn` once after `seconds` (>= 0.1). At most 100 timers per plugin.
+--- Run `fn(ev)` once after `seconds` (>= 0.1). At most 100 timers per plugin.
+---
+--- Timers and restarts (with a journal). A timer survives a restart when it
+--- has a name:
+--- * Timers made while the plugin loads (top level or a `load` handler) are
+---   named by their order: the 1st, 2nd, ... such call. After a restart the
+---   same call (same kind, same seconds) re-attaches to the saved timer and
+---   keeps its due time instead of starting over; a saved one the code no
+---   longer makes is dropped.
+--- * A timer made by a handler survives only with `opts.name`. After a
+---   restart nobody holds its function any more, so it fires as a `timer`
+---   event (`bot.on("timer", function(ev) ... end)` with `ev.name`, `ev.data`)
+---   unless the plugin re-creates it by name while loading.
+--- A timer that came due while the bot was down fires once (an every timer
+--- then keeps its period). Creating, cancelling and firing a saved timer
+--- is part of the handler's transaction, like state writes.
+---@overload fun(seconds: number, opts: ParleyTimerOptions): integer|nil, string?
 ---@param seconds number
----@param fn fun()
+---@param fn fun(ev: ParleyTimerEvent)
+---@param opts? ParleyTimerOptions
 ---@return integer|nil id
 ---@return string? err
-function bot.after(seconds, fn) end
+function bot.after(seconds, fn, opts) end
 
---- Run `fn` every `seconds` (>= 0.1) until cancelled.
+--- Run `fn(ev)` every `seconds` (>= 0.1) until cancelled. Survives restarts
+--- like `bot.after`.
+---@overload fun(seconds: number, opts: ParleyTimerOptions): integer|nil, string?
 ---@param seconds number
----@param fn fun()
+---@param fn fun(ev: ParleyTimerEvent)
+---@param opts? ParleyTimerOptions
 ---@return integer|nil id
 ---@return string? err
-function bot.every(seconds, fn) end
+function bot.every(seconds, fn, opts) end
 
---- Cancel a timer. Returns false when there was no such live timer.
----@param id integer
+--- Cancel a timer by id, or by name (also a saved one restored after a
+--- restart). Returns false when there was no such live timer.
+---@param id integer|string
 ---@return boolean
 function bot.cancel(id) end
 

@@ -19,6 +19,9 @@ public struct BotOptions: Sendable {
     /// Prefix of the ids the bot gives messages that arrive without one; must
     /// differ between runs that share a journal so ids stay unique.
     public var messageIdPrefix = "local-"
+    /// How much history each room keeps (config `history_days`, `history_max`),
+    /// for the store the bot's owner opens.
+    public var history = HistoryRetention()
 
     public init(name: String) { self.name = name }
 
@@ -61,6 +64,10 @@ public final class Bot: PluginServices {
         var plugin: Plugin
         var id: Int64
         var interval: Double?
+        /// Saved in the store under this name (see `SavedTimer`); nil: lives until restart.
+        var name: String? = nil
+        var seconds: Double = 0
+        var data: LuaValue? = nil
     }
 
     public init(options: BotOptions, now: Double, store: BotStore = MemoryBotStore()) {
@@ -104,6 +111,9 @@ public final class Bot: PluginServices {
         }
         let plugin = Plugin(name: name, vm: vm, limits: limits, services: self)
         vm.host = plugin
+        // Saved timers wait for the plugin's load-time calls to adopt them.
+        plugin.restore(store.savedTimers(plugin: name))
+        plugin.loading = true
         plugin.beginEvent()
         let (failure, actions) = vm.load(source: source, chunkName: name + ".lua", now: now)
         var out: [BotAction] = []
@@ -117,7 +127,31 @@ public final class Bot: PluginServices {
         out += try settle(plugin, failure: nil, actions: actions)
         plugins.append(plugin)
         out += try deliver(to: plugin, kind: "load") { w in w.beginTable(array: 0, pairs: 0) }
+        plugin.loading = false
+        try scheduleRestored(plugin)
         return out
+    }
+
+    /// After loading: saved timers no call adopted. A named one keeps its
+    /// schedule and fires as a `timer` event; one named by its load order
+    /// (`#n`) belonged to a call the plugin no longer makes, so it goes.
+    private func scheduleRestored(_ p: Plugin) throws(StoreError) {
+        let left = p.restored.values.sorted { $0.id < $1.id }
+        p.restored = [:]
+        var gone: [TimerChange] = []
+        for (id, t) in left {
+            if t.name.hasPrefix("#") || p.isDisabled {
+                if !p.isDisabled { gone.append(.drop(name: t.name)) }
+                continue
+            }
+            p.liveTimers.insert(id)
+            p.timerNames[t.name] = id
+            schedule(TimerEntry(due: t.due, order: 0, plugin: p, id: id, interval: t.repeats ? t.seconds : nil,
+                                name: t.name, seconds: t.seconds, data: t.data))
+        }
+        if !gone.isEmpty {
+            try store.commit(HandlerEffects(plugin: p.name, sender: options.name, writes: [], sends: [], timers: gone))
+        }
     }
 
     // MARK: events
@@ -131,7 +165,8 @@ public final class Bot: PluginServices {
             if m.user == options.name { return [] }
             let time = m.time ?? now
             let id = m.id ?? nextId()
-            try historyStore.append(room: m.room, id: id, user: m.user, text: m.text, time: time)
+            // A server id moves the room's last-seen cursor, in the same record.
+            try store.appendReceived(room: m.room, id: id, user: m.user, text: m.text, time: time, lastSeen: m.id != nil)
             for p in plugins where !p.isDisabled {
                 out += try deliver(to: p, kind: "message") { w in
                     Bot.writeMessage(&w, room: m.room, user: m.user, text: m.text, id: id, time: time)
@@ -209,15 +244,33 @@ public final class Bot: PluginServices {
             let entry = timers.removeFirst()
             let p = entry.plugin
             guard !p.isDisabled, p.liveTimers.contains(entry.id) else { continue }
+            // The firing itself is saved with the handler's transaction (even
+            // if the handler fails): a once timer is gone, an every timer moves on.
+            var fired: [TimerChange] = []
             if let interval = entry.interval {
-                schedule(TimerEntry(due: entry.due + interval, order: 0, plugin: p, id: entry.id, interval: interval))
+                // Late (the bot was stopped, or busy): fire once, then keep the phase.
+                var next = entry.due + interval
+                if next <= now {
+                    next = entry.due + interval * (((now - entry.due) / interval).rounded(.down) + 1)
+                    if next <= now { next += interval }
+                }
+                var again = entry
+                again.due = next
+                schedule(again)
+                if let name = entry.name {
+                    fired.append(.set(SavedTimer(name: name, due: next, seconds: entry.seconds, repeats: true, data: entry.data)))
+                }
             } else {
-                p.liveTimers.remove(entry.id)
+                p.forget(entry.id)
+                if let name = entry.name { fired.append(.drop(name: name)) }
             }
-            out += try deliver(to: p, kind: "timer") { w in
-                w.beginTable(array: 0, pairs: 2)
+            let publicName = entry.name.flatMap { $0.hasPrefix("#") ? nil : $0 }
+            out += try deliver(to: p, kind: "timer", fired: fired) { w in
+                w.beginTable(array: 0, pairs: 2 + (publicName == nil ? 0 : 1) + (entry.data == nil ? 0 : 1))
                 w.key(.id); w.write(entry.id)
                 w.key(.once); w.write(entry.interval == nil)
+                if let publicName { w.key(.name); w.write(publicName) }
+                if let data = entry.data { w.key(.data); w.write(data) }
             }
         }
         now = max(now, time)
@@ -253,10 +306,12 @@ public final class Bot: PluginServices {
     }
 
     /// Runs one handler invocation as a transaction and settles its outcome.
-    private func deliver(to p: Plugin, kind: String, write: (inout ValueWriter) -> Void) throws(StoreError) -> [BotAction] {
+    /// `fired`: the bot's own timer bookkeeping, saved whether or not the handler succeeds.
+    private func deliver(to p: Plugin, kind: String, fired: [TimerChange] = [],
+                         write: (inout ValueWriter) -> Void) throws(StoreError) -> [BotAction] {
         p.beginEvent()
         let (failure, actions) = p.vm.dispatch(kind: kind, now: now, drops: p.takeDrops(), write: write)
-        return try settle(p, failure: failure, actions: actions)
+        return try settle(p, failure: failure, actions: actions, fired: fired)
     }
 
     /// Logs and quota reports survive a failed handler; everything else is its effects.
@@ -273,9 +328,13 @@ public final class Bot: PluginServices {
         return out
     }
 
-    private func settle(_ p: Plugin, failure: PluginFailure?, actions: [VMAction]) throws(StoreError) -> [BotAction] {
+    private func settle(_ p: Plugin, failure: PluginFailure?, actions: [VMAction],
+                        fired: [TimerChange] = []) throws(StoreError) -> [BotAction] {
         if let failure {
             p.rollback()
+            if !fired.isEmpty {
+                try store.commit(HandlerEffects(plugin: p.name, sender: options.name, writes: [], sends: [], timers: fired))
+            }
             var out = diagnostics(p, actions)
             out.append(BotAction(plugin: p.name, .error(PluginErrorKind(failure.kind), failure.message)))
             if failure.kind == .memory { p.vm.collectGarbage() }
@@ -286,6 +345,7 @@ public final class Bot: PluginServices {
                 log(why)
                 out.append(BotAction(plugin: p.name, .error(.pluginDisabled, why)))
                 p.liveTimers.removeAll()
+                p.timerNames.removeAll()
             }
             return out
         }
@@ -296,18 +356,34 @@ public final class Bot: PluginServices {
         for case .send(let room, let text) in actions {
             sends.append(OutboxEntry(id: nextId(), plugin: p.name, room: room, text: text, time: now))
         }
-        if !p.pendingWrites.isEmpty || !sends.isEmpty {
-            try store.commit(HandlerEffects(plugin: p.name, sender: options.name, writes: p.pendingWrites, sends: sends))
-        }
+        // Timer adds and cancels join the same transaction when they are saved ones.
         let (add, cancel) = p.takePendingTimers()
+        var timerChanges = fired
         for id in cancel {
-            p.liveTimers.remove(id)
+            if let name = p.savedName(of: id) { timerChanges.append(.drop(name: name)) }
+        }
+        for t in add {
+            guard let name = t.name else { continue }
+            let saved = SavedTimer(name: name, due: t.due ?? now + t.seconds, seconds: t.seconds, repeats: t.repeats, data: t.data)
+            // Adopting a restored timer unchanged writes nothing.
+            if t.due != nil, p.restored[name]?.timer == saved { continue }
+            timerChanges.append(.set(saved))
+        }
+        let effects = HandlerEffects(plugin: p.name, sender: options.name, writes: p.pendingWrites, sends: sends, timers: timerChanges)
+        if !effects.isEmpty { try store.commit(effects) }
+        for id in cancel {
+            p.forget(id)
             p.drops.append(id)
             timers.removeAll { $0.plugin === p && $0.id == id }
         }
         for t in add {
             p.liveTimers.insert(t.id)
-            schedule(TimerEntry(due: now + t.seconds, order: 0, plugin: p, id: t.id, interval: t.repeats ? t.seconds : nil))
+            if let name = t.name {
+                p.restored[name] = nil
+                p.timerNames[name] = t.id
+            }
+            schedule(TimerEntry(due: t.due ?? now + t.seconds, order: 0, plugin: p, id: t.id, interval: t.repeats ? t.seconds : nil,
+                                name: t.name, seconds: t.seconds, data: t.data))
         }
         var out: [BotAction] = []
         out.reserveCapacity(actions.count)

@@ -16,7 +16,7 @@ local type, error, tostring, pairs = type, error, tostring, pairs
 local find, sub, lower, match, gmatch = string.find, string.sub, string.lower, string.match, string.gmatch
 
 local KINDS = { message = true, join = true, leave = true, typing = true,
-                roster = true, connection = true, load = true }
+                roster = true, connection = true, load = true, timer = true }
 local handlers = {}
 for kind in pairs(KINDS) do handlers[kind] = {} end
 local hears, commands, ncommands, timers = {}, {}, 0, {}
@@ -70,7 +70,7 @@ local bot = {
 function bot.on(kind, fn)
   if type(kind) ~= "string" or not KINDS[kind] then
     error("bot.on: unknown event kind '" .. tostring(kind) ..
-          "' (expected message, join, leave, typing, roster, connection or load)", 2)
+          "' (expected message, join, leave, typing, roster, connection, load or timer)", 2)
   end
   need_function(fn, "bot.on")
   local list = handlers[kind]
@@ -95,15 +95,23 @@ function bot.command(cmd, fn)
   ncommands = ncommands + 1
 end
 
+-- bot.after(seconds, fn [, opts]) or bot.after(seconds, opts): a timer with
+-- only options (it needs a name) fires as a "timer" event.
 local timer_add = native.timer_add
-local function add_timer(who, seconds, fn, again)
-  need_function(fn, who)
-  local id, err = timer_add(seconds, again)
+local function add_timer(who, seconds, fn, again, opts)
+  if type(fn) == "table" and opts == nil then
+    fn, opts = nil, fn
+    if opts.name == nil then error(who .. ": a timer without a function needs a name", 2) end
+  else
+    need_function(fn, who)
+    if opts ~= nil and type(opts) ~= "table" then error(who .. ": the options must be a table", 2) end
+  end
+  local id, err = timer_add(seconds, again, opts)
   if id then timers[id] = fn end
   return id, err
 end
-function bot.after(seconds, fn) return add_timer("bot.after", seconds, fn, false) end
-function bot.every(seconds, fn) return add_timer("bot.every", seconds, fn, true) end
+function bot.after(seconds, fn, opts) return add_timer("bot.after", seconds, fn, false, opts) end
+function bot.every(seconds, fn, opts) return add_timer("bot.every", seconds, fn, true, opts) end
 
 _G.bot = bot
 
@@ -153,10 +161,15 @@ return function(kind, ev, drops)
     end
     if ncommands > 0 then run_commands(ev, text) end
   elseif kind == "timer" then
+    -- A timer's own function, else (a timer made without one, or restored
+    -- after a restart and not re-created) the "timer" handlers.
     local fn = timers[ev.id]
     if fn then
       if ev.once then timers[ev.id] = nil end
-      fn()
+      fn(ev)
+    else
+      local list = handlers.timer
+      for i = 1, #list do list[i](ev) end
     end
   else
     local list = handlers[kind]

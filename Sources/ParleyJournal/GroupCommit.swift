@@ -35,11 +35,14 @@ struct SegmentRef: Sendable {
 final class GroupCommitWriter: Sendable {
     typealias AppendWaiter = CheckedContinuation<UInt64, any Error>
     typealias SyncWaiter = CheckedContinuation<Void, any Error>
+    typealias SealDone = @Sendable (Result<Void, JournalError>) -> Void
 
     enum Item: Sendable {
         /// `waiter == nil`: an inline append whose result is returned directly.
         case append(records: [JournalRecord], bytes: Int, waiter: AppendWaiter?)
         case sync(waiter: SyncWaiter)
+        /// Seal the segment being written (when it holds records) and start the next.
+        case seal(done: SealDone)
     }
 
     private enum ThreadState: Sendable { case notStarted, running }
@@ -73,6 +76,7 @@ final class GroupCommitWriter: Sendable {
     private enum Resolution {
         case append(AppendWaiter, Result<UInt64, JournalError>)
         case sync(SyncWaiter, Result<Void, JournalError>)
+        case seal(SealDone, Result<Void, JournalError>)
     }
 
     let layer: any FileLayer
@@ -139,6 +143,7 @@ final class GroupCommitWriter: Sendable {
                 switch item {
                 case let .append(_, _, w): w?.resume(throwing: failed)
                 case let .sync(w): w.resume(throwing: failed)
+                case let .seal(done): done(.failure(failed))
                 }
             }
             io.withLock { layer.close($0.file) }
@@ -161,6 +166,11 @@ final class GroupCommitWriter: Sendable {
         try await withCheckedThrowingContinuation { (waiter: SyncWaiter) in
             enqueue(.sync(waiter: waiter))
         }
+    }
+
+    /// Queues a segment seal behind everything appended so far (see `Journal.sealSegment`).
+    func seal(_ done: @escaping SealDone) {
+        enqueue(.seal(done: done))
     }
 
     /// Stops the thread after it has written what is queued; syncs and closes
@@ -223,6 +233,7 @@ final class GroupCommitWriter: Sendable {
             switch item {
             case let .append(_, _, waiter): waiter?.resume(throwing: refusal)
             case let .sync(waiter): waiter.resume(throwing: refusal)
+            case let .seal(done): done(.failure(refusal))
             }
             return
         }
@@ -235,7 +246,7 @@ final class GroupCommitWriter: Sendable {
     /// The appender that finds the writer idle also takes whatever is queued
     /// (flat combining): one `write` for all of them, and it resumes their
     /// continuations, so under load no thread hand-off is paid at all.
-    private func tryInline(_ records: [JournalRecord], bytes: Int) -> Result<UInt64, JournalError>? {
+    func tryInline(_ records: [JournalRecord], bytes: Int) -> Result<UInt64, JournalError>? {
         enum Gate { case refuse(JournalError), own([Item], Int, JournalError?), queue }
         let gate = shared.withLock { s -> Gate in
             if let failure = s.failure { return .refuse(failure) }
@@ -457,6 +468,7 @@ final class GroupCommitWriter: Sendable {
             switch r {
             case let .append(w, result): w.resume(with: result.mapError { $0 as any Error })
             case let .sync(w, result): w.resume(with: result.mapError { $0 as any Error })
+            case let .seal(done, result): done(result)
             }
         }
     }
@@ -514,6 +526,7 @@ final class GroupCommitWriter: Sendable {
                     switch item {
                     case let .append(_, _, w): resolve(w, .failure(failure))
                     case let .sync(w): out.append(.sync(w, .failure(failure)))
+                    case let .seal(done): out.append(.seal(done, .failure(failure)))
                     }
                 }
                 break
@@ -527,6 +540,31 @@ final class GroupCommitWriter: Sendable {
                 } catch {
                     enterFailed(error)
                     out.append(.sync(w, .failure(failure!)))
+                }
+                i += 1
+                continue
+            case let .seal(done):
+                // Only the thread processes seals: the inline path leaves the
+                // queue alone when it holds anything but appends.
+                if io.size > Int64(SegmentFormat.headerSize) {
+                    do {
+                        try roll(&io)
+                        ackUnsynced() // the seal synced them
+                        out.append(.seal(done, .success(())))
+                    } catch let RollError.noSpace(e) {
+                        // The old segment was synced before the new one failed:
+                        // nothing is lost, later appends continue in it.
+                        ackUnsynced()
+                        out.append(.seal(done, .failure(e)))
+                    } catch let RollError.failed(e) {
+                        enterFailed(e)
+                        out.append(.seal(done, .failure(failure!)))
+                    } catch {
+                        enterFailed(error)
+                        out.append(.seal(done, .failure(failure!)))
+                    }
+                } else {
+                    out.append(.seal(done, .success(())))
                 }
                 i += 1
                 continue

@@ -209,6 +209,37 @@ public final class Journal: Sendable {
         return try await writer.append(transaction, bytes: bytes)
     }
 
+    /// `append`, for a caller on a thread of its own (never the Swift
+    /// concurrency pool): blocks until the transaction is acknowledged. Under
+    /// `.interval` and `.never` an idle writer lets the caller do the write
+    /// itself, with no thread hand-off at all.
+    public func appendBlocking(_ transaction: [JournalRecord]) throws -> UInt64 {
+        guard !transaction.isEmpty else { throw JournalError.emptyTransaction }
+        var bytes = 0
+        for record in transaction {
+            guard record.payload.count <= options.maxRecordSize else {
+                throw JournalError.recordTooLarge(size: record.payload.count, limit: options.maxRecordSize)
+            }
+            bytes += FrameFormat.size(payload: record.payload.count)
+        }
+        if options.fsync != .always, let result = writer.tryInline(transaction, bytes: bytes) {
+            return try result.get()
+        }
+        let result = Mutex<Result<UInt64, any Error>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Task.detached { [writer] in
+            do {
+                let seq = try await writer.append(transaction, bytes: bytes)
+                result.withLock { $0 = .success(seq) }
+            } catch {
+                result.withLock { $0 = .failure(error) }
+            }
+            done.signal()
+        }
+        done.wait()
+        return try result.withLock { $0! }.get()
+    }
+
     /// Appends a transaction of one record.
     public func append(_ record: JournalRecord) async throws -> UInt64 {
         try await append([record])
@@ -218,6 +249,27 @@ public final class Journal: Sendable {
     /// `.interval` and `.never`).
     public func sync() async throws {
         try await writer.sync()
+    }
+
+    /// Seals the segment being written, after everything appended before this
+    /// call, and starts a new one for everything appended after it. A snapshot
+    /// covering through the last record before the seal can then delete every
+    /// older segment, which is how compaction frees the active segment too.
+    ///
+    /// Returns at once: the writer thread does the roll (sync the old segment,
+    /// create, sync and fsync the directory for the new one) and then calls
+    /// `done` on its own thread. An empty active segment is left as it is. A
+    /// full disk reports `.noSpace` and later appends continue in the old
+    /// segment; a failed sync puts the journal in its failed state.
+    public func sealSegment(_ done: @escaping @Sendable (Result<Void, JournalError>) -> Void) {
+        writer.seal(done)
+    }
+
+    /// `sealSegment(_:)`, awaited.
+    public func sealSegment() async throws {
+        try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, any Error>) in
+            writer.seal { c.resume(with: $0.mapError { $0 as any Error }) }
+        }
     }
 
     /// Sequence number of the last record written to the segment file (under

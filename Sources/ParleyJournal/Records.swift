@@ -10,6 +10,9 @@ public struct JournalRecord: Sendable, Hashable {
         self.type = type
         self.payload = payload
     }
+
+    /// Bytes the record takes in a segment, frame included.
+    public var framedSize: Int { FrameFormat.size(payload: payload.count) }
 }
 
 /// A recovered transaction: records that were appended together and are

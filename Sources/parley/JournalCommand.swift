@@ -31,8 +31,8 @@ struct JournalCommand: AsyncParsableCommand {
                 var rooms: Set<String> = [], plugins: Set<String> = []
                 try await forEachEntry(directory) { _, entry in
                     switch entry {
-                    case .state(let p, _, _): plugins.insert(p)
-                    case .message(let r, _, _, _, _): rooms.insert(r)
+                    case .state(let p, _, _), .timer(let p, _), .timerDrop(let p, _): plugins.insert(p)
+                    case .message(let r, _, _, _, _, _), .lastSeen(let r, _): rooms.insert(r)
                     case .outbox(let e, _): rooms.insert(e.room); plugins.insert(e.plugin)
                     case .delivered: break
                     }
@@ -65,10 +65,11 @@ struct JournalCommand: AsyncParsableCommand {
                         if room != nil || (plugin != nil && plugin != p) { return }
                         o.add("type", "state"); o.add("plugin", p); o.add("key", key)
                         o.add("value", raw: value?.json ?? "null")
-                    case .message(let r, let id, let user, let text, let time):
+                    case .message(let r, let id, let user, let text, let time, let lastSeen):
                         if plugin != nil || (room != nil && room != r) { return }
                         o.add("type", "message"); o.add("room", r); o.add("id", id); o.add("user", user)
                         o.add("text", text); o.add("time", time)
+                        if lastSeen { o.add("last_seen", true) }
                     case .outbox(let e, let sender):
                         if (plugin != nil && plugin != e.plugin) || (room != nil && room != e.room) { return }
                         o.add("type", "send"); o.add("id", e.id); o.add("plugin", e.plugin); o.add("room", e.room)
@@ -76,6 +77,17 @@ struct JournalCommand: AsyncParsableCommand {
                     case .delivered(let ids):
                         if plugin != nil || room != nil { return }
                         o.add("type", "delivered"); o.add("ids", raw: "[" + ids.map(JSONText.string).joined(separator: ",") + "]")
+                    case .timer(let p, let t):
+                        if room != nil || (plugin != nil && plugin != p) { return }
+                        o.add("type", "timer"); o.add("plugin", p); o.add("name", t.name); o.add("due", t.due)
+                        o.add(t.repeats ? "every" : "after", t.seconds)
+                        if let data = t.data { o.add("data", raw: data.json) }
+                    case .timerDrop(let p, let name):
+                        if room != nil || (plugin != nil && plugin != p) { return }
+                        o.add("type", "timer_drop"); o.add("plugin", p); o.add("name", name)
+                    case .lastSeen(let r, let c):
+                        if plugin != nil || (room != nil && room != r) { return }
+                        o.add("type", "last_seen"); o.add("room", r); o.add("cursor", c.cursor); o.add("time", c.time)
                     }
                     print(o.finish())
                 }
@@ -90,10 +102,18 @@ struct JournalCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Write the bot's state and history as one snapshot and drop the segments it covers.")
         @Argument(help: "The journal directory.") var directory: String
+        @Option(help: "Also drop history older than this many days (the bot's history_days). Default: keep it all.")
+        var historyDays: Double?
+        @Option(help: "Also keep at most this many messages per room (the bot's history_max). Default: keep them all.")
+        var historyMax: Int?
 
         func run() async throws {
             do {
-                let store = try JournalStore.open(directory: directory)
+                if let d = historyDays, !(d > 0) { throw ValidationError("--history-days must be positive") }
+                if let m = historyMax, m < 1 { throw ValidationError("--history-max must be at least 1") }
+                // Retention is the bot's setting: without the options nothing is trimmed here.
+                let history = HistoryRetention(maxMessagesPerRoom: historyMax ?? .max, maxAge: (historyDays ?? .infinity) * 86_400)
+                let store = try JournalStore.open(directory: directory, history: history, compaction: .off)
                 defer { store.close() }
                 try store.compact()
                 let s = try? Journal.verify(directory: directory)

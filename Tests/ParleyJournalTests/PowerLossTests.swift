@@ -85,6 +85,9 @@ import Testing
                             shared.oracle.withLock { $0.crashed = after }
                         }
                         if snapshots, local.next() % 4 == 0 {
+                            // Compaction's order: seal the segment behind this
+                            // transaction, then snapshot through it.
+                            if local.next() % 2 == 0 { try? await journal.sealSegment() }
                             if (try? await journal.writeSnapshot(snapshotPayload(seq), coveringThrough: seq)) != nil {
                                 shared.oracle.withLock { $0.snapshotAcked = max($0.snapshotAcked, seq) }
                             }

@@ -1,3 +1,4 @@
+import Synchronization
 import Testing
 @testable import ParleyJournal
 
@@ -97,6 +98,80 @@ import Testing
             let next = try await third.append(JournalRecord(type: 1, payload: [10]))
             #expect(next == end + 1)
             try await third.close()
+        }
+    }
+
+    /// Compaction's order: seal the active segment, snapshot through its last
+    /// record; every older segment goes, and appends made after the seal
+    /// (even while it is queued) land in the new segment and survive.
+    @Test(arguments: [FsyncPolicy.always, .never])
+    func sealThenSnapshotLeavesOnlyTheNewSegment(policy: FsyncPolicy) async throws {
+        try await withTempDirectory("seal") { dir in
+            let options = JournalOptions(fsync: policy)   // 64 MiB segments: never rolls by size here
+            var random = SeededRandom(seed: 3)
+            let (journal, _) = try Journal.open(directory: dir, options: options)
+            var through: UInt64 = 0
+            for id in 0..<50 {
+                through = try await journal.append(makeTransaction(id: UInt64(id), records: 1, sizes: 20...80, random: &random))
+            }
+            #expect(try segmentNames(dir).count == 1)
+            let sealed = Mutex<Result<Void, JournalError>?>(nil)
+            journal.sealSegment { r in sealed.withLock { $0 = r } }
+            var after: [JournalTransaction] = []
+            for id in 50..<60 {
+                let txn = makeTransaction(id: UInt64(id), records: 2, sizes: 20...80, random: &random)
+                let last = try await journal.append(txn)
+                after.append(JournalTransaction(firstSequence: last - 1, records: txn))
+            }
+            try await journal.sync()
+            #expect(sealed.withLock { $0.map { (try? $0.get()) != nil } } == true)
+            #expect(try segmentNames(dir) == [SegmentFormat.fileName(firstSequence: 1), SegmentFormat.fileName(firstSequence: through + 1)])
+            try await journal.writeSnapshot([7], coveringThrough: through)
+            #expect(try segmentNames(dir) == [SegmentFormat.fileName(firstSequence: through + 1)])
+            // Sealing an empty segment does nothing.
+            try await journal.sealSegment()
+            try await journal.sealSegment()
+            try await journal.close()
+            let (again, recovery) = try Journal.open(directory: dir, options: options)
+            #expect(recovery.snapshot == RecoveredSnapshot(sequence: through, bytes: [7]))
+            #expect(try recovery.allTransactions() == after)
+            try await again.close()
+        }
+    }
+
+    /// `appendBlocking` from a thread of its own (as the bot's store calls
+    /// it), interleaved with seals: same numbering and recovery as `append`.
+    @Test(arguments: [FsyncPolicy.always, .interval(milliseconds: 5), .never])
+    func appendBlockingFromAPlainThread(policy: FsyncPolicy) async throws {
+        try await withTempDirectory("blocking") { dir in
+            let options = JournalOptions(fsync: policy, segmentSize: 4096)
+            let (journal, _) = try Journal.open(directory: dir, options: options)
+            let expected: [JournalTransaction] = try await withCheckedThrowingContinuation { done in
+                do {
+                    try startDetachedThread(name: "test-appender") {
+                        var random = SeededRandom(seed: 4)
+                        var written: [JournalTransaction] = []
+                        do {
+                            for id in 0..<200 {
+                                let txn = makeTransaction(id: UInt64(id), records: 1 + id % 3, sizes: 10...300, random: &random)
+                                let last = try journal.appendBlocking(txn)
+                                written.append(JournalTransaction(firstSequence: last + 1 - UInt64(txn.count), records: txn))
+                                if id % 50 == 49 { journal.sealSegment { _ in } }
+                            }
+                            done.resume(returning: written)
+                        } catch {
+                            done.resume(throwing: error)
+                        }
+                    }
+                } catch {
+                    done.resume(throwing: error)
+                }
+            }
+            #expect(expected.last?.lastSequence == UInt64(expected.reduce(0) { $0 + $1.records.count }))
+            try await journal.close()
+            let (again, recovery) = try Journal.open(directory: dir, options: options)
+            #expect(try recovery.allTransactions() == expected)
+            try await again.close()
         }
     }
 

@@ -21,6 +21,8 @@ public struct BotConfig: Sendable {
     public var journal: String?
     /// When the journal acknowledges a write (`fsync`, `fsync_interval_ms`).
     public var fsync: FsyncPolicy
+    /// How much history each room keeps (`history_days`, `history_max`).
+    public var history: HistoryRetention
     public var commandPrefix: String
     public var limits: PluginLimits
     public var pluginLimits: [String: PluginLimits]
@@ -39,6 +41,7 @@ public struct BotConfig: Sendable {
         o.limits = limits
         o.pluginLimits = pluginLimits
         o.pluginConfig = pluginConfig
+        o.history = history
         return o
     }
 }
@@ -110,6 +113,9 @@ public struct BotConfigFile: Sendable {
         let fsyncName = try t.oneOf("fsync", ["always", "interval", "never"], default: "always")
         let fsyncInterval = try t.int("fsync_interval_ms", default: 1000, range: 1...3_600_000)
         let fsync: FsyncPolicy = fsyncName == "always" ? .always : fsyncName == "never" ? .never : .interval(milliseconds: fsyncInterval)
+        let historyDays = try t.double("history_days", default: 30, range: 0.001...36_500)
+        let historyMax = try t.int("history_max", default: 100_000, range: 1...100_000_000)
+        let history = HistoryRetention(maxMessagesPerRoom: historyMax, maxAge: historyDays * 86_400)
         let prefix = try t.string("prefix", default: "!")
         let limits = try t.optionalTable("limits") { l in try readLimits(l, base: PluginLimits()) } ?? PluginLimits()
         let presence = try t.optionalTable("presence") { p in try PresenceOptions.read(p) } ?? PresenceOptions()
@@ -140,7 +146,7 @@ public struct BotConfigFile: Sendable {
             var b = BotConfig(name: count > 1 ? name.replacingOccurrences(of: "{n}", with: String(n)) : name,
                       transport: transport, server: server, rooms: rooms, plugins: plugins,
                       journal: journal.map { count > 1 ? $0.replacingOccurrences(of: "{n}", with: String(n)) : $0 },
-                      fsync: fsync, commandPrefix: prefix,
+                      fsync: fsync, history: history, commandPrefix: prefix,
                       limits: limits, pluginLimits: pluginLimits, pluginConfig: pluginConfig, line: line)
             b.presence = presence
             b.streamchat = streamchat

@@ -88,13 +88,13 @@ public actor PluginTestHost {
         var store: JournalStore?
         var options = options
         if let journal {
-            let opened = try JournalStore.open(directory: journal)
+            let opened = try JournalStore.open(directory: journal, history: options.history)
             store = opened
             // Generated ids must not repeat those of earlier runs on the same journal.
             options.messageIdPrefix = "local-\(opened.recoveredSequence)-"
         }
         defer { store?.close() }
-        let run = PluginTestRun(options: options, store: store ?? MemoryBotStore())
+        let run = PluginTestRun(options: options, store: store ?? MemoryBotStore(history: options.history))
         try run.load(plugins: plugins, emit: emit)
         try body(run)
     }

@@ -3,7 +3,30 @@ import ParleyJournal
 import ParleyLua
 import Synchronization
 
-/// `bot.state` and chat history kept in a crash-safe journal directory.
+/// When a `JournalStore` compacts by itself: once the journal holds more
+/// bytes since the last snapshot than `max(minBytes, liveFactor × the last
+/// snapshot's size)`. Disk use then stays within about that much plus two
+/// snapshots, however long the bot runs.
+public struct AutoCompaction: Sendable, Equatable {
+    public var minBytes: Int
+    public var liveFactor: Double
+
+    public init(minBytes: Int = 8 << 20, liveFactor: Double = 4) {
+        self.minBytes = max(0, minBytes)
+        self.liveFactor = max(0, liveFactor)
+    }
+
+    /// Never compacts by itself (`parley journal compact` still does).
+    public static let off = AutoCompaction(minBytes: .max, liveFactor: 0)
+
+    func threshold(liveBytes: Int) -> Int {
+        let scaled = Double(liveBytes) * liveFactor
+        return max(minBytes, scaled >= Double(Int.max) ? .max : Int(scaled))
+    }
+}
+
+/// `bot.state`, chat history, the outbox, saved timers and last-seen cursors
+/// kept in a crash-safe journal directory.
 ///
 /// The in-memory view (the same `MemoryStateStore`/`MemoryHistoryStore` the
 /// bot uses without a journal) is rebuilt on open from the journal's
@@ -15,59 +38,106 @@ import Synchronization
 /// The calls block their thread while the journal syncs. That is deliberate:
 /// the bot runs on its own Lua thread (`LuaThreadExecutor`), never on the
 /// cooperative pool, so blocking it starves nothing.
+///
+/// Compaction is automatic (`AutoCompaction`). The bot's thread only copies
+/// the in-memory view and queues a segment seal behind the last record (so
+/// later appends go to a fresh segment); encoding and writing the snapshot
+/// (temp file, fsync, rename, fsync the directory) and deleting the segments
+/// it covers happen on a background queue while the bot carries on.
 public final class JournalStore: BotStore {
     /// Journal record types written by this store.
     enum RecordType: UInt8 {
         case stateWrite = 1
-        /// A message the bot saw (sent messages enter history through their intent).
+        /// A message the bot saw (sent messages enter history through their
+        /// intent); `l = true` also moves the room's last-seen cursor.
         case message = 2
         /// A send committed by a handler: the outbox entry, and the bot's message in history.
         case outboxIntent = 3
         /// The transport has these sends: `{o = {ids...}}`.
         case delivered = 4
+        /// A saved timer created or moved (`TimerChange.set`).
+        case timer = 5
+        /// A saved timer removed (`TimerChange.drop`).
+        case timerDrop = 6
+        /// A room's last-seen cursor set explicitly.
+        case lastSeen = 7
     }
 
     public let directory: String
     /// The journal's last sequence when it was opened (distinguishes runs).
     public private(set) var recoveredSequence: UInt64 = 0
+    public let compaction: AutoCompaction
     private let journal: Journal
     private let state = MemoryStateStore()
     private let history: MemoryHistoryStore
     private var outbox: [OutboxEntry] = []
+    private let timers = TimerTable()
+    private var cursors = CursorTable()
     private var failed: StoreError?
 
-    private init(directory: String, journal: Journal, maxPerRoom: Int) {
+    /// Bytes appended since the snapshot the journal opened with or the last compaction.
+    public private(set) var bytesSinceSnapshot = 0
+    /// Size of the last snapshot (the live data).
+    public private(set) var snapshotBytes = 0
+    /// Automatic compactions finished since open.
+    public private(set) var compactions = 0
+    /// Why the last automatic compaction failed, if it did. Nothing is lost:
+    /// the journal still holds every record, and a later one tries again.
+    public private(set) var compactionError: StoreError?
+    /// Whether a compaction is running in the background.
+    public var isCompacting: Bool { running != nil }
+    private var compactAt: Int
+    private var running: (job: CompactionJob, bytesAtStart: Int)?
+    private static let compactionQueue = DispatchQueue(label: "parley.journal-store.compaction")
+
+    private init(directory: String, journal: Journal, history: HistoryRetention, compaction: AutoCompaction) {
         self.directory = directory
         self.journal = journal
-        self.history = MemoryHistoryStore(maxPerRoom: maxPerRoom)
+        self.history = MemoryHistoryStore(retention: history)
+        self.compaction = compaction
+        self.compactAt = compaction.threshold(liveBytes: 0)
     }
 
-    /// Opens (or creates) the journal and replays it.
+    /// Opens (or creates) the journal and replays it. History retention is
+    /// applied as it loads; when the journal already holds more than the
+    /// compaction threshold, a compaction starts right away.
     public static func open(directory: String, fsync: ParleyJournal.FsyncPolicy = .always,
-                            maxMessagesPerRoom: Int = 100_000) throws(StoreError) -> JournalStore {
+                            history: HistoryRetention = HistoryRetention(),
+                            compaction: AutoCompaction = AutoCompaction(),
+                            fileLayer: any FileLayer = PosixFileLayer()) throws(StoreError) -> JournalStore {
         let journal: Journal
         let recovery: Recovery
         do {
-            (journal, recovery) = try Journal.open(directory: directory, options: JournalOptions(fsync: fsync))
+            (journal, recovery) = try Journal.open(directory: directory, options: JournalOptions(fsync: fsync, fileLayer: fileLayer))
         } catch {
             throw StoreError("journal \(directory): \(error)")
         }
-        let store = JournalStore(directory: directory, journal: journal, maxPerRoom: maxMessagesPerRoom)
+        let store = JournalStore(directory: directory, journal: journal, history: history, compaction: compaction)
         store.recoveredSequence = recovery.lastSequence
         do {
-            if let snapshot = recovery.snapshot { try store.load(snapshot: snapshot.bytes) }
+            if let snapshot = recovery.snapshot {
+                try store.load(snapshot: snapshot.bytes)
+                store.snapshotBytes = snapshot.bytes.count
+                store.compactAt = compaction.threshold(liveBytes: snapshot.bytes.count)
+            }
             try recovery.forEachTransaction { txn in
-                for record in txn.records { try store.replay(record) }
+                for record in txn.records {
+                    try store.replay(record)
+                    store.bytesSinceSnapshot += record.framedSize
+                }
             }
         } catch {
             store.close()
             throw StoreError("journal \(directory): cannot replay: \(error)")
         }
+        store.history.applyRetention()
+        store.compactIfDue()
         return store
     }
 
-    /// Syncs and closes the journal (idempotent).
+    /// Waits for a compaction in progress, then syncs and closes the journal (idempotent).
     public func close() {
+        finishCompaction(wait: true)
         _ = try? Self.wait { [journal] in try await journal.close() }
     }
 
@@ -87,17 +157,40 @@ public final class JournalStore: BotStore {
         for send in effects.sends {
             records.append(JournalRecord(type: RecordType.outboxIntent.rawValue, payload: Self.outboxValue(send, sender: effects.sender).encoded))
         }
+        for change in effects.timers {
+            switch change {
+            case .set(let t):
+                records.append(JournalRecord(type: RecordType.timer.rawValue, payload: Self.timerValue(t, plugin: effects.plugin).encoded))
+            case .drop(let name):
+                records.append(JournalRecord(type: RecordType.timerDrop.rawValue,
+                                             payload: LuaValue.record([("p", .string(effects.plugin)), ("n", .string(name))]).encoded))
+            }
+        }
+        if records.isEmpty { return }
         try append(records)
         try apply(.effects(effects))
+        compactIfDue()
     }
 
     public func markDelivered(_ ids: [String]) throws(StoreError) {
         try append([JournalRecord(type: RecordType.delivered.rawValue,
                                   payload: LuaValue.record([("o", .list(ids.map { .string($0) }))]).encoded)])
         try apply(.delivered(ids))
+        compactIfDue()
     }
 
     public func undelivered() -> [OutboxEntry] { outbox }
+
+    public func savedTimers(plugin: String) -> [SavedTimer] { timers.timers(plugin: plugin) }
+
+    public func lastSeen(room: String) -> RoomCursor? { cursors.rooms[room] }
+
+    public func setLastSeen(room: String, cursor: String, time: Double) throws(StoreError) {
+        try append([JournalRecord(type: RecordType.lastSeen.rawValue,
+                                  payload: LuaValue.record([("r", .string(room)), ("c", .string(cursor)), ("s", .double(time))]).encoded)])
+        cursors.set(room: room, to: RoomCursor(cursor: cursor, time: time))
+        compactIfDue()
+    }
 
     /// An outbox entry as stored in intent records and snapshots.
     static func outboxValue(_ s: OutboxEntry, sender: String) -> LuaValue {
@@ -112,34 +205,144 @@ public final class JournalStore: BotStore {
         return (OutboxEntry(id: id, plugin: plugin, room: room, text: text, time: time), v["u"].stringValue ?? "")
     }
 
+    /// A saved timer as stored in timer records (with `p`) and snapshots (without).
+    static func timerValue(_ t: SavedTimer, plugin: String?) -> LuaValue {
+        var fields: [(String, LuaValue)] = plugin.map { [("p", .string($0))] } ?? []
+        fields += [("n", .string(t.name)), ("d", .double(t.due)), ("s", .double(t.seconds)), ("e", .bool(t.repeats))]
+        if let data = t.data { fields.append(("x", data)) }
+        return .record(fields)
+    }
+
+    /// The inverse of `timerValue`.
+    static func savedTimer(_ v: LuaValue) -> SavedTimer? {
+        guard let name = v["n"].stringValue, let due = v["d"].numberValue, let seconds = v["s"].numberValue,
+              case .bool(let repeats) = v["e"] else { return nil }
+        return SavedTimer(name: name, due: due, seconds: seconds, repeats: repeats, data: v["x"].isNil ? nil : v["x"])
+    }
+
     // MARK: HistoryStore
 
+    @discardableResult
     public func append(room: String, id: String, user: String, text: String, time: Double) throws(StoreError) -> String {
-        let payload = LuaValue.record([("r", .string(room)), ("i", .string(id)), ("u", .string(user)),
-                                       ("t", .string(text)), ("s", .double(time))]).encoded
-        try append([JournalRecord(type: RecordType.message.rawValue, payload: payload)])
-        return try history.append(room: room, id: id, user: user, text: text, time: time)
+        try appendReceived(room: room, id: id, user: user, text: text, time: time, lastSeen: false)
+    }
+
+    @discardableResult
+    public func appendReceived(room: String, id: String, user: String, text: String, time: Double,
+                               lastSeen: Bool) throws(StoreError) -> String {
+        var fields: [(String, LuaValue)] = [("r", .string(room)), ("i", .string(id)), ("u", .string(user)),
+                                            ("t", .string(text)), ("s", .double(time))]
+        if lastSeen { fields.append(("l", .bool(true))) }
+        try append([JournalRecord(type: RecordType.message.rawValue, payload: LuaValue.record(fields).encoded)])
+        if lastSeen { cursors.advance(room: room, to: RoomCursor(cursor: id, time: time)) }
+        let cursor = try history.append(room: room, id: id, user: user, text: text, time: time)
+        compactIfDue()
+        return cursor
     }
 
     public func page(room: String, before: String?, after: String?, limit: Int) throws(HistoryError) -> HistoryPage {
         try history.page(room: room, before: before, after: after, limit: limit)
     }
 
+    /// Messages kept in a room (after retention).
+    public func messageCount(room: String) -> Int { history.count(room: room) }
+
     // MARK: compaction
 
-    /// Writes the current state, history and undelivered outbox as one
-    /// snapshot covering every transaction so far; the journal then drops the
-    /// segments it covers.
+    /// Writes the current state, history (after retention), undelivered
+    /// outbox, saved timers and cursors as one snapshot covering every
+    /// transaction so far, and waits for it; the journal then drops every
+    /// segment it covers.
     public func compact() throws(StoreError) {
+        finishCompaction(wait: true)
         if let failed { throw failed }
-        let snapshot = Snapshot(state: state.export(), rooms: history.export(),
-                                outbox: outbox.map { ($0, "") })
-        let bytes = snapshot.value.encoded
+        startCompaction()
+        finishCompaction(wait: true)
+        if let e = compactionError { throw e }
+    }
+
+    /// Starts an automatic compaction when enough was appended since the last
+    /// one. Called after a write's in-memory effect is applied: the snapshot
+    /// must hold everything up to the journal's last record.
+    private func compactIfDue() {
+        guard bytesSinceSnapshot >= compactAt || running != nil else { return }
+        finishCompaction(wait: false)
+        if running == nil, failed == nil, bytesSinceSnapshot >= compactAt { startCompaction() }
+    }
+
+    /// The part on the bot's thread: apply retention, copy the in-memory view,
+    /// queue the seal. Everything else runs on the compaction queue.
+    private func startCompaction() {
+        history.applyRetention()
+        let snapshot = Snapshot(state: state.export(), rooms: history.export(), outbox: outbox.map { ($0, "") },
+                                timers: timers.export(), cursors: cursors.export())
         let through = journal.lastSequence
-        do {
-            try Self.wait { [journal] in try await journal.writeSnapshot(bytes, coveringThrough: through) }
-        } catch {
-            throw StoreError("journal \(directory): cannot write a snapshot: \(error)")
+        let job = CompactionJob()
+        running = (job, bytesSinceSnapshot)
+        compactionError = nil
+        // Queued behind every record appended so far, ahead of any later one.
+        journal.sealSegment { result in job.sealed(result) }
+        let journal = self.journal
+        let directory = self.directory
+        Self.compactionQueue.async {
+            let bytes = snapshot.value.encoded
+            let outcome: Result<Int, StoreError>
+            if case .failure(let e) = job.waitForSeal() {
+                outcome = .failure(StoreError("journal \(directory): cannot seal the segment for a snapshot: \(e)"))
+            } else {
+                do {
+                    try Self.wait { try await journal.writeSnapshot(bytes, coveringThrough: through) }
+                    outcome = .success(bytes.count)
+                } catch {
+                    outcome = .failure(StoreError("journal \(directory): cannot write a snapshot: \(error)"))
+                }
+            }
+            job.finish(outcome)
+        }
+    }
+
+    /// Takes in the result of a finished compaction (waiting for it when asked).
+    private func finishCompaction(wait: Bool) {
+        guard let (job, bytesAtStart) = running, let outcome = job.outcome(wait: wait) else { return }
+        running = nil
+        switch outcome {
+        case .success(let size):
+            compactions += 1
+            snapshotBytes = size
+            bytesSinceSnapshot -= bytesAtStart
+            compactAt = compaction.threshold(liveBytes: size)
+        case .failure(let e):
+            compactionError = e
+            // Try again once as much again was appended.
+            compactAt = bytesSinceSnapshot + compaction.threshold(liveBytes: snapshotBytes)
+        }
+    }
+
+    /// One background compaction: the seal's result, then the snapshot's.
+    private final class CompactionJob: Sendable {
+        private let seal = Mutex<Result<Void, JournalError>?>(nil)
+        private let sealDone = DispatchSemaphore(value: 0)
+        private let result = Mutex<Result<Int, StoreError>?>(nil)
+        private let done = DispatchSemaphore(value: 0)
+
+        func sealed(_ r: Result<Void, JournalError>) {
+            seal.withLock { $0 = r }
+            sealDone.signal()
+        }
+
+        func waitForSeal() -> Result<Void, JournalError> {
+            sealDone.wait()
+            return seal.withLock { $0! }
+        }
+
+        func finish(_ r: Result<Int, StoreError>) {
+            result.withLock { $0 = r }
+            done.signal()
+        }
+
+        func outcome(wait: Bool) -> Result<Int, StoreError>? {
+            if wait { done.wait(); done.signal() }
+            return result.withLock { $0 }
         }
     }
 
@@ -148,22 +351,31 @@ public final class JournalStore: BotStore {
         for e in snapshot.state { state.commit(plugin: e.plugin, writes: [(e.key, e.value)]) }
         for r in snapshot.rooms { history.restore(room: r.room, firstSeq: r.firstSeq, messages: r.messages) }
         outbox += snapshot.outbox.map(\.entry)
+        for t in snapshot.timers { timers.apply(plugin: t.plugin, [.set(t.timer)]) }
+        for c in snapshot.cursors { cursors.set(room: c.room, to: c.cursor) }
     }
 
     /// A snapshot's contents. One format, read strictly: a snapshot that
     /// passed its CRC but does not have this shape is an error, never
-    /// silently partial state.
-    struct Snapshot {
+    /// silently partial state. Version 2 added timers and cursors; version 1
+    /// (which had neither) still reads.
+    struct Snapshot: Sendable {
         var state: [(plugin: String, key: String, value: LuaValue)]
         var rooms: [(room: String, firstSeq: Int, messages: [StoredMessage])]
         var outbox: [(entry: OutboxEntry, sender: String)]
+        var timers: [(plugin: String, timer: SavedTimer)]
+        var cursors: [(room: String, cursor: RoomCursor)]
 
         init(state: [(plugin: String, key: String, value: LuaValue)],
              rooms: [(room: String, firstSeq: Int, messages: [StoredMessage])],
-             outbox: [(entry: OutboxEntry, sender: String)]) {
+             outbox: [(entry: OutboxEntry, sender: String)],
+             timers: [(plugin: String, timer: SavedTimer)],
+             cursors: [(room: String, cursor: RoomCursor)]) {
             self.state = state
             self.rooms = rooms
             self.outbox = outbox
+            self.timers = timers
+            self.cursors = cursors
         }
 
         var value: LuaValue {
@@ -180,14 +392,24 @@ public final class JournalStore: BotStore {
                     })),
                 ]))
             })
-            return .record([("version", .int(1)), ("state", stateTable), ("history", roomTable),
-                            ("outbox", .list(outbox.map { JournalStore.outboxValue($0.entry, sender: $0.sender) }))])
+            var timerPlugins: [String: [LuaValue]] = [:]
+            for t in timers { timerPlugins[t.plugin, default: []].append(JournalStore.timerValue(t.timer, plugin: nil)) }
+            let timerTable = LuaValue.table(array: [], hash: timerPlugins.keys.sorted().map {
+                LuaPair(key: .string($0), value: .list(timerPlugins[$0]!))
+            })
+            let cursorTable = LuaValue.table(array: [], hash: cursors.map {
+                LuaPair(key: .string($0.room), value: .record([("c", .string($0.cursor.cursor)), ("s", .double($0.cursor.time))]))
+            })
+            return .record([("version", .int(2)), ("state", stateTable), ("history", roomTable),
+                            ("outbox", .list(outbox.map { JournalStore.outboxValue($0.entry, sender: $0.sender) })),
+                            ("timers", timerTable), ("seen", cursorTable)])
         }
 
         init(decoding bytes: [UInt8]) throws {
             let v = try LuaValue(decoding: bytes)
             func bad(_ what: String) -> StoreError { StoreError("malformed snapshot: \(what)") }
-            guard v["version"] == .int(1) else { throw bad("unknown version \(v["version"])") }
+            let version = v["version"]
+            guard version == .int(1) || version == .int(2) else { throw bad("unknown version \(version)") }
             guard case .table(_, let plugins) = v["state"], case .table(_, let roomPairs) = v["history"],
                   case .table(let pending, _) = v["outbox"] else { throw bad("missing state, history or outbox") }
             state = []
@@ -215,6 +437,25 @@ public final class JournalStore: BotStore {
                 guard let o = JournalStore.outboxEntry(p) else { throw bad("outbox entry") }
                 return o
             }
+            timers = []
+            cursors = []
+            guard version == .int(2) else { return }
+            // An empty Lua table has no array part and no hash part, so `{}` reads either way.
+            guard case .table(_, let timerPlugins) = v["timers"], case .table(_, let seen) = v["seen"] else {
+                throw bad("missing timers or seen")
+            }
+            for p in timerPlugins {
+                guard let plugin = p.key.stringValue, case .table(let list, _) = p.value else { throw bad("timers entry") }
+                for t in list {
+                    guard let timer = JournalStore.savedTimer(t) else { throw bad("timer of \(plugin)") }
+                    timers.append((plugin, timer))
+                }
+            }
+            for c in seen {
+                guard let room = c.key.stringValue, let cursor = c.value["c"].stringValue,
+                      let time = c.value["s"].numberValue else { throw bad("last-seen entry") }
+                cursors.append((room, RoomCursor(cursor: cursor, time: time)))
+            }
         }
     }
 
@@ -223,9 +464,13 @@ public final class JournalStore: BotStore {
     /// One record of a bot journal, decoded.
     public enum Entry: Sendable {
         case state(plugin: String, key: String, value: LuaValue?)
-        case message(room: String, id: String, user: String, text: String, time: Double)
+        /// `lastSeen`: the message also moved the room's last-seen cursor.
+        case message(room: String, id: String, user: String, text: String, time: Double, lastSeen: Bool)
         case outbox(OutboxEntry, sender: String)
         case delivered([String])
+        case timer(plugin: String, SavedTimer)
+        case timerDrop(plugin: String, name: String)
+        case lastSeen(room: String, RoomCursor)
     }
 
     /// Decodes a record written by this store (nil for a type it does not know).
@@ -238,25 +483,39 @@ public final class JournalStore: BotStore {
         case .message:
             guard let room = v["r"].stringValue, let id = v["i"].stringValue, let user = v["u"].stringValue,
                   let text = v["t"].stringValue, let time = v["s"].numberValue else { throw StoreError("bad message record") }
-            return .message(room: room, id: id, user: user, text: text, time: time)
+            return .message(room: room, id: id, user: user, text: text, time: time, lastSeen: v["l"] == .bool(true))
         case .outboxIntent:
             guard let o = outboxEntry(v) else { throw StoreError("bad outbox record") }
             return .outbox(o.entry, sender: o.sender)
         case .delivered:
             guard case .table(let ids, _) = v["o"] else { throw StoreError("bad delivery record") }
             return .delivered(ids.compactMap(\.stringValue))
+        case .timer:
+            guard let plugin = v["p"].stringValue, let t = savedTimer(v) else { throw StoreError("bad timer record") }
+            return .timer(plugin: plugin, t)
+        case .timerDrop:
+            guard let plugin = v["p"].stringValue, let name = v["n"].stringValue else { throw StoreError("bad timer drop record") }
+            return .timerDrop(plugin: plugin, name: name)
+        case .lastSeen:
+            guard let room = v["r"].stringValue, let cursor = v["c"].stringValue, let time = v["s"].numberValue else {
+                throw StoreError("bad last-seen record")
+            }
+            return .lastSeen(room: room, RoomCursor(cursor: cursor, time: time))
         case nil:
             return nil
         }
     }
 
-    /// The snapshot's contents as entries: state, undelivered sends, then messages.
+    /// The snapshot's contents as entries: state, undelivered sends, timers,
+    /// cursors, then messages.
     public static func decode(snapshot bytes: [UInt8]) throws -> [Entry] {
         let snapshot = try Snapshot(decoding: bytes)
         return snapshot.state.map { .state(plugin: $0.plugin, key: $0.key, value: $0.value) }
             + snapshot.outbox.map { .outbox($0.entry, sender: $0.sender) }
+            + snapshot.timers.map { .timer(plugin: $0.plugin, $0.timer) }
+            + snapshot.cursors.map { .lastSeen(room: $0.room, $0.cursor) }
             + snapshot.rooms.flatMap { r in
-                r.messages.map { .message(room: r.room, id: $0.id, user: $0.user, text: $0.text, time: $0.time) }
+                r.messages.map { .message(room: r.room, id: $0.id, user: $0.user, text: $0.text, time: $0.time, lastSeen: false) }
             }
     }
 
@@ -265,13 +524,14 @@ public final class JournalStore: BotStore {
     private func append(_ records: [JournalRecord]) throws(StoreError) {
         if let failed { throw failed }
         do {
-            _ = try Self.wait { [journal] in try await journal.append(records) }
+            _ = try journal.appendBlocking(records)
         } catch {
             // Nothing is retried and then acknowledged: the first failure is final.
             let e = StoreError("journal \(directory): \(error)")
             failed = e
             throw e
         }
+        for r in records { bytesSinceSnapshot += r.framedSize }
     }
 
     private enum Change {
@@ -288,6 +548,7 @@ public final class JournalStore: BotStore {
                 _ = try history.append(room: send.room, id: send.id, user: e.sender, text: send.text, time: send.time)
                 outbox.append(send)
             }
+            timers.apply(plugin: e.plugin, e.timers)
         case .delivered(let ids):
             let done = Set(ids)
             outbox.removeAll { done.contains($0.id) }
@@ -298,12 +559,19 @@ public final class JournalStore: BotStore {
         switch try Self.decode(record) {
         case .state(let plugin, let key, let value)?:
             state.commit(plugin: plugin, writes: [(key, value)])
-        case .message(let room, let id, let user, let text, let time)?:
+        case .message(let room, let id, let user, let text, let time, let lastSeen)?:
+            if lastSeen { cursors.advance(room: room, to: RoomCursor(cursor: id, time: time)) }
             _ = try history.append(room: room, id: id, user: user, text: text, time: time)
         case .outbox(let entry, let sender)?:
             try apply(.effects(HandlerEffects(plugin: entry.plugin, sender: sender, writes: [], sends: [entry])))
         case .delivered(let ids)?:
             try apply(.delivered(ids))
+        case .timer(let plugin, let t)?:
+            timers.apply(plugin: plugin, [.set(t)])
+        case .timerDrop(let plugin, let name)?:
+            timers.apply(plugin: plugin, [.drop(name: name)])
+        case .lastSeen(let room, let cursor)?:
+            cursors.set(room: room, to: cursor)
         case nil:
             throw StoreError("unknown record type \(record.type)")
         }

@@ -85,39 +85,97 @@ public protocol HistoryStore: AnyObject {
     func page(room: String, before: String?, after: String?, limit: Int) throws(HistoryError) -> HistoryPage
 }
 
-/// History in memory, with a per-room bound (oldest dropped first).
+/// How much history each room keeps. Both bounds apply, so whichever
+/// removes more wins: by default a room keeps at most 100,000 messages and
+/// none older than 30 days.
+///
+/// Age is measured against the newest time the store has seen (a message's
+/// server time, or the bot's clock for its own sends), not the wall clock, so
+/// a harness on a virtual clock keeps what it wrote, and replaying a journal
+/// gives the same result whenever it runs.
+public struct HistoryRetention: Sendable, Equatable {
+    /// Messages kept per room (at least 1).
+    public var maxMessagesPerRoom: Int
+    /// Seconds a message is kept (`history_days` × 86,400).
+    public var maxAge: Double
+
+    public init(maxMessagesPerRoom: Int = 100_000, maxAge: Double = 30 * 86_400) {
+        self.maxMessagesPerRoom = max(1, maxMessagesPerRoom)
+        self.maxAge = maxAge
+    }
+}
+
+/// History in memory, bounded per room by `HistoryRetention` (oldest dropped first).
 public final class MemoryHistoryStore: HistoryStore {
     private struct Room {
         var firstSeq = 0          // sequence number of messages[head]
         var head = 0              // index of the oldest kept message
         var messages: [StoredMessage] = []
         var count: Int { messages.count - head }
+
+        /// Drops the `n` oldest kept messages.
+        mutating func drop(_ n: Int) {
+            guard n > 0 else { return }
+            head += n
+            firstSeq += n
+            // Compact once the dropped prefix is as large as what is kept.
+            if head >= count {
+                messages.removeFirst(head)
+                head = 0
+            }
+        }
+
+        /// Drops the oldest messages that are older than `cutoff` (a message
+        /// that arrived out of time order stops the scan; it goes later).
+        mutating func drop(before cutoff: Double) {
+            var n = 0
+            while head + n < messages.count, messages[head + n].time < cutoff { n += 1 }
+            drop(n)
+        }
     }
     private var rooms: [String: Room] = [:]
-    private let maxPerRoom: Int
+    public let retention: HistoryRetention
+    /// The newest message time seen so far: what `maxAge` is measured against.
+    public private(set) var newestTime: Double = -.infinity
 
-    public init(maxPerRoom: Int = 100_000) { self.maxPerRoom = max(1, maxPerRoom) }
+    public init(retention: HistoryRetention = HistoryRetention()) { self.retention = retention }
 
+    public convenience init(maxPerRoom: Int) { self.init(retention: HistoryRetention(maxMessagesPerRoom: maxPerRoom)) }
+
+    @discardableResult
     public func append(room: String, id: String, user: String, text: String, time: Double) throws(StoreError) -> String {
         // Mutated in place (through the dictionary's default subscript) so the
         // array is never copied: appends stay O(1) amortised.
-        let maxPerRoom = self.maxPerRoom
+        let maxPerRoom = retention.maxMessagesPerRoom
+        newestTime = max(newestTime, time)
+        let cutoff = newestTime - retention.maxAge
         return withRoom(room) { r in
             let seq = r.firstSeq + r.count
             let cursor = "m" + String(seq, radix: 36)
             r.messages.append(StoredMessage(id: id, room: room, user: user, text: text, time: time, cursor: cursor))
-            if r.count > maxPerRoom {
-                r.head += 1
-                r.firstSeq += 1
-                // Compact once the dropped prefix is as large as what is kept.
-                if r.head >= maxPerRoom {
-                    r.messages.removeFirst(r.head)
-                    r.head = 0
-                }
-            }
+            if r.count > maxPerRoom { r.drop(r.count - maxPerRoom) }
+            if let oldest = r.messages[r.head...].first, oldest.time < cutoff { r.drop(before: cutoff) }
             return cursor
         }
     }
+
+    /// Applies the age bound to every room, also those nobody wrote to
+    /// lately (appends only trim their own room). Returns the messages dropped.
+    @discardableResult
+    public func applyRetention() -> Int {
+        let cutoff = newestTime - retention.maxAge
+        var dropped = 0
+        for name in Array(rooms.keys) {
+            guard let first = rooms[name]?.messages[rooms[name]!.head...].first, first.time < cutoff else { continue }
+            let before = rooms[name]!.count
+            rooms[name]!.drop(before: cutoff)
+            dropped += before - rooms[name]!.count
+        }
+        return dropped
+    }
+
+    /// Messages kept in a room.
+    public func count(room: String) -> Int { rooms[room]?.count ?? 0 }
 
     /// Every room's kept messages with the sequence number of the first, so a
     /// snapshot restores the same cursors.
@@ -131,6 +189,7 @@ public final class MemoryHistoryStore: HistoryStore {
     /// Replaces a room with exported contents.
     public func restore(room: String, firstSeq: Int, messages: [StoredMessage]) {
         rooms[room] = Room(firstSeq: firstSeq, head: 0, messages: messages)
+        for m in messages { newestTime = max(newestTime, m.time) }
     }
 
     private func withRoom<T>(_ name: String, _ body: (inout Room) -> T) -> T {
@@ -185,6 +244,52 @@ public struct OutboxEntry: Sendable, Equatable {
     }
 }
 
+/// A timer that outlives the process: one with a name (`bot.after(s, fn,
+/// {name = ...})`), or one created while its plugin loaded, which is named by
+/// its order (`#1`, `#2`, ...). Unnamed timers made by handlers are not saved.
+public struct SavedTimer: Sendable, Equatable {
+    /// Unique within the plugin.
+    public var name: String
+    /// When it fires next, in seconds since 1970 on the bot's clock.
+    public var due: Double
+    /// The interval it was created with (`bot.every`'s period).
+    public var seconds: Double
+    public var repeats: Bool
+    /// The plugin's `data` option (a state value), handed back in the timer event.
+    public var data: LuaValue?
+
+    public init(name: String, due: Double, seconds: Double, repeats: Bool, data: LuaValue? = nil) {
+        self.name = name
+        self.due = due
+        self.seconds = seconds
+        self.repeats = repeats
+        self.data = data
+    }
+}
+
+/// A change to a plugin's saved timers, part of a handler's transaction.
+public enum TimerChange: Sendable, Equatable {
+    /// Creates or replaces the timer with this name.
+    case set(SavedTimer)
+    /// Removes it (cancelled, or fired for good).
+    case drop(name: String)
+}
+
+/// A room's last-seen cursor: the server's id and time of the newest message
+/// the bot handled there. A transport that can catch up after a reconnect
+/// asks the server for what came after it.
+public struct RoomCursor: Sendable, Equatable {
+    /// The server's message id (opaque to the bot).
+    public var cursor: String
+    /// The server's time of that message, seconds since 1970.
+    public var time: Double
+
+    public init(cursor: String, time: Double) {
+        self.cursor = cursor
+        self.time = time
+    }
+}
+
 /// Everything one successful handler did that must persist, committed as one unit.
 public struct HandlerEffects: Sendable {
     public var plugin: String
@@ -192,25 +297,86 @@ public struct HandlerEffects: Sendable {
     public var sender: String
     public var writes: [(key: String, value: LuaValue?)]
     public var sends: [OutboxEntry]
+    /// Saved-timer changes, applied in order after the writes.
+    public var timers: [TimerChange]
 
-    public init(plugin: String, sender: String, writes: [(key: String, value: LuaValue?)], sends: [OutboxEntry]) {
+    public init(plugin: String, sender: String, writes: [(key: String, value: LuaValue?)], sends: [OutboxEntry],
+                timers: [TimerChange] = []) {
         self.plugin = plugin
         self.sender = sender
         self.writes = writes
         self.sends = sends
+        self.timers = timers
+    }
+
+    var isEmpty: Bool { writes.isEmpty && sends.isEmpty && timers.isEmpty }
+}
+
+/// Saved timers per plugin, in memory (shared by both stores).
+final class TimerTable {
+    private var timers: [String: [String: SavedTimer]] = [:]
+
+    func apply(plugin: String, _ changes: [TimerChange]) {
+        for c in changes {
+            switch c {
+            case .set(let t): timers[plugin, default: [:]][t.name] = t
+            case .drop(let name): timers[plugin]?[name] = nil
+            }
+        }
+    }
+
+    /// A plugin's timers, soonest first (then by name).
+    func timers(plugin: String) -> [SavedTimer] {
+        (timers[plugin] ?? [:]).values.sorted { ($0.due, $0.name) < ($1.due, $1.name) }
+    }
+
+    /// Every plugin's timers, by plugin then name (for snapshots).
+    func export() -> [(plugin: String, timer: SavedTimer)] {
+        timers.keys.sorted().flatMap { p in (timers[p] ?? [:]).keys.sorted().map { (p, timers[p]![$0]!) } }
     }
 }
 
-/// All of a bot's persistent data: plugin state, room history and the outbox.
+/// Last-seen cursors per room, in memory (shared by both stores).
+struct CursorTable {
+    private(set) var rooms: [String: RoomCursor] = [:]
+
+    /// A message the bot handled: moves the cursor unless it is older than the current one.
+    mutating func advance(room: String, to c: RoomCursor) {
+        if let old = rooms[room], old.time > c.time { return }
+        rooms[room] = c
+    }
+
+    mutating func set(room: String, to c: RoomCursor) { rooms[room] = c }
+
+    func export() -> [(room: String, cursor: RoomCursor)] {
+        rooms.keys.sorted().map { ($0, rooms[$0]!) }
+    }
+}
+
+/// All of a bot's persistent data: plugin state, room history, the outbox,
+/// saved timers and each room's last-seen cursor.
 ///
-/// `commit` makes one handler's state writes and sends durable together (the
-/// sends also enter the history as the bot's own messages); only then may
-/// they be handed to the transport, after which `markDelivered` records it.
-/// `undelivered` is what a restart must send again.
+/// `commit` makes one handler's state writes, sends and timer changes durable
+/// together (the sends also enter the history as the bot's own messages);
+/// only then may the sends be handed to the transport, after which
+/// `markDelivered` records it. `undelivered` is what a restart must send again.
 public protocol BotStore: StateStore, HistoryStore {
     func commit(_ effects: HandlerEffects) throws(StoreError)
     func markDelivered(_ ids: [String]) throws(StoreError)
     func undelivered() -> [OutboxEntry]
+
+    /// Records a message the bot received, like `append`. With `lastSeen`, the
+    /// message's server id and time also become the room's last-seen cursor
+    /// (unless the current one is newer), in the same transaction.
+    @discardableResult
+    func appendReceived(room: String, id: String, user: String, text: String, time: Double,
+                        lastSeen: Bool) throws(StoreError) -> String
+    /// The room's last-seen cursor, nil before the bot handled a message with a server id there.
+    func lastSeen(room: String) -> RoomCursor?
+    /// Sets the room's last-seen cursor (a transport that caught up some other way).
+    func setLastSeen(room: String, cursor: String, time: Double) throws(StoreError)
+    /// The plugin's saved timers, soonest first.
+    func savedTimers(plugin: String) -> [SavedTimer]
 }
 
 /// The bot's data in memory (no journal): lost when the process ends.
@@ -218,8 +384,12 @@ public final class MemoryBotStore: BotStore {
     public let state = MemoryStateStore()
     public let history: MemoryHistoryStore
     private var outbox: [OutboxEntry] = []
+    private let timers = TimerTable()
+    private var cursors = CursorTable()
 
-    public init(maxMessagesPerRoom: Int = 100_000) { history = MemoryHistoryStore(maxPerRoom: maxMessagesPerRoom) }
+    public init(history retention: HistoryRetention = HistoryRetention()) { history = MemoryHistoryStore(retention: retention) }
+
+    public convenience init(maxMessagesPerRoom: Int) { self.init(history: HistoryRetention(maxMessagesPerRoom: maxMessagesPerRoom)) }
 
     public func value(plugin: String, key: String) -> LuaValue? { state.value(plugin: plugin, key: key) }
     public func totalBytes(plugin: String) -> Int { state.totalBytes(plugin: plugin) }
@@ -230,12 +400,25 @@ public final class MemoryBotStore: BotStore {
         try history.page(room: room, before: before, after: after, limit: limit)
     }
 
+    @discardableResult
+    public func appendReceived(room: String, id: String, user: String, text: String, time: Double,
+                               lastSeen: Bool) throws(StoreError) -> String {
+        if lastSeen { cursors.advance(room: room, to: RoomCursor(cursor: id, time: time)) }
+        return try history.append(room: room, id: id, user: user, text: text, time: time)
+    }
+    public func lastSeen(room: String) -> RoomCursor? { cursors.rooms[room] }
+    public func setLastSeen(room: String, cursor: String, time: Double) throws(StoreError) {
+        cursors.set(room: room, to: RoomCursor(cursor: cursor, time: time))
+    }
+    public func savedTimers(plugin: String) -> [SavedTimer] { timers.timers(plugin: plugin) }
+
     public func commit(_ effects: HandlerEffects) throws(StoreError) {
         state.commit(plugin: effects.plugin, writes: effects.writes)
         for s in effects.sends {
             _ = try history.append(room: s.room, id: s.id, user: effects.sender, text: s.text, time: s.time)
         }
         outbox += effects.sends
+        timers.apply(plugin: effects.plugin, effects.timers)
     }
 
     public func markDelivered(_ ids: [String]) throws(StoreError) {
