@@ -1,1 +1,0 @@
-// The embedded servers: see StreamChat/.

@@ -1,0 +1,167 @@
+import NIOCore
+import ParleyWire
+
+/// One client's side of the protocol: cuts its bytes into frames, enforces
+/// the rules, and turns what it may do into calls on the hub.
+///
+/// Everything a client can get wrong ends here, in one of two ways. A frame
+/// that is well formed but not allowed (text over the limit or with a
+/// protocol token, `MSG` before `USR_NAME`) is *refused*: not relayed,
+/// counted, logged, and the client stays. Bytes that cannot be a frame, too
+/// many bytes without a frame end, an invalid name, silence past the idle
+/// timeout or a full outbound queue *drop* the client: the stream can no
+/// longer be trusted or the client costs the others too much.
+final class StreamChatConnectionHandler: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+
+    private let hub: Hub
+    private let config: StreamChatServer.Configuration
+    private var decoder = StreamChat.ClientFrameDecoder()
+    private var id: Hub.ConnectionID?
+    /// Set by a valid `USR_NAME`; cleared once `has left` went out.
+    private var name: String?
+    /// Once set, nothing more is read from this client.
+    private var isClosing = false
+    private var peer = "?"
+
+    init(hub: Hub, config: StreamChatServer.Configuration) {
+        self.hub = hub
+        self.config = config
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        peer = context.channel.remoteAddress.map(Self.describe) ?? "?"
+        switch hub.admit(context.channel) {
+        case .admitted(let id):
+            self.id = id
+        case .full(let n):
+            drop(context, "server full (\(n) connections)")
+        case .closing:
+            isClosing = true
+            context.close(promise: nil)
+        }
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        isClosing = true
+        if let id {
+            if let name { hub.leave(id, channel: context.channel, name: name) }
+            hub.release(id)
+        }
+        name = nil
+        id = nil
+        context.fireChannelInactive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !isClosing else { return }
+        let bytes = unwrapInboundIn(data)
+        bytes.withUnsafeReadableBytes { decoder.append($0) }
+        do {
+            while !isClosing, let frame = try decoder.next() {
+                handle(frame, context: context)
+            }
+        } catch {
+            drop(context, error.message)
+            return
+        }
+        if !isClosing, decoder.pendingCount >= config.maxPendingBytes {
+            drop(context, "\(decoder.pendingCount) bytes without a frame end")
+        }
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case .read? = event as? IdleStateHandler.IdleStateEvent {
+            if isClosing {
+                // A leaving client that does not read what was queued for it.
+                context.close(promise: nil)
+            } else {
+                drop(context, "idle: no bytes for \(config.idleTimeout.map { "\($0)" } ?? "too long")")
+            }
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if !context.channel.isWritable, !isClosing {
+            drop(context, "more than \(config.maxOutboundBytes) bytes queued: the client does not read")
+        }
+        context.fireChannelWritabilityChanged()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // Resets and broken pipes are how TCP clients often leave: not worth a log line.
+        if !isClosing, !(error is IOError) {
+            config.log("closed \(who): \(error)")
+        }
+        isClosing = true
+        context.close(promise: nil)
+    }
+
+    private func handle(_ frame: StreamChat.ClientFrame, context: ChannelHandlerContext) {
+        guard let id else { return }
+        switch frame {
+        case .userName(let newName):
+            if let name {
+                // The new name is not quoted: it is unchecked and could forge log lines.
+                refuse("USR_NAME", because: "already joined as '\(name)'")
+            } else if let problem = StreamChat.checkName(newName) {
+                drop(context, "invalid name: \(problem)")
+            } else {
+                name = newName
+                hub.join(id, channel: context.channel, name: newName)
+            }
+        case .message(let text):
+            guard let name else {
+                refuse("MSG", because: "sent before USR_NAME")
+                return
+            }
+            if let problem = StreamChat.check(text) {
+                refuse("MSG", because: "\(problem)")
+            } else {
+                hub.relay(from: name, text: text)
+            }
+        case .leave:
+            if let name { hub.leave(id, channel: context.channel, name: name) }
+            name = nil
+            isClosing = true
+            // A client that sends `MSG…LEAVE` in one write still gets its echo:
+            // the lines queued for it before the LEAVE wait in the hub's drain
+            // task, already in this loop's queue, so the close goes in behind
+            // it, and then behind the writes that drain made.
+            // A client that never reads them gets a few seconds, not forever.
+            let channel = context.channel
+            context.eventLoop.execute {
+                channel.writeAndFlush(ByteBuffer()).whenComplete { _ in channel.close(promise: nil) }
+            }
+            context.eventLoop.scheduleTask(in: .seconds(5)) { channel.close(promise: nil) }
+        }
+    }
+
+    private func refuse(_ frame: String, because reason: String) {
+        hub.countRefused()
+        config.log("refused \(frame) from \(who): \(reason)")
+    }
+
+    private func drop(_ context: ChannelHandlerContext, _ reason: String) {
+        isClosing = true
+        hub.countDropped()
+        config.log("dropped \(who): \(reason)")
+        context.close(promise: nil)
+    }
+
+    /// `127.0.0.1:5555 (bob)`, or just the address before a name is known.
+    private var who: String {
+        name.map { "\(peer) (\($0))" } ?? peer
+    }
+
+    static func describe(_ address: SocketAddress) -> String {
+        switch address {
+        case .v4: "\(address.ipAddress ?? "?"):\(address.port ?? 0)"
+        case .v6: "[\(address.ipAddress ?? "?")]:\(address.port ?? 0)"
+        case .unixDomainSocket: address.pathname ?? "unix"
+        }
+    }
+}
