@@ -98,6 +98,40 @@ public final class Bot: PluginServices {
         if plugins.contains(where: { $0.name == name }) {
             return [BotAction(plugin: name, .error(.runtime, "a plugin named '\(name)' is already loaded"))]
         }
+        var (plugin, out) = try prepare(name: name, source: source)
+        guard let plugin else { return out }
+        plugins.append(plugin)
+        out += try finishLoading(plugin)
+        return out
+    }
+
+    /// Hot reload: the new version of a loaded plugin starts in a fresh VM
+    /// (its state is in the store, so it is the same state) and takes the old
+    /// one's place in the load order. If the new version fails to load, the
+    /// old one keeps running and `reloaded` is false. Timers made at load time
+    /// re-attach as after a restart; unnamed timers set by handlers end with
+    /// the old VM, as they would with a restart.
+    public func reloadPlugin(name: String, source: [UInt8]) throws(StoreError) -> (reloaded: Bool, actions: [BotAction]) {
+        guard let index = plugins.firstIndex(where: { $0.name == name }) else {
+            return (false, [BotAction(plugin: name, .error(.runtime, "no plugin named '\(name)' is loaded"))])
+        }
+        let old = plugins[index]
+        var (plugin, out) = try prepare(name: name, source: source)
+        guard let plugin else {
+            log("plugin \(name): the new version failed to load; the old version keeps running")
+            return (false, out)
+        }
+        timers.removeAll { $0.plugin === old }
+        old.isDisabled = true
+        plugins[index] = plugin
+        out += try finishLoading(plugin)
+        log("plugin \(name) reloaded")
+        return (true, out)
+    }
+
+    /// Makes the VM and runs the plugin's top level; nil when it cannot load
+    /// (its diagnostics are still returned).
+    private func prepare(name: String, source: [UInt8]) throws(StoreError) -> (Plugin?, [BotAction]) {
         let limits = options.limits(for: name)
         var setup = VMSetup(
             prelude: Prelude.source, botName: options.name, commandPrefix: options.commandPrefix,
@@ -107,7 +141,7 @@ public final class Bot: PluginServices {
         setup.transport = options.transport.luaValue
         let vm: PluginVM
         do { vm = try PluginVM(setup: setup, limits: limits) } catch {
-            return [BotAction(plugin: name, .error(PluginErrorKind(error.kind), error.message))]
+            return (nil, [BotAction(plugin: name, .error(PluginErrorKind(error.kind), error.message))])
         }
         let plugin = Plugin(name: name, vm: vm, limits: limits, services: self)
         vm.host = plugin
@@ -116,17 +150,19 @@ public final class Bot: PluginServices {
         plugin.loading = true
         plugin.beginEvent()
         let (failure, actions) = vm.load(source: source, chunkName: name + ".lua", now: now)
-        var out: [BotAction] = []
         if let failure {
             // A plugin that cannot load never runs; its diagnostics are still shown.
-            out += diagnostics(plugin, actions)
+            var out = diagnostics(plugin, actions)
             out.append(BotAction(plugin: name, .error(PluginErrorKind(failure.kind), failure.message)))
             log("plugin \(name) failed to load: \(failure)")
-            return out
+            return (nil, out)
         }
-        out += try settle(plugin, failure: nil, actions: actions)
-        plugins.append(plugin)
-        out += try deliver(to: plugin, kind: "load") { w in w.beginTable(array: 0, pairs: 0) }
+        return (plugin, try settle(plugin, failure: nil, actions: actions))
+    }
+
+    /// Runs the `load` handlers, then schedules the saved timers no load-time call adopted.
+    private func finishLoading(_ plugin: Plugin) throws(StoreError) -> [BotAction] {
+        let out = try deliver(to: plugin, kind: "load") { w in w.beginTable(array: 0, pairs: 0) }
         plugin.loading = false
         try scheduleRestored(plugin)
         return out

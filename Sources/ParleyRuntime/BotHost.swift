@@ -68,6 +68,20 @@ actor BotHost {
 
     var nextDue: Double? { bot?.nextDue }
 
+    /// Hot reload of one plugin from its file; the old version keeps running if the new one fails.
+    func reload(plugin name: String) throws -> (reloaded: Bool, actions: [BotAction], nextDue: Double?) {
+        guard let bot, let file = plugins.first(where: { $0.name == name }) else { return (false, [], nil) }
+        let source: [UInt8]
+        do {
+            source = Array(try Data(contentsOf: URL(fileURLWithPath: file.path)))
+        } catch {
+            return (false, [BotAction(plugin: name, .error(.runtime, "cannot read \(file.path): \(error.localizedDescription)"))], bot.nextDue)
+        }
+        _ = try bot.advance(to: Self.now())
+        let (ok, actions) = try bot.reloadPlugin(name: name, source: source)
+        return (ok, actions, bot.nextDue)
+    }
+
     /// Fires what is due, then delivers the event.
     func handle(_ event: BotEvent) throws -> (actions: [BotAction], nextDue: Double?) {
         guard let bot else { return ([], nil) }

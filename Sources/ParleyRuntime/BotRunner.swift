@@ -14,6 +14,8 @@ public struct BotSpec: Sendable {
     /// Journal directory and sync policy; nil keeps state in memory.
     public var journal: String?
     public var fsync: FsyncPolicy
+    /// Reload a plugin when its file changes (`parley run`; checked once a second).
+    public var watchPlugins = false
 
     public struct PluginFile: Sendable {
         public var name: String
@@ -109,7 +111,9 @@ public actor BotRunner {
             log(.error, "cannot start: \(error)")
             return .failed("\(error)")
         }
+        let watcher = spec.watchPlugins ? Task { await self.watchPluginFiles() } : nil
         let outcome = await presenceLoop()
+        watcher?.cancel()
         timerTask?.cancel()
         await host?.close()
         log(.info, "stopped: \(outcome)")
@@ -380,6 +384,44 @@ public actor BotRunner {
             rescheduleTimers(due)
         } catch {
             fail("journal failed: \(error)")
+        }
+    }
+
+    // MARK: hot reload
+
+    /// Reloads every plugin (SIGHUP).
+    public func reloadPlugins() async {
+        for p in spec.plugins { await reload(p.name) }
+    }
+
+    private func reload(_ plugin: String) async {
+        guard let host, failure == nil else { return }
+        do {
+            let (ok, actions, due) = try await host.reload(plugin: plugin)
+            log(ok ? .info : .error, ok ? "plugin \(plugin) reloaded" : "plugin \(plugin) not reloaded; the old version keeps running")
+            dispatch(actions)
+            rescheduleTimers(due)
+        } catch {
+            fail("journal failed: \(error)")
+        }
+    }
+
+    /// Polls the plugin files' modification times once a second.
+    private func watchPluginFiles() async {
+        func stamp(_ path: String) -> [Double] {
+            guard let a = try? FileManager.default.attributesOfItem(atPath: path) else { return [] }
+            return [(a[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0, Double((a[.size] as? Int) ?? 0)]
+        }
+        var seen = Dictionary(uniqueKeysWithValues: spec.plugins.map { ($0.name, stamp($0.path)) })
+        while !Task.isCancelled, !stopping {
+            try? await Task.sleep(for: .seconds(1))
+            for p in spec.plugins {
+                let now = stamp(p.path)
+                if now != seen[p.name], !now.isEmpty {
+                    seen[p.name] = now
+                    await reload(p.name)
+                }
+            }
         }
     }
 

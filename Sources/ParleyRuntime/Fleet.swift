@@ -7,7 +7,7 @@ import ParleyTransports
 public enum BotSpecs {
     /// - Parameter embedded: the address of the embedded server, used by bots
     ///   whose config names no `server`.
-    public static func make(_ file: BotConfigFile, embedded: (host: String, port: Int)?,
+    public static func make(_ file: BotConfigFile, embedded: (host: String, port: Int)?, watchPlugins: Bool = false,
                             log: @escaping @Sendable (String) -> Void) throws(ConfigError) -> [BotSpec] {
         try file.bots.map { b throws(ConfigError) in
             let transport: any Transport
@@ -31,8 +31,10 @@ public enum BotSpecs {
             let plugins = b.plugins.map {
                 BotSpec.PluginFile(name: URL(fileURLWithPath: $0).deletingPathExtension().lastPathComponent, path: $0)
             }
-            return BotSpec(options: b.botOptions, plugins: plugins, presence: b.presence, transport: transport,
-                           journal: b.journal, fsync: b.fsync)
+            var spec = BotSpec(options: b.botOptions, plugins: plugins, presence: b.presence, transport: transport,
+                               journal: b.journal, fsync: b.fsync)
+            spec.watchPlugins = watchPlugins
+            return spec
         }
     }
 
@@ -84,6 +86,11 @@ public actor Fleet {
         await withTaskGroup(of: Void.self) { group in
             for r in runners { group.addTask { await r.stop() } }
         }
+    }
+
+    /// Reloads every bot's plugins from their files (SIGHUP).
+    public func reloadPlugins() async {
+        for r in runners { await r.reloadPlugins() }
     }
 
     public func stats() async -> [String: BotStats] {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Dispatch
 import Foundation
 import ParleyConfig
 import ParleyCore
@@ -45,7 +46,7 @@ struct RunCommand: AsyncParsableCommand {
         }
         let specs: [BotSpec]
         do {
-            specs = try BotSpecs.make(file, embedded: server.map { ("127.0.0.1", $0.port) }) { line in
+            specs = try BotSpecs.make(file, embedded: server.map { ("127.0.0.1", $0.port) }, watchPlugins: true) { line in
                 FileHandle.standardError.write(Data("\(line)\n".utf8))
             }
         } catch {
@@ -60,7 +61,13 @@ struct RunCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data("parley: \(sig == SIGINT ? "SIGINT" : "SIGTERM"), shutting down\n".utf8))
             await fleet.stop()
         }
+        // SIGHUP reloads every plugin (file changes are picked up by themselves).
+        signal(SIGHUP, SIG_IGN)
+        let hangup = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .global())
+        hangup.setEventHandler { Task { await fleet.reloadPlugins() } }
+        hangup.resume()
         let outcomes = await fleet.run()
+        hangup.cancel()
         watcher.cancel()
         await server?.shutdown()
         await metricsServer?.shutdown()

@@ -185,3 +185,45 @@ struct RecoveryTests {
         await server.shutdown()
     }
 }
+
+@Suite(.timeLimit(.minutes(2)))
+struct HotReloadTests {
+    static func version(_ v: String) -> String {
+        """
+        bot.command("ver", function(msg)
+          local n = (bot.state.get("n") or 0) + 1
+          bot.state.set("n", n)
+          msg:reply("\(v) " .. n)
+        end)
+        """
+    }
+
+    @Test func aChangedPluginReloadsWithItsStateAndABrokenOneKeepsTheOld() async throws {
+        let server = try await StreamChatServer.start(.init())
+        defer { Task { await server.shutdown() } }
+        var spec = try botSpec(name: "bot", port: server.port, plugins: [("ver", Self.version("v1"))])
+        spec.watchPlugins = true
+        let file = spec.plugins[0].path
+        let rec = Recorder()
+        let runner = BotRunner(spec: spec, observer: rec.observer)
+        let run = Task { await runner.run() }
+        #expect(await eventually { await runner.state == .online })
+        let alice = try await Person("alice", port: server.port)
+        try await alice.say("!ver")
+        #expect(await eventually { alice.texts(from: "bot") == ["v1 1"] })
+
+        try Self.version("v2").write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(await eventually { !rec.logs(containing: "plugin ver reloaded").isEmpty })
+        try await alice.say("!ver")
+        #expect(await eventually { alice.texts(from: "bot") == ["v1 1", "v2 2"] })
+
+        try "bot.command(\"ver\", function(msg) msg:reply(\"v3\") end".write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(await eventually { !rec.logs(containing: "not reloaded; the old version keeps running").isEmpty })
+        try await alice.say("!ver")
+        #expect(await eventually { alice.texts(from: "bot") == ["v1 1", "v2 2", "v2 3"] })
+        #expect(rec.logs.contains { $0.level == .error && $0.text.hasPrefix("syntax:") })
+        await runner.stop()
+        _ = await run.value
+        await alice.leave()
+    }
+}
