@@ -39,7 +39,8 @@ actor BotHost {
         if let dir = journalDirectory {
             // `journal = "state/greeter"` on a fresh machine: make the parents.
             try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-            let j = try JournalStore.open(directory: dir, fsync: fsync, history: options.history)
+            let j = try JournalStore.open(directory: dir, fsync: fsync, history: options.history,
+                                          fileLayer: MeteredFileLayer(base: PosixFileLayer()))
             // Ids the bot generates must not repeat those of earlier runs on this journal.
             options.messageIdPrefix = "\(options.name)-\(j.recoveredSequence)-"
             journal = j

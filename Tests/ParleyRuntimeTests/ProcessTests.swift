@@ -61,7 +61,7 @@ struct ProcessTests {
             try await alice.say("!count")
             try await Task.sleep(for: .milliseconds(Int.random(in: 0...15)))
             kill(bot.processIdentifier, SIGKILL)
-            bot.waitUntilExit()
+            _ = await finish(bot)
             acknowledged = counts().max() ?? acknowledged
         }
         // Every count heard: never backwards, each at most twice (a resend after a kill).
@@ -76,8 +76,8 @@ struct ProcessTests {
         // The journal is sound after all those kills.
         let verify = Pipe()
         let v = try launchParley(["journal", "verify", dir.appendingPathComponent("state/counter").path], stdout: verify)
-        v.waitUntilExit()
-        #expect(v.terminationStatus == 0, "\(String(decoding: verify.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))")
+        let verified = await finish(v, stdout: verify)
+        #expect(verified.status == 0, "\(verified.stdout)")
         await alice.leave()
     }
 
@@ -95,32 +95,30 @@ struct ProcessTests {
         let bot = try launchParley(["run", dir.appendingPathComponent("bot.toml").path])
         #expect(await eventually { alice.joins(of: "quiet") == 1 })
         kill(bot.processIdentifier, SIGTERM)
-        bot.waitUntilExit()
-        #expect(bot.terminationStatus == 0)
+        #expect(await finish(bot).status == 0)
         #expect(await eventually { alice.leaves(of: "quiet") == 1 })
         await alice.leave()
     }
 
-    @Test func badConfigExitsTwoNamingFileLineAndKey() throws {
+    @Test func badConfigExitsTwoNamingFileLineAndKey() async throws {
         let dir = try temporaryDirectory()
         let path = dir.appendingPathComponent("bot.toml").path
         try "[[bot]]\nname = \"x\"\nfsync = \"sometimes\"\n".write(toFile: path, atomically: true, encoding: .utf8)
         let err = Pipe()
         let p = try launchParley(["run", path], stderr: err)
-        p.waitUntilExit()
-        let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(p.terminationStatus == 2)
+        let r = await finish(p, stdout: err)
+        let text = r.stdout
+        #expect(r.status == 2)
         #expect(text.contains("bot.toml:3"), "\(text)")
         #expect(text.contains("fsync"), "\(text)")
     }
 
-    @Test func demoEndsWithGreetingsAndModerationInItsSummary() throws {
+    @Test func demoEndsWithGreetingsAndModerationInItsSummary() async throws {
         let out = Pipe()
         let p = try launchParley(["demo", "--seconds", "20", "--seed", "42"], stdout: out)
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
-        #expect(p.terminationStatus == 0)
+        let r = await finish(p, stdout: out)
+        let text = r.stdout
+        #expect(r.status == 0)
         let summary = text.split(separator: "\n").last { $0.hasPrefix("summary:") }.map(String.init) ?? ""
         func count(_ what: String) -> Int {
             guard let r = summary.range(of: #"(\d+) \#(what)"#, options: .regularExpression) else { return 0 }
@@ -130,4 +128,27 @@ struct ProcessTests {
         #expect(count("moderation actions") >= 1, "\(summary)")
         #expect(count("plugin errors") == 0, "\(text)")
     }
+}
+
+/// Waits for a process without blocking a cooperative thread (tests share a
+/// pool as wide as the machine has cores), collecting its standard output.
+func finish(_ p: Process, stdout pipe: Pipe? = nil) async -> (status: Int32, stdout: String) {
+    let collected = Mutex(Data())
+    pipe?.fileHandleForReading.readabilityHandler = { h in
+        let d = h.availableData
+        collected.withLock { $0.append(d) }
+    }
+    let status: Int32 = await withCheckedContinuation { c in
+        if !p.isRunning {
+            c.resume(returning: p.terminationStatus)
+            return
+        }
+        p.terminationHandler = { c.resume(returning: $0.terminationStatus) }
+    }
+    if let pipe {
+        pipe.fileHandleForReading.readabilityHandler = nil
+        let rest = pipe.fileHandleForReading.readDataToEndOfFile()
+        collected.withLock { $0.append(rest) }
+    }
+    return (status, String(decoding: collected.withLock { $0 }, as: UTF8.self))
 }
