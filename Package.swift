@@ -93,12 +93,12 @@ let package = Package(
                            .product(name: "NIOPosix", package: "swift-nio")]
         ),
         .testTarget(name: "ParleyLuaTests", dependencies: ["ParleyLua", "CParleyLua"], exclude: ["Fixtures"]),
-        .testTarget(name: "ParleyConfigTests", dependencies: ["ParleyConfig"]),
+        .testTarget(name: "ParleyConfigTests", dependencies: ["ParleyConfig", "ParleyJournal"]),
         .testTarget(name: "ParleyJournalTests", dependencies: ["ParleyJournal"]),
-        .testTarget(name: "ParleyWireTests", dependencies: ["ParleyWire"]),
+        .testTarget(name: "ParleyWireTests", dependencies: ["ParleyWire", "ParleyJournal"]),
         .testTarget(
             name: "ParleyServersTests",
-            dependencies: ["ParleyServers", "ParleyWire", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")]
+            dependencies: ["ParleyServers", "ParleyWire", "ParleyJournal", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")]
         ),
         .testTarget(
             name: "ParleyRuntimeTests",

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
 import Foundation
+import ParleyRuntime
 import ParleyServers
 
 /// `parley serve`: the embedded StreamChat server on its own, for bots and
@@ -47,15 +48,13 @@ struct ServeCommand: AsyncParsableCommand {
         FileHandle.standardError.write(Data("parley serve: stopped; \(stats.messagesRelayed) messages relayed, \(stats.framesRefused) frames refused, \(stats.clientsDropped) clients dropped\n".utf8))
     }
 
-    /// `host:port`, `[v6]:port` → (host, port).
+    /// `host:port`, `[v6]:port` → (host, port); port 0 picks a free one.
     static func split(_ address: String) throws -> (String, Int) {
-        guard let colon = address.lastIndex(of: ":"),
-              let port = Int(address[address.index(after: colon)...]), (0...65535).contains(port)
-        else { throw ValidationError("--streamchat wants host:port, got '\(address)'") }
-        var host = String(address[..<colon])
-        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        guard !host.isEmpty else { throw ValidationError("--streamchat wants host:port, got '\(address)'") }
-        return (host, port)
+        do {
+            return try BotSpecs.parseAddress(address, key: "--streamchat", allowAnyPort: true)
+        } catch {
+            throw ValidationError(error.message)
+        }
     }
 
 }

@@ -1,3 +1,4 @@
+import ParleyJournal
 import Testing
 @testable import ParleyConfig
 
@@ -56,7 +57,7 @@ import Testing
     }
 
     @Test func randomlyMutatedDocumentsNeverCrash() {
-        var rng = SplitMix64(state: 0x5EED_0F_7041)
+        var rng = SeededRandom(seed: 0x5EED_0F_7041)
         let clock = ContinuousClock()
         var slowest = Duration.zero
         var parsed = 0

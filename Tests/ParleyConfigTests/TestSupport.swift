@@ -1,3 +1,4 @@
+import ParleyJournal
 import Testing
 @testable import ParleyConfig
 
@@ -68,14 +69,3 @@ func check(_ c: InvalidCase, sourceLocation: SourceLocation = #_sourceLocation) 
     }
 }
 
-/// A small deterministic PRNG so robustness runs are reproducible.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

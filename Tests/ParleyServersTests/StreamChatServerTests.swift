@@ -1,5 +1,6 @@
 import ParleyServers
 import ParleyWire
+import ParleyJournal
 import Testing
 
 #if canImport(Glibc)
@@ -252,7 +253,7 @@ struct StreamChatDefenceTests {
     @Test func randomBytesNeverHurtTheServer() async throws {
         try await withServer { server in
             let ann = try join("ann", port: server.port)
-            var rng = SplitMix(seed: 7)
+            var rng = SeededRandom(seed: 7)
             var fuzzers: [RawClient] = []
             for i in 0..<100 {
                 let c = try RawClient(port: server.port)
@@ -406,15 +407,3 @@ struct StreamChatLifecycleTests {
     }
 }
 
-/// A tiny deterministic generator, so a failing fuzz case can be replayed.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -1,3 +1,4 @@
+import ParleyJournal
 import Testing
 @testable import ParleyWire
 
@@ -214,7 +215,7 @@ struct ClientFrameDecoderTests {
     }
 
     @Test func randomBytesNeverCrashTheDecoder() {
-        var rng = SplitMix(seed: 42)
+        var rng = SeededRandom(seed: 42)
         for _ in 0..<2_000 {
             var d = StreamChat.ClientFrameDecoder()
             let pieces = Int(rng.next() % 5) + 1
@@ -332,15 +333,3 @@ struct ServerLineSplitterTests {
     }
 }
 
-/// A tiny deterministic generator, so a failing random case can be replayed.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -96,43 +96,27 @@ extension StreamChat {
     /// read, and frames split across reads. Line breaks between frames are
     /// ignored (some clients send them).
     public struct ClientFrameDecoder: Sendable {
-        private var buffer: [UInt8] = []
-        /// Where the unread bytes begin.
-        private var start = 0
-        /// Where the search for `::END` resumes: bytes before it are known not
-        /// to hold the start of one, so a client dripping one byte at a time
-        /// costs linear, not quadratic, time.
-        private var scanFrom = 0
+        private var window = ByteWindow()
         /// Bytes received but not yet part of a complete frame.
-        public var pendingCount: Int { buffer.count - start }
+        public var pendingCount: Int { window.pendingCount }
 
         public init() {}
 
-        public mutating func append<C: Collection>(_ bytes: C) where C.Element == UInt8 {
-            if start == buffer.count {
-                // Drained: give back a buffer that one large frame made big.
-                buffer.removeAll(keepingCapacity: buffer.capacity <= 4096)
-                start = 0
-                scanFrom = 0
-            } else if start > 0 && start >= buffer.count / 2 {
-                buffer.removeFirst(start)
-                scanFrom -= start
-                start = 0
-            }
-            buffer.append(contentsOf: bytes)
-        }
+        public mutating func append<C: Collection>(_ bytes: C) where C.Element == UInt8 { window.append(bytes) }
 
         /// The next complete frame, nil when more bytes are needed.
         /// Throws on bytes that cannot start a frame, or a frame that is not valid UTF-8.
         public mutating func next() throws(FrameError) -> ClientFrame? {
-            while start < buffer.count, buffer[start] == 0x0A || buffer[start] == 0x0D || buffer[start] == 0x20 {
-                start += 1
+            let buffer = window.buffer
+            while window.start < buffer.count,
+                  buffer[window.start] == 0x0A || buffer[window.start] == 0x0D || buffer[window.start] == 0x20 {
+                window.start += 1
             }
-            scanFrom = max(scanFrom, start)
-            guard let end = StreamChat.find(StreamChat.endToken, in: buffer, from: scanFrom) else {
-                scanFrom = max(start, buffer.count - (StreamChat.endToken.count - 1))
+            window.scanFrom = max(window.scanFrom, window.start)
+            guard let end = StreamChat.find(StreamChat.endToken, in: buffer, from: window.scanFrom) else {
+                window.scanFrom = max(window.start, buffer.count - (StreamChat.endToken.count - 1))
                 // Fail early on a prefix that can never become a frame.
-                let have = buffer[start...]
+                let have = buffer[window.start...]
                 if !have.isEmpty, !StreamChat.prefixes.contains(where: { p in
                     have.count < p.count ? p.starts(with: have) : have.starts(with: p)
                 }) {
@@ -140,9 +124,8 @@ extension StreamChat {
                 }
                 return nil
             }
-            let frame = buffer[start..<end]
-            start = end + StreamChat.endToken.count
-            scanFrom = start
+            let frame = buffer[window.start..<end]
+            window.consume(through: end + StreamChat.endToken.count)
             guard String(validating: frame, as: UTF8.self) != nil else {
                 throw FrameError(message: "frame is not valid UTF-8")
             }
@@ -234,51 +217,64 @@ extension StreamChat {
     /// may also call `takeUnterminated()` after a quiet period to read what
     /// arrived without a line end as one line.
     public struct ServerLineSplitter: Sendable {
-        private var buffer: [UInt8] = []
-        /// Where the unread bytes begin; consumed lines are dropped in bulk,
-        /// so a read holding many lines costs linear time.
-        private var start = 0
-        /// Where the search for `\n` resumes.
-        private var scanFrom = 0
-        public var pendingCount: Int { buffer.count - start }
+        private var window = ByteWindow()
+        public var pendingCount: Int { window.pendingCount }
         public init() {}
 
-        public mutating func append<C: Collection>(_ bytes: C) where C.Element == UInt8 {
-            if start == buffer.count {
-                buffer.removeAll(keepingCapacity: buffer.capacity <= 4096)
-                start = 0
-                scanFrom = 0
-            } else if start > 0 && start >= buffer.count / 2 {
-                buffer.removeFirst(start)
-                scanFrom -= start
-                start = 0
-            }
-            buffer.append(contentsOf: bytes)
-        }
+        public mutating func append<C: Collection>(_ bytes: C) where C.Element == UInt8 { window.append(bytes) }
 
         /// The next complete line, decoded leniently (invalid UTF-8 becomes U+FFFD).
         public mutating func next() -> String? {
-            guard let nl = buffer[scanFrom...].firstIndex(of: 0x0A) else {
-                scanFrom = buffer.count
+            let buffer = window.buffer
+            guard let nl = buffer[window.scanFrom...].firstIndex(of: 0x0A) else {
+                window.scanFrom = buffer.count
                 return nil
             }
             var end = nl
-            if end > start && buffer[end - 1] == 0x0D { end -= 1 }
-            let line = String(decoding: buffer[start..<end], as: UTF8.self)
-            start = nl + 1
-            scanFrom = start
+            if end > window.start && buffer[end - 1] == 0x0D { end -= 1 }
+            let line = String(decoding: buffer[window.start..<end], as: UTF8.self)
+            window.consume(through: nl + 1)
             return line
         }
 
         /// Whatever is buffered without a line end, as one line; nil when empty.
         public mutating func takeUnterminated() -> String? {
-            guard start < buffer.count else { return nil }
-            defer {
-                buffer.removeAll(keepingCapacity: buffer.capacity <= 4096)
-                start = 0
-                scanFrom = 0
-            }
-            return String(decoding: buffer[start...], as: UTF8.self)
+            guard window.pendingCount > 0 else { return nil }
+            defer { window.consume(through: window.buffer.count) }
+            return String(decoding: window.buffer[window.start...], as: UTF8.self)
         }
+    }
+}
+
+/// Received bytes of a stream protocol, consumed from the front. Consumed
+/// bytes are dropped in bulk and a search resumes where the last one stopped,
+/// so a peer dripping one byte at a time, or sending many lines in one read,
+/// costs linear time, not quadratic.
+struct ByteWindow: Sendable {
+    private(set) var buffer: [UInt8] = []
+    /// Where the unread bytes begin.
+    var start = 0
+    /// Where the search for a delimiter resumes: bytes before it are known not to hold one.
+    var scanFrom = 0
+    var pendingCount: Int { buffer.count - start }
+
+    mutating func append<C: Collection>(_ bytes: C) where C.Element == UInt8 {
+        if start == buffer.count {
+            // Drained: give back a buffer that one large frame made big.
+            buffer.removeAll(keepingCapacity: buffer.capacity <= 4096)
+            start = 0
+            scanFrom = 0
+        } else if start > 0 && start >= buffer.count / 2 {
+            buffer.removeFirst(start)
+            scanFrom -= start
+            start = 0
+        }
+        buffer.append(contentsOf: bytes)
+    }
+
+    /// Marks everything before `end` as read.
+    mutating func consume(through end: Int) {
+        start = end
+        scanFrom = end
     }
 }
