@@ -198,6 +198,12 @@ public final class Journal: Sendable {
     /// next append tries again), or `.failed(cause:)` for good after a write or
     /// sync failure.
     public func append(_ transaction: [JournalRecord]) async throws -> UInt64 {
+        let bytes = try framedSize(of: transaction)
+        return try await writer.append(transaction, bytes: bytes)
+    }
+
+    /// Checks a transaction before it is queued and returns its framed size.
+    private func framedSize(of transaction: [JournalRecord]) throws -> Int {
         guard !transaction.isEmpty else { throw JournalError.emptyTransaction }
         var bytes = 0
         for record in transaction {
@@ -206,7 +212,7 @@ public final class Journal: Sendable {
             }
             bytes += FrameFormat.size(payload: record.payload.count)
         }
-        return try await writer.append(transaction, bytes: bytes)
+        return bytes
     }
 
     /// `append`, for a caller on a thread of its own (never the Swift
@@ -214,14 +220,7 @@ public final class Journal: Sendable {
     /// `.interval` and `.never` an idle writer lets the caller do the write
     /// itself, with no thread hand-off at all.
     public func appendBlocking(_ transaction: [JournalRecord]) throws -> UInt64 {
-        guard !transaction.isEmpty else { throw JournalError.emptyTransaction }
-        var bytes = 0
-        for record in transaction {
-            guard record.payload.count <= options.maxRecordSize else {
-                throw JournalError.recordTooLarge(size: record.payload.count, limit: options.maxRecordSize)
-            }
-            bytes += FrameFormat.size(payload: record.payload.count)
-        }
+        let bytes = try framedSize(of: transaction)
         if options.fsync != .always, let result = writer.tryInline(transaction, bytes: bytes) {
             return try result.get()
         }
