@@ -55,18 +55,39 @@ enum UsersBench {
 
     static func run(counts: [Int], steadySeconds: Double) async throws {
         print("\n== Simulated users per process (StreamChat, \(shardSize) users per server, servers in a child process) ==")
-        print("users    RSS/user   sends/s  deliveries/s  greet p50   greet p99   greeted  server RSS")
+        print("peer: the same number of bare StreamChat connections (the transport alone, no bot), same process layout")
+        print("users    RSS/user  bare/user  ratio   sends/s  deliveries/s  greet p50   greet p99   greeted  server RSS")
         for n in counts {
+            let bare = try await measureBare(users: n)
             let r = try await measure(users: n, steadySeconds: steadySeconds)
-            print(String(format: "%6d  %7.1f KiB  %7.1f  %12.0f  %7.1f ms  %8.1f ms  %7d  %7.1f MiB",
-                         r.users, r.rssPerUserKiB, r.messagesPerSecond, r.deliveriesPerSecond,
+            print(String(format: "%6d  %6.1f KiB  %5.1f KiB  %5.1fx  %7.1f  %12.0f  %7.1f ms  %8.1f ms  %7d  %7.1f MiB",
+                         r.users, r.rssPerUserKiB, bare, r.rssPerUserKiB / bare, r.messagesPerSecond, r.deliveriesPerSecond,
                          r.greetP50 * 1000, r.greetP99 * 1000, r.greeted, r.serverRSSMiB))
         }
         print("target: 10,000 users under 64 KiB each")
     }
 
-    static func measure(users n: Int, steadySeconds: Double) async throws -> Result {
-        let shards = (n + shardSize - 1) / shardSize
+    /// The peer: N plain StreamChat sessions that read and discard, RSS per connection.
+    static func measureBare(users n: Int) async throws -> Double {
+        let (child, input, ports) = try startServers(shards: (n + shardSize - 1) / shardSize)
+        defer { try? input.fileHandleForWriting.close(); child.waitUntilExit() }
+        let rss0 = residentKiB()
+        var sessions: [any TransportSession] = []
+        var readers: [Task<Void, Never>] = []
+        for i in 0..<n {
+            let s = try await StreamChatTransport(host: "127.0.0.1", port: ports[i / shardSize], name: "b\(i)").connect()
+            sessions.append(s)
+            readers.append(Task { do { for try await _ in s.events {} } catch {} })
+        }
+        try await Task.sleep(for: .seconds(2))
+        let perUser = Double(residentKiB() - rss0) / Double(n)
+        for s in sessions { await s.close() }
+        for r in readers { _ = await r.value }
+        return perUser
+    }
+
+    /// Starts the child process with the servers; returns it, its stdin (close to stop it) and the ports.
+    static func startServers(shards: Int) throws -> (Process, Pipe, [Int]) {
         let child = Process()
         child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
         child.arguments = ["--serve-shards", String(shards)]
@@ -74,7 +95,6 @@ enum UsersBench {
         child.standardOutput = out
         child.standardInput = input
         try child.run()
-        defer { try? input.fileHandleForWriting.close(); child.waitUntilExit() }
         var line = Data()
         while !line.contains(0x0A) {
             let d = out.fileHandleForReading.availableData
@@ -83,6 +103,13 @@ enum UsersBench {
         }
         let ports = String(decoding: line, as: UTF8.self).split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
         guard ports.count == shards else { throw BenchError("the server child printed \(ports.count) ports, wanted \(shards)") }
+        return (child, input, ports)
+    }
+
+    static func measure(users n: Int, steadySeconds: Double) async throws -> Result {
+        let shards = (n + shardSize - 1) / shardSize
+        let (child, input, ports) = try startServers(shards: shards)
+        defer { try? input.fileHandleForWriting.close(); child.waitUntilExit() }
 
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("parley-users-bench-\(getpid())")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
