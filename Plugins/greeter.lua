@@ -1,13 +1,24 @@
--- greeter.lua: welcome people when they join a room.
+-- greeter.lua: welcome people when they join a room, and welcome them back.
 --
 -- Config (bot.toml):
 --   [bot.plugin.greeter]
---   welcome = "Welcome, {user}!"     -- {user} and {room} are filled in
+--   welcome       = "Welcome, {user}!"       -- first visit; {user} and {room} are filled in
+--   welcome_back  = "Welcome back, {user}!"  -- someone seen in this room before
+--   regreet_after = 600                      -- seconds: who left less than this ago
+--                                            -- (a dropped connection, a quick rejoin)
+--                                            -- is not greeted again
 --
 -- `bot.config` is this plugin's table from the bot config; it is an empty
 -- table when the config says nothing, so indexing it is always safe.
+--
+-- What it remembers, in bot.state (so it survives restarts):
+--   "seen:ROOM:USER" = the last time USER joined or left ROOM (os.time()).
+-- Joins and leaves both count, so someone who was in the room a minute ago
+-- is never greeted twice, even if the bot missed their leave.
 
 local welcome = bot.config.welcome or "Welcome, {user}!"
+local welcome_back = bot.config.welcome_back or "Welcome back, {user}!"
+local regreet_after = bot.config.regreet_after or 600
 
 -- Fill {user}/{room} placeholders. A table as the gsub replacement looks each
 -- placeholder name up; unknown names are left as they are.
@@ -15,8 +26,25 @@ local function render(template, ev)
   return (template:gsub("{(%w+)}", { user = ev.user, room = ev.room }))
 end
 
+local function key(ev)
+  return "seen:" .. ev.room .. ":" .. ev.user
+end
+
 bot.on("join", function(ev)
   -- Never greet ourselves (the bot joins rooms too).
   if ev.user == bot.name then return end
-  bot.send(ev.room, render(welcome, ev))
+  -- os.time() is the bot's clock (virtual in `parley plugin test`).
+  local now, last = os.time(), bot.state.get(key(ev))
+  bot.state.set(key(ev), now)
+  if last == nil then
+    bot.send(ev.room, render(welcome, ev))
+  elseif now - last >= regreet_after then
+    bot.send(ev.room, render(welcome_back, ev))
+  end
+  -- Otherwise they were here moments ago: say nothing.
+end)
+
+bot.on("leave", function(ev)
+  if ev.user == bot.name then return end
+  bot.state.set(key(ev), os.time())
 end)

@@ -1,0 +1,134 @@
+-- moderator.lua: warn people who swear, flood or send forbidden text, and
+-- escalate for repeat offenders.
+--
+-- Config (bot.toml):
+--   [bot.plugin.moderator]
+--   words          = ["darn", "heck", "crap", "frak"]  -- bad words, one word each: matched as
+--                            -- whole words, ASCII case-insensitive
+--   flood_messages = 5       -- more than this many messages ...
+--   flood_seconds  = 10      -- ... in this many seconds, from one user, is a flood
+--   forbidden      = []      -- extra text nobody may send (plain substrings, case-sensitive);
+--                            -- the transport's own protocol tokens (bot.transport.forbidden)
+--                            -- are always added
+--   strike_decay   = 3600    -- every this many seconds without an offence forgives one
+--                            -- strike (0: strikes never decay)
+--   exempt         = []      -- users never moderated (other bots, e.g. "greeter")
+--   shadow         = false   -- true: count strikes and write the audit lines, send nothing
+--
+-- Escalation, one strike per offending message:
+--   strike 1   warning
+--   strike 2   final warning
+--   strike 3+  "would remove": plugin API v1 has no way to remove a user, so
+--              the bot says so; where bot.transport.kick is false the message
+--              also says that it can only warn on this chat.
+--
+-- Every decision is one audit line in the bot log, e.g.
+--   audit user=bob strike=2 reason=flood action=final_warning room=lobby
+--
+-- What it remembers, in bot.state (so strikes survive restarts):
+--   "strikes:USER" = { n = strikes, last = time of the last offence }
+--   (shadow mode keeps its own count under "shadow:USER", so turning shadow
+--   off later starts everyone clean).
+-- Flood windows are kept in memory only: they are seconds long.
+
+local cfg = bot.config
+local flood_messages = cfg.flood_messages or 5
+local flood_seconds = cfg.flood_seconds or 10
+local strike_decay = cfg.strike_decay or 3600
+local shadow = cfg.shadow == true
+
+-- Lists from the config become sets, for one lookup per word.
+local bad = {}
+for _, w in ipairs(cfg.words or { "darn", "heck", "crap", "frak" }) do bad[w:lower()] = true end
+local exempt = {}
+for _, u in ipairs(cfg.exempt or {}) do exempt[u] = true end
+local forbidden = {}
+for _, t in ipairs(bot.transport.forbidden) do forbidden[#forbidden + 1] = t end
+for _, t in ipairs(cfg.forbidden or {}) do forbidden[#forbidden + 1] = t end
+
+-- What the bot tells the offender, by reason. Never quote the offending
+-- text back: bot.send would refuse a forbidden token anyway.
+local ASK = {
+  word = "please mind your language",
+  flood = "please slow down",
+  forbidden = "please don't send that here",
+}
+
+-- The reason a message breaks the rules, or nil.
+local function offence(text)
+  for _, t in ipairs(forbidden) do
+    if text:find(t, 1, true) then return "forbidden" end   -- plain find, no patterns
+  end
+  -- Words are runs of letters, digits and UTF-8 bytes, so "heckle" is not "heck".
+  for word in text:lower():gmatch("[%w\128-\255]+") do
+    if bad[word] then return "word" end
+  end
+end
+
+-- Flood check: the times of each user's recent messages, oldest first.
+local recent = {}
+local function flooding(user, now)
+  local times = recent[user] or {}
+  recent[user] = times
+  times[#times + 1] = now
+  while times[1] and now - times[1] >= flood_seconds do table.remove(times, 1) end
+  if #times > flood_messages then
+    recent[user] = nil          -- one strike per flood, then count afresh
+    return true
+  end
+  return false
+end
+
+-- Forget windows of people who went quiet, so memory stays small.
+bot.every(60, function()
+  local now = os.time()
+  for user, times in pairs(recent) do
+    if now - times[#times] >= flood_seconds then recent[user] = nil end
+  end
+end)
+
+-- Add a strike (after forgiving old ones) and return the new count.
+local function strike(user, now)
+  local key = (shadow and "shadow:" or "strikes:") .. user
+  local s = bot.state.get(key) or { n = 0, last = now }
+  if strike_decay > 0 and now > s.last then
+    s.n = math.max(0, s.n - (now - s.last) // strike_decay)
+  end
+  s.n, s.last = s.n + 1, now
+  bot.state.set(key, s)
+  return s.n
+end
+
+local function act(msg, reason)
+  local user, now = msg.user, os.time()
+  local n = strike(user, now)
+  local ask = ASK[reason]
+  local action, text
+  if n == 1 then
+    action, text = "warn", ("%s, %s. This is a warning."):format(user, ask)
+  elseif n == 2 then
+    action, text = "final_warning", ("%s, %s. Final warning!"):format(user, ask)
+  elseif bot.transport.kick then
+    action, text = "remove", ("%s, %s. Strike %d: you would be removed now."):format(user, ask, n)
+  else
+    -- This transport cannot remove anyone: say so, and keep warning.
+    action = "warn"
+    text = ("%s, %s. Strike %d: I can't remove anyone on this chat, so all I can do is warn you.")
+      :format(user, ask, n)
+  end
+  bot.log.info(("audit user=%s strike=%d reason=%s action=%s room=%s%s")
+    :format(user, n, reason, action, msg.room, shadow and " shadow=true" or ""))
+  if not shadow then
+    local ok, err = msg:reply(text)
+    if not ok then bot.log.warn("could not warn " .. user .. ": " .. err) end
+  end
+end
+
+bot.on("message", function(msg)
+  if exempt[msg.user] then return end
+  -- Every message counts towards a flood, even one that breaks another rule;
+  -- but one message gives at most one strike.
+  local flood = flooding(msg.user, os.time())
+  local reason = offence(msg.text) or (flood and "flood")
+  if reason then act(msg, reason) end
+end)

@@ -1,0 +1,136 @@
+import Foundation
+import ParleyCore
+import Synchronization
+import Testing
+
+/// The shipped bots' plugins (Plugins/greeter.lua, moderator.lua, persona.lua)
+/// beyond the one golden transcript each that `CLITests.goldenTranscript` runs:
+/// config variants, state across restarts, and transport capabilities the
+/// harness's own transport does not have.
+struct ShippedPluginTests {
+    static func plugin(_ name: String) -> String {
+        packageRoot.appendingPathComponent("Plugins/\(name).lua").path
+    }
+
+    /// Golden transcripts for config variants: `Golden/NAME.toml`, `.events.jsonl`, `.expected.jsonl`.
+    @Test(arguments: [("moderator-shadow", "moderator", 0), ("persona-troll", "persona", 3), ("persona-shy", "persona", 0)])
+    func goldenVariant(golden: String, plugin: String, seed: Int) throws {
+        let dir = fixture("Golden")
+        let r = try CLITests.parley(["plugin", "test", Self.plugin(plugin),
+                                     "--config", dir.appendingPathComponent("\(golden).toml").path,
+                                     "--events", dir.appendingPathComponent("\(golden).events.jsonl").path,
+                                     "--seed", String(seed)])
+        let expected = try String(contentsOf: dir.appendingPathComponent("\(golden).expected.jsonl"), encoding: .utf8)
+        #expect(r.status == 0, "stderr: \(r.stderr)")
+        #expect(r.stdout == expected)
+    }
+
+    /// The greeter's "seen" times and the moderator's strikes live in
+    /// bot.state, so a restarted bot (the same journal, a new process)
+    /// neither greets someone who just left nor forgets their strikes.
+    @Test func seenAndStrikesSurviveARestart() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let config = dir.appendingPathComponent("bot.toml")
+        try """
+        [[bot]]
+        name = "host"
+        plugins = ["\(Self.plugin("greeter"))", "\(Self.plugin("moderator"))"]
+        [bot.plugin.greeter]
+        welcome = "Welcome, {user}!"
+        welcome_back = "Welcome back, {user}!"
+        """.write(to: config, atomically: true, encoding: .utf8)
+        let journal = dir.appendingPathComponent("journal").path
+        func run(_ events: [String]) throws -> [String] {
+            let r = try CLITests.parley(["plugin", "test", Self.plugin("greeter"), Self.plugin("moderator"),
+                                         "--config", config.path, "--journal", journal, "--events", "-"],
+                                        stdin: events.joined(separator: "\n") + "\n")
+            #expect(r.status == 0, "\(r.stderr)")
+            return r.stdout.split(separator: "\n").map(String.init)
+        }
+        let join = #"{"type":"join","room":"lobby","user":"bob"}"#
+        let leave = #"{"type":"leave","room":"lobby","user":"bob"}"#
+
+        let first = try run([join, message("oh heck", user: "bob"), message("darn", user: "bob"), leave])
+        #expect(first.contains { $0.contains("Welcome, bob!") })
+        #expect(first.contains { $0.contains("audit user=bob strike=2 reason=word action=final_warning") })
+
+        // Each run's clock starts at the same moment, so bob left "just now".
+        let second = try run([join, message("crap", user: "bob"), leave])
+        #expect(!second.contains { $0.contains("Welcome") }, "\(second)")
+        #expect(second.contains { $0.contains("audit user=bob strike=3 reason=word action=warn") }, "\(second)")
+        #expect(second.contains { $0.contains("Strike 3: I can't remove anyone on this chat") })
+
+        let third = try run([#"{"type":"advance","seconds":700}"#, join])
+        #expect(third.contains { $0.contains("Welcome back, bob!") }, "\(third)")
+    }
+
+    /// Where the transport can remove users, strike 3 says so; the transport's
+    /// own protocol tokens count as forbidden without any config.
+    @Test func moderatorUsesTheTransportsCapabilities() async throws {
+        var options = BotOptions(name: "mod")
+        options.transport = TransportCapabilities(name: "streamchat", kick: true, maxCharacters: 300,
+                                                  forbiddenSubstrings: ["USR_NAME::", "MSG::", "LEAVE::", "::END"])
+        let source = try String(contentsOfFile: Self.plugin("moderator"), encoding: .utf8)
+        let script = ["hi LEAVE::::END", "x ::END", "darn"].map { message($0, user: "eve") }.joined(separator: "\n")
+        let actions = try await run(plugins: [("moderator", source)], script: script, options: options)
+        #expect(actions.compactMap(\.logText) == [
+            "audit user=eve strike=1 reason=forbidden action=warn room=lobby",
+            "audit user=eve strike=2 reason=forbidden action=final_warning room=lobby",
+            "audit user=eve strike=3 reason=word action=remove room=lobby",
+        ])
+        #expect(actions.compactMap(\.sentText).last == "eve, please mind your language. Strike 3: you would be removed now.")
+    }
+
+    /// A persona shows typing for a time proportional to the line's length
+    /// (1 s per 12 characters, between 1 and 4.5 s), then sends the line.
+    @Test func personaTypesForATimeProportionalToTheText() async throws {
+        let step = 0.25
+        var lines = [message("hi all", user: "bob")]
+        lines += Array(repeating: #"{"type":"advance","seconds":\#(step)}"#, count: 480)
+        let feed = Mutex((lines: lines, next: 0))
+        let seen = Mutex<[(time: Double, action: BotAction)]>([])
+        let source = try String(contentsOfFile: Self.plugin("persona"), encoding: .utf8)
+        let host = PluginTestHost(executor: testExecutor)
+        try await host.runStreaming(options: BotOptions(name: "amy"), plugins: [("persona", Array(source.utf8))], file: "test",
+                                    nextLine: {
+                                        feed.withLock { f in
+                                            guard f.next < f.lines.count else { return nil }
+                                            f.next += 1
+                                            return f.lines[f.next - 1]
+                                        }
+                                    },
+                                    emit: { a in
+                                        // Steps before this one have all run: the action happened within the last step.
+                                        let t = Double(feed.withLock { $0.next } - 1) * step
+                                        seen.withLock { $0.append((t, a)) }
+                                    })
+        var typingSince: Double?
+        var checked = 0
+        for (t, a) in seen.withLock({ $0 }) {
+            switch a.kind {
+            case .typing(_, true):
+                typingSince = typingSince ?? t
+            case .send(_, let text):
+                let since = try #require(typingSince, "sent \"\(text)\" without typing first")
+                let expected = min(4.5, max(1, Double(text.utf8.count) / 12))
+                #expect(abs((t - since) - expected) <= step, "\"\(text)\": typed for \(t - since) s, expected \(expected) s")
+                typingSince = nil
+                checked += 1
+            default:
+                break
+            }
+        }
+        #expect(checked >= 5)
+    }
+
+    /// Without typing indicators (the transport has none), lines go out at once.
+    @Test func personaWithoutTypingSendsAtOnce() async throws {
+        var options = BotOptions(name: "amy")
+        options.transport = TransportCapabilities(name: "streamchat", typing: false)
+        let source = try String(contentsOfFile: Self.plugin("persona"), encoding: .utf8)
+        let actions = try await run(plugins: [("persona", source)], script: #"{"type":"advance","seconds":60}"#, options: options)
+        #expect(actions.contains { $0.sentText != nil })
+        #expect(!actions.contains { if case .typing = $0.kind { true } else { false } })
+    }
+}
