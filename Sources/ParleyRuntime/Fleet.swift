@@ -31,7 +31,10 @@ public enum BotSpecs {
             let plugins = b.plugins.map {
                 BotSpec.PluginFile(name: URL(fileURLWithPath: $0).deletingPathExtension().lastPathComponent, path: $0)
             }
-            var spec = BotSpec(options: b.botOptions, plugins: plugins, presence: b.presence, transport: transport,
+            var options = b.botOptions
+            // Every bot of a fleet gets its own seed, so 1,000 simulated users do not all say the same thing.
+            options.randomSeed = Int64.random(in: Int64.min...Int64.max)
+            var spec = BotSpec(options: options, plugins: plugins, presence: b.presence, transport: transport,
                                journal: b.journal, fsync: b.fsync)
             spec.watchPlugins = watchPlugins
             return spec

@@ -227,3 +227,40 @@ struct HotReloadTests {
         await alice.leave()
     }
 }
+
+@Suite(.timeLimit(.minutes(2)))
+struct ModerationTests {
+    /// The shipped moderator over loopback: strikes are kept in its journal,
+    /// so a restarted moderator escalates where the first one stopped.
+    @Test func strikesSurviveARestart() async throws {
+        let server = try await StreamChatServer.start(.init())
+        defer { Task { await server.shutdown() } }
+        let journal = try temporaryDirectory().path
+        let rec = Recorder()
+        func moderator() throws -> BotRunner {
+            BotRunner(spec: try botSpec(name: "moderator", port: server.port, plugins: [], journal: journal,
+                                        shippedPlugins: ["moderator"]), observer: rec.observer)
+        }
+        let bob = try await Person("bob", port: server.port)
+        let first = try moderator()
+        let firstRun = Task { await first.run() }
+        #expect(await eventually { await first.state == .online })
+        try await bob.say("oh heck")
+        #expect(await eventually { rec.logs(containing: "audit user=bob strike=1").count == 1 })
+        try await bob.say("darn it")
+        #expect(await eventually { rec.logs(containing: "audit user=bob strike=2").count == 1 })
+        await first.stop()
+        #expect(await firstRun.value == .stopped)
+
+        let second = try moderator()
+        let secondRun = Task { await second.run() }
+        #expect(await eventually { await second.state == .online })
+        try await bob.say("frak")
+        #expect(await eventually { rec.logs(containing: "audit user=bob strike=3").count == 1 }, "\(rec.logs.map(\.text))")
+        // The moderator said so in the room, each time.
+        #expect(await eventually { bob.texts(from: "moderator").count == 3 })
+        await second.stop()
+        _ = await secondRun.value
+        await bob.leave()
+    }
+}
