@@ -164,6 +164,9 @@ public final class Bot: PluginServices {
     private func finishLoading(_ plugin: Plugin) throws(StoreError) -> [BotAction] {
         let out = try deliver(to: plugin, kind: "load") { w in w.beginTable(array: 0, pairs: 0) }
         plugin.loading = false
+        // Compiling the prelude and the plugin leaves garbage behind; a VM that
+        // then idles (a simulated user, a quiet bot) would keep it for good.
+        plugin.vm.collectGarbage()
         try scheduleRestored(plugin)
         return out
     }
