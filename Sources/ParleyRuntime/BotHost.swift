@@ -54,14 +54,10 @@ actor BotHost {
         self.bot = bot
         var out: [BotAction] = []
         for p in plugins {
-            let source: [UInt8]
-            do {
-                source = Array(try Data(contentsOf: URL(fileURLWithPath: p.path)))
-            } catch {
-                out.append(BotAction(plugin: p.name, .error(.runtime, "cannot read \(p.path): \(error.localizedDescription)")))
-                continue
+            switch Self.read(p) {
+            case .success(let source): out += try bot.loadPlugin(name: p.name, source: source)
+            case .failure(let unreadable): out.append(unreadable.action)
             }
-            out += try bot.loadPlugin(name: p.name, source: source)
         }
         out += bot.undeliveredSends()
         return out
@@ -72,15 +68,29 @@ actor BotHost {
     /// Hot reload of one plugin from its file; the old version keeps running if the new one fails.
     func reload(plugin name: String) throws -> (reloaded: Bool, actions: [BotAction], nextDue: Double?) {
         guard let bot, let file = plugins.first(where: { $0.name == name }) else { return (false, [], nil) }
-        let source: [UInt8]
-        do {
-            source = Array(try Data(contentsOf: URL(fileURLWithPath: file.path)))
-        } catch {
-            return (false, [BotAction(plugin: name, .error(.runtime, "cannot read \(file.path): \(error.localizedDescription)"))], bot.nextDue)
+        var out = try bot.advance(to: Self.now())
+        switch Self.read(file) {
+        case .failure(let unreadable):
+            return (false, out + [unreadable.action], bot.nextDue)
+        case .success(let source):
+            let (ok, actions) = try bot.reloadPlugin(name: name, source: source)
+            out += actions
+            return (ok, out, bot.nextDue)
         }
-        _ = try bot.advance(to: Self.now())
-        let (ok, actions) = try bot.reloadPlugin(name: name, source: source)
-        return (ok, actions, bot.nextDue)
+    }
+
+    /// A plugin's source, or the error action that says why it cannot be read.
+    private static func read(_ file: BotSpec.PluginFile) -> Result<[UInt8], Unreadable> {
+        do {
+            return .success(Array(try Data(contentsOf: URL(fileURLWithPath: file.path))))
+        } catch {
+            return .failure(Unreadable(action: BotAction(
+                plugin: file.name, .error(.runtime, "cannot read \(file.path): \(error.localizedDescription)"))))
+        }
+    }
+
+    struct Unreadable: Error {
+        var action: BotAction
     }
 
     /// Fires what is due, then delivers the event.

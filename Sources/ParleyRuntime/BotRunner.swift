@@ -14,8 +14,6 @@ public struct BotSpec: Sendable {
     /// Journal directory and sync policy; nil keeps state in memory.
     public var journal: String?
     public var fsync: FsyncPolicy
-    /// Reload a plugin when its file changes (`parley run`; checked once a second).
-    public var watchPlugins = false
 
     public struct PluginFile: Sendable {
         public var name: String
@@ -49,11 +47,8 @@ public enum BotOutcome: Sendable, Equatable {
     case failed(String)
 }
 
-/// What a runner counted.
+/// What a runner counted (what is worth watching over time is in `RuntimeMetrics`).
 public struct BotStats: Sendable, Equatable {
-    public var eventsHandled = 0
-    public var sendsDelivered = 0
-    public var sendsDropped = 0
     /// Times the bot came back online after losing its link.
     public var reconnects = 0
     public var connectFailures = 0
@@ -111,9 +106,7 @@ public actor BotRunner {
             log(.error, "cannot start: \(error)")
             return .failed("\(error)")
         }
-        let watcher = spec.watchPlugins ? Task { await self.watchPluginFiles() } : nil
         let outcome = await presenceLoop()
-        watcher?.cancel()
         timerTask?.cancel()
         await host?.close()
         log(.info, "stopped: \(outcome)")
@@ -139,10 +132,7 @@ public actor BotRunner {
         let host = BotHost(executor: executors.take(), options: options, plugins: spec.plugins,
                            journal: spec.journal, fsync: spec.fsync)
         self.host = host
-        let observer = self.observer, name = self.name
-        let actions = try await host.start { text in
-            observer.log(LogRecord(time: BotHost.now(), bot: name, plugin: nil, level: .warn, text: text))
-        }
+        let actions = try await host.start { [weak self] text in self?.log(.warn, text) }
         dispatch(actions)
         rescheduleTimers(await host.nextDue)
     }
@@ -157,6 +147,11 @@ public actor BotRunner {
             let s: any TransportSession
             do {
                 s = try await spec.transport.connect()
+            } catch let error as TransportError where error.kind == .refused {
+                // The server is fine; the bot's own config is not (a name the
+                // protocol cannot carry). Retrying would never help.
+                log(.error, "cannot connect: \(error)")
+                return .failed(error.message)
             } catch {
                 stats.connectFailures += 1
                 log(.warn, "cannot connect: \(error)")
@@ -265,7 +260,6 @@ public actor BotRunner {
             let (actions, due) = try await host.handle(event)
             RuntimeMetrics.handlerLatency.record(duration: ContinuousClock.now - started)
             RuntimeMetrics.events[event.kind]?.increment()
-            stats.eventsHandled += 1
             dispatch(actions)
             rescheduleTimers(due)
         } catch {
@@ -292,12 +286,10 @@ public actor BotRunner {
                 // Typing is only worth showing now; offline it is dropped.
                 if session != nil, spec.transport.capabilities.typing { typingQueue.append((room, on)) }
             case .log(let level, let text):
-                let l: LogRecord.Level = level == .error ? .error : level == .warn ? .warn : .info
-                observer.log(LogRecord(time: BotHost.now(), bot: name, plugin: a.plugin, level: l, text: text))
+                log(level == .error ? .error : level == .warn ? .warn : .info, text, plugin: a.plugin)
             case .error(let kind, let message):
                 RuntimeMetrics.pluginError(kind)
-                observer.log(LogRecord(time: BotHost.now(), bot: name, plugin: a.plugin, level: .error,
-                                       text: "\(kind.rawValue): \(message)"))
+                log(.error, "\(kind.rawValue): \(message)", plugin: a.plugin)
             case .away(let seconds):
                 awayUntil = BotHost.now() + seconds
                 log(.info, "away for \(Int(seconds)) s (plugin \(a.plugin))")
@@ -340,7 +332,6 @@ public actor BotRunner {
                 break  // the link is going down; presence reconnects and drains again
             }
             outbox.removeFirst()
-            stats.sendsDelivered += 1
             RuntimeMetrics.sends.increment()
             observer.sent(name, e.plugin, e.room, e.text)
             do {
@@ -353,11 +344,13 @@ public actor BotRunner {
 
     /// A send that will never go out is still recorded as done, so a restart does not retry it.
     private func drop(_ e: Outbox.Entry, _ why: String) async {
-        stats.sendsDropped += 1
         RuntimeMetrics.sendsDropped.increment()
-        observer.log(LogRecord(time: BotHost.now(), bot: name, plugin: e.plugin, level: .warn,
-                               text: "send to \(e.room) dropped: \(why)"))
-        try? await host?.markDelivered([e.id])
+        log(.warn, "send to \(e.room) dropped: \(why)", plugin: e.plugin)
+        do {
+            try await host?.markDelivered([e.id])
+        } catch {
+            fail("journal failed: \(error)")
+        }
     }
 
     // MARK: timers
@@ -389,12 +382,16 @@ public actor BotRunner {
 
     // MARK: hot reload
 
+    /// The plugins this bot loads, for whoever watches their files (`Fleet`).
+    public nonisolated var plugins: [BotSpec.PluginFile] { spec.plugins }
+
     /// Reloads every plugin (SIGHUP).
     public func reloadPlugins() async {
         for p in spec.plugins { await reload(p.name) }
     }
 
-    private func reload(_ plugin: String) async {
+    /// Loads a new version of one plugin; the old one keeps running if it fails.
+    public func reload(_ plugin: String) async {
         guard let host, failure == nil else { return }
         do {
             let (ok, actions, due) = try await host.reload(plugin: plugin)
@@ -406,26 +403,7 @@ public actor BotRunner {
         }
     }
 
-    /// Polls the plugin files' modification times once a second.
-    private func watchPluginFiles() async {
-        func stamp(_ path: String) -> [Double] {
-            guard let a = try? FileManager.default.attributesOfItem(atPath: path) else { return [] }
-            return [(a[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0, Double((a[.size] as? Int) ?? 0)]
-        }
-        var seen = Dictionary(uniqueKeysWithValues: spec.plugins.map { ($0.name, stamp($0.path)) })
-        while !Task.isCancelled, !stopping {
-            try? await Task.sleep(for: .seconds(1))
-            for p in spec.plugins {
-                let now = stamp(p.path)
-                if now != seen[p.name], !now.isEmpty {
-                    seen[p.name] = now
-                    await reload(p.name)
-                }
-            }
-        }
-    }
-
-    private func log(_ level: LogRecord.Level, _ text: String) {
-        observer.log(LogRecord(time: BotHost.now(), bot: name, plugin: nil, level: level, text: text))
+    private nonisolated func log(_ level: LogRecord.Level, _ text: String, plugin: String? = nil) {
+        observer.log(LogRecord(time: BotHost.now(), bot: name, plugin: plugin, level: level, text: text))
     }
 }

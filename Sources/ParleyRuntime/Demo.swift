@@ -129,7 +129,9 @@ public struct Demo {
         let left = options.seconds - Date().timeIntervalSince(started)
         if left > 0 { try? await Task.sleep(for: .milliseconds(Int(left * 1000))) }
 
-        for r in personRunners { await r.stop(drainTimeout: 1) }
+        await withTaskGroup(of: Void.self) { group in
+            for r in personRunners { group.addTask { await r.stop(drainTimeout: 1) } }
+        }
         for r in staffRunners { await r.stop(drainTimeout: 1) }
         for t in tasks { _ = await t.value }
         await server.shutdown()

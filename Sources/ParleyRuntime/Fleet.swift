@@ -7,7 +7,7 @@ import ParleyTransports
 public enum BotSpecs {
     /// - Parameter embedded: the address of the embedded server, used by bots
     ///   whose config names no `server`.
-    public static func make(_ file: BotConfigFile, embedded: (host: String, port: Int)?, watchPlugins: Bool = false,
+    public static func make(_ file: BotConfigFile, embedded: (host: String, port: Int)?,
                             log: @escaping @Sendable (String) -> Void) throws(ConfigError) -> [BotSpec] {
         try file.bots.map { b throws(ConfigError) in
             let transport: any Transport
@@ -34,10 +34,8 @@ public enum BotSpecs {
             var options = b.botOptions
             // Every bot of a fleet gets its own seed, so 1,000 simulated users do not all say the same thing.
             options.randomSeed = Int64.random(in: Int64.min...Int64.max)
-            var spec = BotSpec(options: options, plugins: plugins, presence: b.presence, transport: transport,
-                               journal: b.journal, fsync: b.fsync)
-            spec.watchPlugins = watchPlugins
-            return spec
+            return BotSpec(options: options, plugins: plugins, presence: b.presence, transport: transport,
+                           journal: b.journal, fsync: b.fsync)
         }
     }
 
@@ -61,18 +59,20 @@ public enum BotSpecs {
 
 /// Many bots in one process: each runs on its own, different bots concurrently.
 public actor Fleet {
-    public let runners: [BotRunner]
+    public nonisolated let runners: [BotRunner]
     private var stopped = false
 
-    public init(specs: [BotSpec], observer: RuntimeObserver, executors: LuaExecutorPool = .shared, seed: UInt64? = nil) {
-        runners = specs.enumerated().map { i, spec in
-            BotRunner(spec: spec, observer: observer, executors: executors, seed: seed.map { $0 &+ UInt64(i) &* 7919 })
-        }
+    public init(specs: [BotSpec], observer: RuntimeObserver, executors: LuaExecutorPool = .shared) {
+        runners = specs.map { BotRunner(spec: $0, observer: observer, executors: executors) }
     }
 
-    /// Runs every bot until all have ended; outcomes in config order.
-    public func run() async -> [BotOutcome] {
-        await withTaskGroup(of: (Int, BotOutcome).self) { group in
+    /// Runs every bot until all have ended; outcomes in config order. With
+    /// `watchPlugins`, a changed plugin file is reloaded in every bot that
+    /// loads it (`parley run`).
+    public func run(watchPlugins: Bool = false) async -> [BotOutcome] {
+        let watcher = watchPlugins ? Task { await self.watchPluginFiles() } : nil
+        defer { watcher?.cancel() }
+        return await withTaskGroup(of: (Int, BotOutcome).self) { group in
             for (i, r) in runners.enumerated() {
                 group.addTask { (i, await r.run()) }
             }
@@ -96,9 +96,26 @@ public actor Fleet {
         for r in runners { await r.reloadPlugins() }
     }
 
-    public func stats() async -> [String: BotStats] {
-        var out: [String: BotStats] = [:]
-        for r in runners { out[r.name] = await r.stats }
-        return out
+    /// Polls each distinct plugin file once a second, however many bots load
+    /// it (a fleet of 1,000 simulated users shares one persona file).
+    private func watchPluginFiles() async {
+        var users: [String: [(runner: BotRunner, plugin: String)]] = [:]
+        for r in runners {
+            for p in r.plugins { users[p.path, default: []].append((r, p.name)) }
+        }
+        func stamp(_ path: String) -> [Double] {
+            guard let a = try? FileManager.default.attributesOfItem(atPath: path) else { return [] }
+            return [(a[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0, Double((a[.size] as? Int) ?? 0)]
+        }
+        var seen = users.keys.reduce(into: [String: [Double]]()) { $0[$1] = stamp($1) }
+        while !Task.isCancelled, !stopped {
+            try? await Task.sleep(for: .seconds(1))
+            for (path, loaders) in users {
+                let now = stamp(path)
+                guard now != seen[path], !now.isEmpty else { continue }
+                seen[path] = now
+                for l in loaders { await l.runner.reload(l.plugin) }
+            }
+        }
     }
 }

@@ -46,7 +46,7 @@ struct RunCommand: AsyncParsableCommand {
         }
         let specs: [BotSpec]
         do {
-            specs = try BotSpecs.make(file, embedded: server.map { ("127.0.0.1", $0.port) }, watchPlugins: true) { line in
+            specs = try BotSpecs.make(file, embedded: server.map { ("127.0.0.1", $0.port) }) { line in
                 FileHandle.standardError.write(Data("\(line)\n".utf8))
             }
         } catch {
@@ -66,7 +66,7 @@ struct RunCommand: AsyncParsableCommand {
         let hangup = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .global())
         hangup.setEventHandler { Task { await fleet.reloadPlugins() } }
         hangup.resume()
-        let outcomes = await fleet.run()
+        let outcomes = await fleet.run(watchPlugins: true)
         hangup.cancel()
         watcher.cancel()
         await server?.shutdown()

@@ -201,12 +201,12 @@ struct HotReloadTests {
     @Test func aChangedPluginReloadsWithItsStateAndABrokenOneKeepsTheOld() async throws {
         let server = try await StreamChatServer.start(.init())
         defer { Task { await server.shutdown() } }
-        var spec = try botSpec(name: "bot", port: server.port, plugins: [("ver", Self.version("v1"))])
-        spec.watchPlugins = true
+        let spec = try botSpec(name: "bot", port: server.port, plugins: [("ver", Self.version("v1"))])
         let file = spec.plugins[0].path
         let rec = Recorder()
-        let runner = BotRunner(spec: spec, observer: rec.observer)
-        let run = Task { await runner.run() }
+        let fleet = Fleet(specs: [spec], observer: rec.observer)
+        let runner = fleet.runners[0]
+        let run = Task { await fleet.run(watchPlugins: true) }
         #expect(await eventually { await runner.state == .online })
         let alice = try await Person("alice", port: server.port)
         try await alice.say("!ver")
@@ -222,7 +222,7 @@ struct HotReloadTests {
         try await alice.say("!ver")
         #expect(await eventually { alice.texts(from: "bot") == ["v1 1", "v2 2", "v2 3"] })
         #expect(rec.logs.contains { $0.level == .error && $0.text.hasPrefix("syntax:") })
-        await runner.stop()
+        await fleet.stop()
         _ = await run.value
         await alice.leave()
     }

@@ -63,8 +63,9 @@ public enum StreamChat {
     /// Splits multi-line text into the messages that go on the wire, one per
     /// non-empty line (the protocol has no way to carry a line break).
     public static func lines(of text: String) -> [String] {
-        text.split(omittingEmptySubsequences: true, whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" })
-            .map(String.init)
+        // Split on every line break Swift knows (as `bot.send`'s per-line
+        // length check does), so the two always agree on what a line is.
+        text.split(omittingEmptySubsequences: true, whereSeparator: \.isNewline).map(String.init)
     }
 }
 
