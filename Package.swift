@@ -11,7 +11,7 @@ import PackageDescription
 //   CParleyJournal  CRC32C and fdatasync helpers for the journal
 //   ParleyJournal   crash-safe append-only file journal
 //   ParleyCore      events, actions, plugin API v1, the bot and its router
-//   ParleyWire      wire rules shared by clients and servers (StreamChat frames and lines)
+//   ParleyWire      wire rules shared by clients and servers (JSON, StreamChat, Engine.IO/Socket.IO)
 //   ParleyServers   the embedded chat servers (`parley serve`, `parley demo`)
 //   ParleyTransports the transports bots connect with, behind one protocol
 //   ParleyRuntime   running bots: presence, outbox delivery, fleets, demo, metrics
@@ -27,6 +27,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         .systemLibrary(
@@ -48,7 +50,7 @@ let package = Package(
         .target(name: "ParleyConfig"),
         .target(name: "CParleyJournal", cSettings: [.define("_GNU_SOURCE")]),
         .target(name: "ParleyJournal", dependencies: ["CParleyJournal"]),
-        .target(name: "ParleyCore", dependencies: ["ParleyLua", "ParleyConfig", "ParleyJournal"]),
+        .target(name: "ParleyCore", dependencies: ["ParleyLua", "ParleyConfig", "ParleyJournal", "ParleyWire"]),
         .target(name: "ParleyWire"),
         .target(
             name: "ParleyServers",
@@ -56,6 +58,9 @@ let package = Package(
                 "ParleyWire",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
         .target(
@@ -65,6 +70,10 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
         .target(
@@ -98,14 +107,15 @@ let package = Package(
         .testTarget(name: "ParleyWireTests", dependencies: ["ParleyWire", "ParleyJournal"]),
         .testTarget(
             name: "ParleyServersTests",
-            dependencies: ["ParleyServers", "ParleyWire", "ParleyJournal", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")]
+            dependencies: ["ParleyServers", "ParleyWire", "ParleyJournal", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                           .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOWebSocket", package: "swift-nio")]
         ),
         .testTarget(
             name: "ParleyRuntimeTests",
             dependencies: ["ParleyRuntime", "ParleyTransports", "ParleyServers", "ParleyCore", "ParleyWire", "ParleyLua",
                            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")]
         ),
-        .testTarget(name: "ParleyCoreTests", dependencies: ["ParleyCore", "ParleyJournal"], exclude: ["Golden", "Hostile", "Crash"]),
+        .testTarget(name: "ParleyCoreTests", dependencies: ["ParleyCore", "ParleyJournal", "ParleyWire"], exclude: ["Golden", "Hostile", "Crash"]),
     ],
     swiftLanguageModes: [.v6]
 )

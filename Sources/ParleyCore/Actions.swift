@@ -1,4 +1,5 @@
 import ParleyLua
+import ParleyWire
 
 /// Why a plugin reported an error action.
 public enum PluginErrorKind: String, Sendable {

@@ -5,28 +5,44 @@ import ParleyTransports
 
 /// Turns a config file's bots into runnable specs.
 public enum BotSpecs {
-    /// - Parameter embedded: the address of the embedded server, used by bots
-    ///   whose config names no `server`.
-    public static func make(_ file: BotConfigFile, embedded: (host: String, port: Int)?,
+    /// - Parameter embedded: the address of each embedded server, used by
+    ///   bots whose config names no `server`.
+    public static func make(_ file: BotConfigFile, embedded: [TransportKind: (host: String, port: Int)],
                             log: @escaping @Sendable (String) -> Void) throws(ConfigError) -> [BotSpec] {
         try file.bots.map { b throws(ConfigError) in
+            let botLog: @Sendable (String) -> Void = { [name = b.name] line in log("\(name): \(line)") }
+            func address(allowScheme: Bool) throws(ConfigError) -> (host: String, port: Int, tls: Bool) {
+                guard let server = b.server else {
+                    guard let e = embedded[b.transport] else {
+                        throw ConfigError(kind: .missingKey, file: file.path, line: b.line, key: "bot.server",
+                                          message: "no server and no embedded \(b.transport.rawValue) server")
+                    }
+                    return (e.host, e.port, false)
+                }
+                guard allowScheme else {
+                    let a = try parseAddress(server, file: file.path, line: b.line)
+                    return (a.host, a.port, false)
+                }
+                guard let (tls, hostPort) = SocketIOEndpoint.parse(server) else {
+                    throw ConfigError(kind: .invalidValue, file: file.path, line: b.line, key: "bot.server",
+                                      message: "'\(server)' is not ws://host:port, wss://host:port, http(s)://host:port or host:port")
+                }
+                let a = try parseAddress(hostPort, file: file.path, line: b.line)
+                return (a.host, a.port, tls)
+            }
             let transport: any Transport
             switch b.transport {
             case .streamchat:
-                let address: (host: String, port: Int)
-                if let server = b.server {
-                    address = try parseAddress(server, file: file.path, line: b.line)
-                } else if let embedded {
-                    address = embedded
-                } else {
-                    throw ConfigError(kind: .missingKey, file: file.path, line: b.line, key: "bot.server",
-                                      message: "no server and no embedded server")
-                }
-                transport = StreamChatTransport(host: address.host, port: address.port, name: b.name, options: b.streamchat,
-                                                connectTimeout: b.presence.connectTimeout, log: { [name = b.name] line in log("\(name): \(line)") })
-            case .socketio, .rest, .stomp:
+                let a = try address(allowScheme: false)
+                transport = StreamChatTransport(host: a.host, port: a.port, name: b.name, options: b.streamchat,
+                                                connectTimeout: b.presence.connectTimeout, log: botLog)
+            case .socketio:
+                let a = try address(allowScheme: true)
+                transport = SocketIOTransport(endpoint: SocketIOEndpoint(host: a.host, port: a.port, tls: a.tls), name: b.name,
+                                              rooms: b.rooms, options: b.socketio, connectTimeout: b.presence.connectTimeout, log: botLog)
+            case .rest, .stomp:
                 throw ConfigError(kind: .invalidValue, file: file.path, line: b.line, key: "bot.transport",
-                                  message: "the \(b.transport.rawValue) transport is not built yet; this version runs streamchat")
+                                  message: "the \(b.transport.rawValue) transport is not built yet; this version runs streamchat and socketio")
             }
             let plugins = b.plugins.map {
                 BotSpec.PluginFile(name: URL(fileURLWithPath: $0).deletingPathExtension().lastPathComponent, path: $0)

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import ParleyCore
 import ParleyJournal
+import ParleyWire
 
 /// `parley journal`: look after a bot's journal directory.
 struct JournalCommand: AsyncParsableCommand {

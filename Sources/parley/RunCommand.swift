@@ -12,7 +12,7 @@ struct RunCommand: AsyncParsableCommand {
         commandName: "run",
         abstract: "Run the bots of a config file until SIGINT or SIGTERM.",
         discussion: """
-        Bots with no `server` in their config connect to an embedded StreamChat server \
+        Bots with no `server` in their config connect to an embedded server of their transport (StreamChat or Socket.IO) \
         started on a free loopback port. Exit status: 0 after a clean shutdown, 1 when a \
         bot stopped on an error (its message names the cause), 2 for a bad config, 3 when \
         every bot gave up reconnecting (`max_attempts`).
@@ -36,22 +36,20 @@ struct RunCommand: AsyncParsableCommand {
         let signals = TerminationSignals()
         let observer = RuntimeObserver.standardError
         let metricsServer = try await startMetrics(metrics)
-        var server: StreamChatServer?
-        if file.bots.contains(where: { $0.server == nil }) {
-            let s = try await StreamChatServer.start(.init(log: { line in
-                FileHandle.standardError.write(Data("embedded server: \(line)\n".utf8))
-            }))
-            server = s
-            FileHandle.standardError.write(Data("parley: embedded streamchat server on 127.0.0.1:\(s.port)\n".utf8))
+        let servers = try await EmbeddedServers.start(for: file.bots) { line in
+            FileHandle.standardError.write(Data("embedded server: \(line)\n".utf8))
+        }
+        for (kind, address) in servers.addresses.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            FileHandle.standardError.write(Data("parley: embedded \(kind.rawValue) server on \(address.host):\(address.port)\n".utf8))
         }
         let specs: [BotSpec]
         do {
-            specs = try BotSpecs.make(file, embedded: server.map { ("127.0.0.1", $0.port) }) { line in
+            specs = try BotSpecs.make(file, embedded: servers.addresses) { line in
                 FileHandle.standardError.write(Data("\(line)\n".utf8))
             }
         } catch {
             FileHandle.standardError.write(Data("parley: \(error.description)\n".utf8))
-            await server?.shutdown()
+            await servers.shutdown()
             throw ExitCode(2)
         }
         let fleet = Fleet(specs: specs, observer: observer)
@@ -69,7 +67,7 @@ struct RunCommand: AsyncParsableCommand {
         let outcomes = await fleet.run(watchPlugins: true)
         hangup.cancel()
         watcher.cancel()
-        await server?.shutdown()
+        await servers.shutdown()
         await metricsServer?.shutdown()
         throw ExitCode(Self.exitStatus(outcomes))
     }

@@ -1,6 +1,7 @@
 import Foundation
 import ParleyCore
 import ParleyLua
+import ParleyWire
 import Synchronization
 
 /// Test support: run a bot exactly as `parley plugin test` does, on the

@@ -25,16 +25,23 @@ func eventually(_ seconds: Double = 10, _ condition: () async -> Bool) async -> 
     return await condition()
 }
 
-/// A person in the chat: a real StreamChat client that records what it hears.
+/// A person in the chat: a real client (StreamChat by default, or any
+/// transport) that records what it hears.
 final class Person: Sendable {
     let name: String
+    let room: String
     let session: any TransportSession
     private let heard = Mutex<[BotEvent]>([])
     private let reader = Mutex<Task<Void, Never>?>(nil)
 
-    init(_ name: String, port: Int) async throws {
+    convenience init(_ name: String, port: Int) async throws {
+        try await self.init(name, transport: StreamChatTransport(host: "127.0.0.1", port: port, name: name, connectTimeout: 5))
+    }
+
+    init(_ name: String, transport: any Transport, room: String = "lobby") async throws {
         self.name = name
-        session = try await StreamChatTransport(host: "127.0.0.1", port: port, name: name, connectTimeout: 5).connect()
+        self.room = room
+        session = try await transport.connect()
         let events = session.events
         let task = Task { [self] in
             do {
@@ -56,9 +63,14 @@ final class Person: Sendable {
         heard.withLock { $0.filter { if case .leave(_, let u, _) = $0 { u == user } else { false } }.count }
     }
 
+    /// Every event heard, in order.
+    var events: [BotEvent] { heard.withLock { $0 } }
+
     func texts(from user: String) -> [String] { messages.filter { $0.user == user }.map(\.text) }
 
-    func say(_ text: String) async throws { try await session.send(room: "lobby", text: text, id: UUID().uuidString) }
+    func say(_ text: String) async throws { try await session.send(room: room, text: text, id: UUID().uuidString) }
+
+    func typing(_ on: Bool) async throws { try await session.typing(room: room, on: on) }
 
     func leave() async { await session.leave() }
 }
@@ -85,6 +97,7 @@ final class Recorder: Sendable {
 /// Writes plugin sources to files and builds a spec for a bot on the given server.
 func botSpec(name: String, port: Int, plugins: [(String, String)], config: [String: LuaValue] = [:],
              journal: String? = nil, presence: PresenceOptions? = nil, shippedPlugins: [String] = [],
+             transport: (any Transport)? = nil,
              transportLog: @escaping @Sendable (String) -> Void = { _ in }) throws -> BotSpec {
     let dir = try temporaryDirectory()
     var files: [BotSpec.PluginFile] = []
@@ -104,6 +117,6 @@ func botSpec(name: String, port: Int, plugins: [(String, String)], config: [Stri
         p.backoffMax = 0.2
     }
     return BotSpec(options: options, plugins: files, presence: p,
-                   transport: StreamChatTransport(host: "127.0.0.1", port: port, name: name, connectTimeout: 2, log: transportLog),
+                   transport: transport ?? StreamChatTransport(host: "127.0.0.1", port: port, name: name, connectTimeout: 2, log: transportLog),
                    journal: journal, fsync: .always)
 }

@@ -33,6 +33,8 @@ public struct BotConfig: Sendable {
     public var presence = PresenceOptions()
     /// `[bot.streamchat]`: that transport's own keys.
     public var streamchat = StreamChatOptions()
+    /// `[bot.socketio]`: that transport's own keys.
+    public var socketio = SocketIOOptions()
 
     /// The plugin host's view of this bot.
     public var botOptions: BotOptions {
@@ -120,6 +122,11 @@ public struct BotConfigFile: Sendable {
         let limits = try t.optionalTable("limits") { l in try readLimits(l, base: PluginLimits()) } ?? PluginLimits()
         let presence = try t.optionalTable("presence") { p in try PresenceOptions.read(p) } ?? PresenceOptions()
         let streamchat = try t.optionalTable("streamchat") { s in try StreamChatOptions.read(s) } ?? StreamChatOptions()
+        var socketio = try t.optionalTable("socketio") { s in try SocketIOOptions.read(s) } ?? SocketIOOptions()
+        socketio.caFile = socketio.caFile.map(resolve)
+        if transport == .socketio, !socketio.namespacePerRoom, rooms.count > 1 {
+            throw t.error("rooms", "a Socket.IO bot in one namespace has one room; set socketio.namespace_per_room = true for several")
+        }
         let pluginNames = Set(plugins.map { URL(fileURLWithPath: $0).deletingPathExtension().lastPathComponent })
         var pluginLimits: [String: PluginLimits] = [:]
         _ = try t.optionalTable("plugin_limits") { pl in
@@ -150,6 +157,7 @@ public struct BotConfigFile: Sendable {
                       limits: limits, pluginLimits: pluginLimits, pluginConfig: pluginConfig, line: line)
             b.presence = presence
             b.streamchat = streamchat
+            b.socketio = socketio
             return b
         }
     }

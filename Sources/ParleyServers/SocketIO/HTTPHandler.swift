@@ -1,0 +1,168 @@
+import NIOCore
+import NIOHTTP1
+import ParleyWire
+
+/// Engine.IO over plain HTTP: the polling handshake, long-poll GETs and POSTed
+/// payloads, and the refusals for everything else (wrong path, version,
+/// transport or sid, and WebSocket requests the upgrader declined).
+///
+/// Requests are acted on at their end. A long-poll is handed to its session,
+/// which answers it from its own loop when packets are queued; this handler
+/// only remembers which session holds it, to tell the session when the client
+/// goes away. `HTTPServerPipelineHandler` in front holds back a pipelined next
+/// request until the answer is out, so a connection has one request at a time.
+final class EngineIOHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+
+    private enum State {
+        case idle
+        /// A handshake (no session yet) or a long-poll.
+        case get(HTTPReply, EngineIOSession?)
+        /// A payload for a session, its body collected up to `maxPayload`.
+        case post(HTTPReply, EngineIOSession, ByteBuffer)
+        /// Already answered; the rest of the request is ignored.
+        case answered
+    }
+
+    private let server: ServerContext
+    private var state = State.idle
+    /// The session holding this connection's long-poll.
+    private var heldPoll: EngineIOSession?
+
+    init(server: ServerContext) {
+        self.server = server
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            begin(head, context: context)
+        case .body(var part):
+            guard case .post(let reply, let session, var body) = state else { return }
+            if body.readableBytes + part.readableBytes > server.config.maxPayload {
+                state = .answered
+                reply.refuse(.payloadTooLarge, thenClose: true)
+                let limit = server.config.maxPayload
+                session.onLoop { session.drop("POST body over maxPayload (\(limit) bytes)") }
+                return
+            }
+            state = .answered  // releases the body buffer so the append does not copy it
+            body.writeBuffer(&part)
+            state = .post(reply, session, body)
+        case .end:
+            let finished = state
+            state = .idle
+            switch finished {
+            case .get(let reply, nil):
+                handshake(reply, context: context)
+            case .get(let reply, let session?):
+                heldPoll = session
+                session.onLoop { session.poll(reply) }
+            case .post(let reply, let session, let body):
+                post(body, to: session, reply: reply)
+            case .idle, .answered:
+                break
+            }
+        }
+    }
+
+    private func begin(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
+        // A new request means the last answer went out: any long-poll here was answered.
+        heldPoll = nil
+        let reply = HTTPReply(channel: context.channel, request: head)
+        state = .answered
+        let request: EngineIORequest
+        switch EngineIORequest.read(uri: head.uri, config: server.config) {
+        case .success(let r): request = r
+        case .failure(let refusal): return reply.refuse(refusal)
+        }
+        var session: EngineIOSession?
+        if let sid = request.sid {
+            guard let found = server.registry.session(sid) else { return reply.refuse(.unknownSession) }
+            session = found
+        }
+        switch (request.transport, head.method, session) {
+        case (.websocket, _, _):
+            // A WebSocket request the upgrader declined: no Upgrade header, or a session that cannot upgrade.
+            reply.refuse(.badRequest)
+        case (.polling, .GET, _):
+            state = .get(reply, session)
+        case (.polling, .POST, let session?):
+            if let length = head.headers.first(name: "content-length").flatMap(Int.init), length > server.config.maxPayload {
+                reply.refuse(.payloadTooLarge, thenClose: true)
+                let limit = server.config.maxPayload
+                session.onLoop { session.drop("POST body over maxPayload (\(limit) bytes)") }
+            } else {
+                state = .post(reply, session, context.channel.allocator.buffer(capacity: 0))
+            }
+        case (.polling, _, nil):
+            reply.refuse(.badHandshakeMethod)
+        case (.polling, _, _?):
+            reply.refuse(.badRequest)
+        }
+    }
+
+    private func handshake(_ reply: HTTPReply, context: ChannelHandlerContext) {
+        let session = EngineIOSession(server: server, loop: context.eventLoop, transport: .polling, peer: server.peer(of: context.channel))
+        switch server.registry.register(session) {
+        case .admitted:
+            reply.payload([Outbound.packet(.open(session.handshake))])
+            session.start()
+        case .full(let n):
+            server.registry.countDropped()
+            server.log("refused a handshake from \(server.peer(of: context.channel)): server full (\(n) sessions)")
+            reply.refuse(.full)
+        case .closing:
+            reply.refuse(.full, thenClose: true)
+        }
+    }
+
+    /// Decodes here, off the session's loop; a body that is no payload drops the session.
+    private func post(_ body: ByteBuffer, to session: EngineIOSession, reply: HTTPReply) {
+        let packets: [EngineIO.Packet]
+        do {
+            packets = try Self.decode(body)
+        } catch {
+            reply.refuse(.badRequest)
+            session.onLoop { session.drop("malformed payload: \(error.message)") }
+            return
+        }
+        session.onLoop {
+            guard session.isPolling else {
+                return reply.refuse(session.isClosed ? .unknownSession : .badRequest)
+            }
+            reply.ok()
+            session.receive(packets)
+        }
+    }
+
+    private static func decode(_ body: ByteBuffer) throws(EngineIO.DecodeError) -> [EngineIO.Packet] {
+        guard let text = String(validating: body.readableBytesView, as: UTF8.self) else {
+            throw EngineIO.DecodeError("body is not UTF-8")
+        }
+        return try EngineIO.decodePayload(text)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        if let session = heldPoll {
+            let channel = context.channel
+            session.onLoop { session.pollAbandoned(on: channel) }
+        }
+        heldPoll = nil
+        context.fireChannelInactive()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case .read? = event as? IdleStateHandler.IdleStateEvent {
+            // No request for longer than a session could live without one: the client is gone.
+            context.close(promise: nil)
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // HTTP parse errors were answered with 400 by NIO's error handler; resets need no answer.
+        context.close(promise: nil)
+    }
+}

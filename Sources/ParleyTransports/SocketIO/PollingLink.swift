@@ -1,0 +1,250 @@
+import AsyncHTTPClient
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import ParleyWire
+
+/// The HTTP client for polling (and later REST): `HTTPClient.shared` with the
+/// system trust store, or one process-wide client per extra CA file. They live
+/// as long as the process, so none is ever shut down under a request.
+enum HTTPClients {
+    private static let withCA = NIOLockedValueBox<[String: HTTPClient]>([:])
+
+    static func client(caFile: String?) -> HTTPClient {
+        guard let caFile else { return .shared }
+        return withCA.withLockedValue { clients in
+            if let c = clients[caFile] { return c }
+            var config = HTTPClient.Configuration()
+            config.tlsConfiguration = TransportTLS.configuration(caFile: caFile)
+            let c = HTTPClient(eventLoopGroupProvider: .singleton, configuration: config)
+            clients[caFile] = c
+            return c
+        }
+    }
+}
+
+/// Engine.IO over HTTP long-polling: one GET outstanding to receive, one POST
+/// at a time to send (packets queued meanwhile go out together in the next).
+///
+/// Used where WebSocket is refused or not wanted, and as the first leg of the
+/// polling → WebSocket upgrade.
+final class PollingLink: EngineIOLink {
+    private struct State {
+        var queue: [([EngineIO.Packet], CheckedContinuation<Void, Error>?)] = []
+        var posting = false
+        var stopped = false
+        /// Set while an upgrade waits for the running GET to come back.
+        var pauseWaiter: CheckedContinuation<Void, Never>?
+        var getRunning = false
+        var reported = false
+        /// The receive loop; cancelled on close, because python-engineio never
+        /// answers a GET that is pending when the session closes.
+        var receiver: Task<Void, Never>?
+    }
+
+    let endpoint: SocketIOEndpoint
+    let sid: String
+    private let headers: HTTPHeaders
+    private let client: HTTPClient
+    private let sink: LinkSink
+    private let getTimeout: TimeAmount
+    private let maxPayload: Int
+    private let state = NIOLockedValueBox(State())
+
+    init(endpoint: SocketIOEndpoint, sid: String, headers: HTTPHeaders, client: HTTPClient, sink: LinkSink,
+         getTimeout: Double, maxPayload: Int) {
+        self.endpoint = endpoint
+        self.sid = sid
+        self.headers = headers
+        self.client = client
+        self.sink = sink
+        self.getTimeout = .milliseconds(Int64(getTimeout * 1000))
+        self.maxPayload = maxPayload
+    }
+
+    static func headers(_ extra: [String: String], endpoint: SocketIOEndpoint) -> HTTPHeaders {
+        var h = HTTPHeaders()
+        for (k, v) in extra.sorted(by: { $0.key < $1.key }) { h.add(name: k, value: v) }
+        return h
+    }
+
+    /// The opening GET: returns the handshake and any packets that came with it.
+    static func handshake(endpoint: SocketIOEndpoint, headers: HTTPHeaders, client: HTTPClient,
+                          timeout: Double) async throws -> (EngineIO.Handshake, [EngineIO.Packet]) {
+        let body = try await request(client: client, url: endpoint.url(transport: .polling, sid: nil), method: .GET,
+                                     headers: headers, body: nil, timeout: .milliseconds(Int64(timeout * 1000)), limit: 1 << 20)
+        let packets: [EngineIO.Packet]
+        do {
+            packets = try EngineIO.decodePayload(body)
+        } catch {
+            throw TransportError(.protocolViolation, "the polling handshake is not Engine.IO: \(error)")
+        }
+        guard case .open(let handshake)? = packets.first else {
+            throw TransportError(.protocolViolation, "the polling handshake did not start with an open packet")
+        }
+        return (handshake, Array(packets.dropFirst()))
+    }
+
+    /// Starts the receive loop.
+    func start() {
+        let task = Task { await receiveLoop() }
+        state.withLockedValue { $0.receiver = task }
+    }
+
+    private func receiveLoop() async {
+        while true {
+            let go = state.withLockedValue { s -> Bool in
+                if s.stopped || s.pauseWaiter != nil { return false }
+                s.getRunning = true
+                return true
+            }
+            if !go { break }
+            do {
+                let body = try await Self.request(client: client, url: endpoint.url(transport: .polling, sid: sid), method: .GET,
+                                                  headers: headers, body: nil, timeout: getTimeout, limit: maxPayload + 4096)
+                let packets: [EngineIO.Packet]
+                do {
+                    packets = try EngineIO.decodePayload(body)
+                } catch {
+                    sink.malformed("dropped a polling payload that is not Engine.IO (\(error)): \(String(body.prefix(80)).debugDescription)")
+                    packets = []
+                }
+                for p in packets where !state.withLockedValue({ $0.stopped }) { sink.packet(p) }
+            } catch {
+                state.withLockedValue { $0.getRunning = false }
+                report(error as? TransportError ?? TransportError(.closed, "polling failed: \(error)"))
+                break
+            }
+            let waiter = state.withLockedValue { s -> CheckedContinuation<Void, Never>? in
+                s.getRunning = false
+                return s.pauseWaiter
+            }
+            if let waiter {
+                waiter.resume()
+                break
+            }
+        }
+    }
+
+    /// Stops receiving once the running GET returns (the server answers it with
+    /// a noop when the WebSocket probe succeeds); returns when it has.
+    func pause() async {
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+            let resumeNow = state.withLockedValue { s -> Bool in
+                s.pauseWaiter = c
+                return !s.getRunning
+            }
+            if resumeNow { c.resume() }
+        }
+    }
+
+    func enqueue(_ packets: [EngineIO.Packet]) {
+        state.withLockedValue { $0.queue.append((packets, nil)) }
+        kick()
+    }
+
+    func send(_ packets: [EngineIO.Packet]) async throws {
+        try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, Error>) in
+            state.withLockedValue { $0.queue.append((packets, c)) }
+            kick()
+        }
+    }
+
+    /// Sends what is queued, one POST at a time, until the queue is empty.
+    private func kick() {
+        let start = state.withLockedValue { s -> Bool in
+            if s.posting || s.queue.isEmpty { return false }
+            s.posting = true
+            return true
+        }
+        guard start else { return }
+        Task {
+            while true {
+                let (batch, stopped) = state.withLockedValue { s -> ([([EngineIO.Packet], CheckedContinuation<Void, Error>?)], Bool) in
+                    let b = s.queue
+                    s.queue = []
+                    if b.isEmpty { s.posting = false }
+                    return (b, s.stopped)
+                }
+                if batch.isEmpty { return }
+                if stopped {
+                    for (_, c) in batch { c?.resume(throwing: TransportError(.closed, "the polling session is closed")) }
+                    continue
+                }
+                let body = EngineIO.encodePayload(batch.flatMap(\.0))
+                do {
+                    _ = try await Self.request(client: client, url: endpoint.url(transport: .polling, sid: sid), method: .POST,
+                                               headers: headers, body: body, timeout: getTimeout, limit: 4096)
+                    for (_, c) in batch { c?.resume() }
+                } catch {
+                    let e = error as? TransportError ?? TransportError(.closed, "polling send failed: \(error)")
+                    for (_, c) in batch { c?.resume(throwing: e) }
+                    report(e)
+                }
+            }
+        }
+    }
+
+    /// Ends the session: a close packet, then nothing more is read.
+    func close() {
+        let (wasStopped, receiver) = state.withLockedValue { s -> (Bool, Task<Void, Never>?) in
+            defer { s.stopped = true; s.reported = true }
+            return (s.stopped, s.receiver)
+        }
+        if wasStopped { return }
+        receiver?.cancel()
+        let url = endpoint.url(transport: .polling, sid: sid)
+        let (client, headers) = (self.client, self.headers)
+        Task { _ = try? await Self.request(client: client, url: url, method: .POST, headers: headers, body: "1", timeout: .seconds(5), limit: 4096) }
+        sink.closed(nil)
+    }
+
+    /// Stops without a close packet (the session moved to WebSocket, or was dropped).
+    func abort() {
+        let receiver = state.withLockedValue { s -> Task<Void, Never>? in
+            s.stopped = true
+            s.reported = true
+            return s.receiver
+        }
+        receiver?.cancel()
+    }
+
+    private func report(_ error: TransportError) {
+        let first = state.withLockedValue { s -> Bool in
+            if s.reported { return false }
+            s.reported = true
+            s.stopped = true
+            return true
+        }
+        if first { sink.closed(error) }
+    }
+
+    /// One request; non-200 answers are errors naming the status and body.
+    static func request(client: HTTPClient, url: String, method: HTTPMethod, headers: HTTPHeaders, body: String?,
+                        timeout: TimeAmount, limit: Int) async throws -> String {
+        var req = HTTPClientRequest(url: url)
+        req.method = method
+        req.headers = headers
+        if let body {
+            req.headers.replaceOrAdd(name: "Content-Type", value: "text/plain;charset=UTF-8")
+            req.body = .bytes(ByteBuffer(string: body))
+        }
+        let response: HTTPClientResponse
+        do {
+            response = try await client.execute(req, timeout: timeout)
+        } catch {
+            throw TransportError(.connect, "\(method) \(url): \(error)")
+        }
+        let bytes: ByteBuffer
+        do {
+            bytes = try await response.body.collect(upTo: limit)
+        } catch {
+            throw TransportError(.protocolViolation, "\(method) \(url): answer over \(limit) bytes or cut short: \(error)")
+        }
+        let text = String(buffer: bytes)
+        guard response.status == .ok else {
+            throw TransportError(.closed, "\(method) \(url): HTTP \(response.status.code) \(String(text.prefix(200)))")
+        }
+        return text
+    }
+}

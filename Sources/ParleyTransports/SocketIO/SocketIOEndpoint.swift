@@ -1,0 +1,93 @@
+import ParleyCore
+import NIOSSL
+import ParleyWire
+
+/// Where a Socket.IO server is and how to address its Engine.IO requests.
+///
+/// Config gives `server` as `ws://host:port`, `wss://host:port`,
+/// `http(s)://host:port` or a bare `host:port` (plain WebSocket); the
+/// Engine.IO path and extra query parameters come from `[bot.socketio]`.
+public struct SocketIOEndpoint: Sendable, Equatable {
+    public var host: String
+    public var port: Int
+    public var tls: Bool
+    /// The Engine.IO path, trailing slash kept (`/socket.io/`).
+    public var path: String
+    /// Extra query parameters, sent on every request in this order.
+    public var query: [(String, String)]
+
+    public init(host: String, port: Int, tls: Bool = false, path: String = "/socket.io/", query: [(String, String)] = []) {
+        self.host = host
+        self.port = port
+        self.tls = tls
+        self.path = path
+        self.query = query
+    }
+
+    public static func == (a: SocketIOEndpoint, b: SocketIOEndpoint) -> Bool {
+        a.host == b.host && a.port == b.port && a.tls == b.tls && a.path == b.path
+            && a.query.map(\.0) == b.query.map(\.0) && a.query.map(\.1) == b.query.map(\.1)
+    }
+
+    /// Splits a `server` value into scheme, host and port; nil with a reason when it is not one.
+    public static func parse(_ server: String) -> (tls: Bool, hostPort: String)? {
+        let lower = server.lowercased()
+        for (scheme, tls) in [("wss://", true), ("https://", true), ("ws://", false), ("http://", false)] where lower.hasPrefix(scheme) {
+            var rest = server.dropFirst(scheme.count)
+            if rest.hasSuffix("/") { rest = rest.dropLast() }
+            if rest.contains("/") { return nil }
+            if !rest.contains(":") || rest.hasSuffix("]") { return (tls, rest + (tls ? ":443" : ":80")) }
+            return (tls, String(rest))
+        }
+        if lower.contains("://") { return nil }
+        return (false, server)
+    }
+
+    /// The request target of an Engine.IO request: `path?EIO=4&transport=…[&sid=…][&extra]`.
+    func target(transport: SocketIOOptions.Link, sid: String?) -> String {
+        var s = path + "?EIO=\(EngineIO.version)&transport=" + transport.rawValue
+        if let sid { s += "&sid=" + Self.percentEncoded(sid) }
+        for (k, v) in query { s += "&" + Self.percentEncoded(k) + "=" + Self.percentEncoded(v) }
+        return s
+    }
+
+    /// The same request as an absolute `http(s)://` URL, for the HTTP client.
+    func url(transport: SocketIOOptions.Link, sid: String?) -> String {
+        let shownHost = host.contains(":") ? "[\(host)]" : host
+        return (tls ? "https://" : "http://") + shownHost + ":\(port)" + target(transport: transport, sid: sid)
+    }
+
+    /// `Host:` header value.
+    var hostHeader: String {
+        let shownHost = host.contains(":") ? "[\(host)]" : host
+        return (port == (tls ? 443 : 80)) ? shownHost : "\(shownHost):\(port)"
+    }
+
+    /// RFC 3986 unreserved characters pass; everything else is %XX.
+    static func percentEncoded(_ s: String) -> String {
+        var out = ""
+        for b in s.utf8 {
+            switch b {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                out.unicodeScalars.append(Unicode.Scalar(b))
+            default:
+                let hex = Array("0123456789ABCDEF".utf8)
+                out.unicodeScalars.append("%")
+                out.unicodeScalars.append(Unicode.Scalar(hex[Int(b >> 4)]))
+                out.unicodeScalars.append(Unicode.Scalar(hex[Int(b & 15)]))
+            }
+        }
+        return out
+    }
+}
+
+/// TLS for `wss://` and `https://`: the system trust store, plus the CAs of
+/// `ca_file` when the config names one (a private or test CA).
+enum TransportTLS {
+    static func configuration(caFile: String?) -> TLSConfiguration {
+        var c = TLSConfiguration.makeClientConfiguration()
+        if let caFile { c.additionalTrustRoots = [.file(caFile)] }
+        return c
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import Synchronization
+
+/// The python-socketio SocketChat fixture (`Tests/Fixtures/python/socketchat_server.py`):
+/// a real third-party Socket.IO server, run as a child process on loopback.
+///
+/// `make test` creates the virtual environment (`.venv`) it runs in.
+final class PythonSocketChat: Sendable {
+    let process: Process
+    let port: Int
+
+    static var python: String { packageRoot.appendingPathComponent(".venv/bin/python").path }
+
+    private init(process: Process, port: Int) {
+        self.process = process
+        self.port = port
+    }
+
+    /// Starts the server (port 0: a free one) and waits for its `LISTENING <port>` line.
+    static func start(_ arguments: [String] = [], port: Int = 0) async throws -> PythonSocketChat {
+        guard FileManager.default.isExecutableFile(atPath: python) else {
+            throw PeerError("no \(python): run `make test`, or `bash Tests/Fixtures/python/setup-venv.sh`, to create it")
+        }
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: python)
+        p.arguments = [packageRoot.appendingPathComponent("Tests/Fixtures/python/socketchat_server.py").path,
+                       "--port", String(port)] + arguments
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        let reader = out.fileHandleForReading
+        let port: Int? = await withCheckedContinuation { c in
+            DispatchQueue.global().async {
+                var seen = ""
+                while true {
+                    let chunk = reader.availableData
+                    if chunk.isEmpty { c.resume(returning: nil); return }
+                    seen += String(decoding: chunk, as: UTF8.self)
+                    if let line = seen.split(separator: "\n").first(where: { $0.hasPrefix("LISTENING ") }) {
+                        c.resume(returning: Int(line.dropFirst("LISTENING ".count)))
+                        return
+                    }
+                }
+            }
+        }
+        guard let port else {
+            p.terminate()
+            throw PeerError("the python SocketChat server did not start (arguments: \(arguments))")
+        }
+        return PythonSocketChat(process: p, port: port)
+    }
+
+    /// SIGTERM, then wait for it to be gone (the port is free again).
+    func stop() async {
+        guard process.isRunning else { return }
+        kill(process.processIdentifier, SIGCONT)
+        process.terminate()
+        for _ in 0..<250 where process.isRunning { try? await Task.sleep(for: .milliseconds(20)) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+
+    /// Freezes the process: the TCP connections stay open but nothing is sent,
+    /// no pings included (a server that stops answering).
+    func freeze() { kill(process.processIdentifier, SIGSTOP) }
+    func thaw() { kill(process.processIdentifier, SIGCONT) }
+}
+
+struct PeerError: Error, CustomStringConvertible {
+    var description: String
+    init(_ d: String) { description = d }
+}
