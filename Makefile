@@ -3,13 +3,19 @@ SHELL := /bin/bash
 export PATH := /opt/swift/usr/bin:$(PATH)
 SWIFT ?= swift
 
-.PHONY: build test demo bench clean
+.PHONY: build test demo bench clean venv
 
 build:
 	$(SWIFT) build --product parley
 
+# The Python test peers (python-socketio server, echo bot) live in a virtual
+# environment made from Tests/Fixtures/python/requirements.txt (skipped when
+# it is up to date, so no network then).
+venv:
+	bash Tests/Fixtures/python/setup-venv.sh .venv
+
 # Builds the binary first: the CLI and golden tests run the real `parley`.
-test:
+test: venv
 	$(SWIFT) build
 	$(SWIFT) build --build-tests
 	@# Two passes: the end-to-end runtime tests need the cooperative pool (as
@@ -25,7 +31,7 @@ test:
 demo: build
 	.build/debug/parley demo
 
-bench:
+bench: venv
 	$(SWIFT) build -c release --product ParleyBench
 	.build/release/ParleyBench
 

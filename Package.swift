@@ -113,7 +113,8 @@ let package = Package(
         .testTarget(
             name: "ParleyRuntimeTests",
             dependencies: ["ParleyRuntime", "ParleyTransports", "ParleyServers", "ParleyCore", "ParleyWire", "ParleyLua",
-                           .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")]
+                           .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                           .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOWebSocket", package: "swift-nio")]
         ),
         .testTarget(name: "ParleyCoreTests", dependencies: ["ParleyCore", "ParleyJournal", "ParleyWire"], exclude: ["Golden", "Hostile", "Crash"]),
     ],

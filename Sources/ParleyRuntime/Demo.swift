@@ -21,6 +21,9 @@ public struct Demo {
         public var pluginsDirectory: String
         /// ANSI colours in the transcript.
         public var color = false
+        /// `streamchat` (the default) or `socketio` (the embedded SocketChat
+        /// server; people show typing before they speak).
+        public var transport = TransportKind.streamchat
         public init(pluginsDirectory: String) { self.pluginsDirectory = pluginsDirectory }
     }
 
@@ -54,12 +57,12 @@ public struct Demo {
     }
 
     public func run() async throws -> Summary {
-        let server = try await StreamChatServer.start(.init())
+        let server = try await DemoServer.start(options.transport)
         let port = server.port
         let tally = Tally()
         let transcript = Transcript(color: options.color, print: print)
         let seed = options.seed ?? UInt64.random(in: 1...UInt64.max)
-        print(transcript.header("parley demo: streamchat server on 127.0.0.1:\(port), \(options.users) simulated people, \(Int(options.seconds)) s, seed \(seed)"))
+        print(transcript.header("parley demo: \(options.transport.rawValue) server on 127.0.0.1:\(port), \(options.users) simulated people, \(Int(options.seconds)) s, seed \(seed)"))
 
         var observer = RuntimeObserver { record in
             if record.plugin == "moderator", record.text.hasPrefix("audit") {
@@ -92,8 +95,7 @@ public struct Demo {
             o.randomSeed = Int64(bitPattern: seed)
             var presence = PresenceOptions()
             presence.backoffMax = 2
-            return BotSpec(options: o, plugins: [plugin], presence: presence,
-                           transport: StreamChatTransport(host: "127.0.0.1", port: port, name: name))
+            return BotSpec(options: o, plugins: [plugin], presence: presence, transport: server.transport(name))
         }
 
         let people = Self.people(options.users)
@@ -149,6 +151,40 @@ public struct Demo {
             try? await Task.sleep(for: .milliseconds(10))
         }
         return false
+    }
+}
+
+/// The demo's embedded server, of the transport asked for.
+private enum DemoServer {
+    case streamchat(StreamChatServer)
+    case socketio(SocketChatServer)
+
+    static func start(_ kind: TransportKind) async throws -> DemoServer {
+        switch kind {
+        case .socketio: .socketio(try await SocketChatServer.start(.init()))
+        default: .streamchat(try await StreamChatServer.start(.init()))
+        }
+    }
+
+    var port: Int {
+        switch self {
+        case .streamchat(let s): s.port
+        case .socketio(let s): s.port
+        }
+    }
+
+    func transport(_ name: String) -> any Transport {
+        switch self {
+        case .streamchat: StreamChatTransport(host: "127.0.0.1", port: port, name: name)
+        case .socketio: SocketIOTransport(endpoint: SocketIOEndpoint(host: "127.0.0.1", port: port), name: name)
+        }
+    }
+
+    func shutdown() async {
+        switch self {
+        case .streamchat(let s): await s.shutdown()
+        case .socketio(let s): await s.shutdown()
+        }
     }
 }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ParleyCore
 import ParleyRuntime
 
 /// `parley demo`: the embedded server, the greeter and moderator bots and
@@ -19,12 +20,16 @@ struct DemoCommand: AsyncParsableCommand {
     @Option(help: "Seed for the people's choices (the same seed, the same people and lines).")
     var seed: UInt64?
 
+    @Option(help: ArgumentHelp("The embedded server and transport the demo runs on.", valueName: "streamchat|socketio"))
+    var transport = "streamchat"
+
     @Option(help: ArgumentHelp("Folder with greeter.lua, moderator.lua and persona.lua (default: ./Plugins, else next to the binary's checkout).", valueName: "dir"))
     var plugins: String?
 
     func validate() throws {
         guard (1...10_000).contains(users) else { throw ValidationError("--users must be between 1 and 10000") }
         guard seconds > 0, seconds <= 86_400 else { throw ValidationError("--seconds must be positive") }
+        guard ["streamchat", "socketio"].contains(transport) else { throw ValidationError("--transport must be streamchat or socketio") }
     }
 
     func run() async throws {
@@ -33,6 +38,7 @@ struct DemoCommand: AsyncParsableCommand {
         options.users = users
         options.seconds = seconds
         options.seed = seed
+        options.transport = TransportKind(rawValue: transport) ?? .streamchat
         options.color = isatty(STDOUT_FILENO) == 1
         let out = FileHandle.standardOutput
         _ = try await Demo(options: options) { line in out.write(Data((line + "\n").utf8)) }.run()

@@ -4,59 +4,121 @@ import Foundation
 import ParleyRuntime
 import ParleyServers
 
-/// `parley serve`: the embedded StreamChat server on its own, for bots and
-/// people on other machines or processes to connect to.
+/// `parley serve`: the embedded chat servers on their own, for bots and
+/// people on other machines or processes to connect to. StreamChat (raw TCP)
+/// and SocketChat (Socket.IO) each run when their address is given; with
+/// neither, StreamChat runs on its usual address.
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Run the embedded StreamChat server until SIGINT or SIGTERM."
+        abstract: "Run the embedded StreamChat and Socket.IO servers until SIGINT or SIGTERM.",
+        discussion: "With neither --streamchat nor --socketio, StreamChat listens on 127.0.0.1:5080."
     )
 
-    @Option(name: .customLong("streamchat"), help: ArgumentHelp("Address to listen on (port 0 picks a free port).", valueName: "host:port"))
-    var streamchat = "127.0.0.1:5080"
+    @Option(name: .customLong("streamchat"), help: ArgumentHelp("StreamChat address (port 0 picks a free port).", valueName: "host:port"))
+    var streamchat: String?
 
-    @Option(name: .customLong("idle-timeout"), help: ArgumentHelp("Drop a client that sends nothing for this long (0: never).", valueName: "seconds"))
+    @Option(name: .customLong("socketio"), help: ArgumentHelp("Socket.IO (SocketChat) address; serves /socket.io/ (port 0 picks a free port).", valueName: "host:port"))
+    var socketio: String?
+
+    @Option(name: .customLong("idle-timeout"), help: ArgumentHelp("StreamChat: drop a client that sends nothing for this long (0: never).", valueName: "seconds"))
     var idleTimeout: Double = 600
 
-    @Option(name: .customLong("max-connections"), help: "Connections beyond this are closed on accept.")
+    @Option(name: .customLong("max-connections"), help: "Connections beyond this are closed on accept (per server; for Socket.IO also sessions).")
     var maxConnections = 20_000
 
+    @Option(name: .customLong("ping-interval"), help: ArgumentHelp("Socket.IO: how often the server pings each client.", valueName: "seconds"))
+    var pingInterval: Double = 25
+
+    @Option(name: .customLong("ping-timeout"), help: ArgumentHelp("Socket.IO: drop a client that does not answer a ping within this long.", valueName: "seconds"))
+    var pingTimeout: Double = 20
+
+    /// No server flag at all keeps the old behaviour: StreamChat on its usual address.
+    private var streamchatAddress: String? {
+        streamchat ?? (socketio == nil ? "127.0.0.1:5080" : nil)
+    }
+
     func validate() throws {
-        _ = try Self.split(streamchat)
+        if let streamchat { _ = try Self.split(streamchat, key: "--streamchat") }
+        if let socketio { _ = try Self.split(socketio, key: "--socketio") }
         guard idleTimeout >= 0, idleTimeout.isFinite else { throw ValidationError("--idle-timeout must be 0 or more seconds") }
         guard maxConnections > 0 else { throw ValidationError("--max-connections must be positive") }
+        guard pingInterval > 0, pingInterval.isFinite else { throw ValidationError("--ping-interval must be more than 0 seconds") }
+        guard pingTimeout > 0, pingTimeout.isFinite else { throw ValidationError("--ping-timeout must be more than 0 seconds") }
     }
 
     func run() async throws {
-        let (host, port) = try Self.split(streamchat)
-        let config = StreamChatServer.Configuration(
-            host: host,
-            port: port,
-            idleTimeout: idleTimeout > 0 ? .milliseconds(Int64((idleTimeout * 1000).rounded())) : nil,
-            maxConnections: maxConnections,
-            log: { line in FileHandle.standardError.write(Data("parley serve: \(line)\n".utf8)) }
-        )
+        let log: @Sendable (String) -> Void = { line in FileHandle.standardError.write(Data("parley serve: \(line)\n".utf8)) }
         let signals = TerminationSignals()
-        let server = try await StreamChatServer.start(config)
-        let shown = host.contains(":") ? "[\(host)]" : host
-        FileHandle.standardOutput.write(Data("streamchat server listening on \(shown):\(server.port)\n".utf8))
+        var streamServer: StreamChatServer?
+        var socketServer: SocketChatServer?
+        do {
+            if let address = streamchatAddress {
+                let (host, port) = try Self.split(address, key: "--streamchat")
+                let config = StreamChatServer.Configuration(
+                    host: host,
+                    port: port,
+                    idleTimeout: idleTimeout > 0 ? Self.duration(idleTimeout) : nil,
+                    maxConnections: maxConnections,
+                    log: log
+                )
+                let server = try await StreamChatServer.start(config)
+                streamServer = server
+                Self.announce("streamchat", host: host, port: server.port)
+            }
+            if let address = socketio {
+                let (host, port) = try Self.split(address, key: "--socketio")
+                let config = SocketChatServer.Configuration(
+                    host: host,
+                    port: port,
+                    pingInterval: Self.duration(pingInterval),
+                    pingTimeout: Self.duration(pingTimeout),
+                    maxConnections: maxConnections,
+                    log: log
+                )
+                let server = try await SocketChatServer.start(config)
+                socketServer = server
+                Self.announce("socketio", host: host, port: server.port)
+            }
+        } catch {
+            // One server started and the other could not bind: stop the first before failing.
+            await streamServer?.shutdown()
+            await socketServer?.shutdown()
+            throw error
+        }
 
         let received = await signals.next()
-        FileHandle.standardError.write(Data("parley serve: \(received == SIGINT ? "SIGINT" : "SIGTERM"), shutting down\n".utf8))
-        await server.shutdown()
-        let stats = server.stats
-        FileHandle.standardError.write(Data("parley serve: stopped; \(stats.messagesRelayed) messages relayed, \(stats.framesRefused) frames refused, \(stats.clientsDropped) clients dropped\n".utf8))
+        log("\(received == SIGINT ? "SIGINT" : "SIGTERM"), shutting down")
+        if let streamServer {
+            await streamServer.shutdown()
+            let stats = streamServer.stats
+            log("stopped; \(stats.messagesRelayed) messages relayed, \(stats.framesRefused) frames refused, \(stats.clientsDropped) clients dropped")
+        }
+        if let socketServer {
+            await socketServer.shutdown()
+            let stats = socketServer.stats
+            log("socketio stopped; \(stats.messagesRelayed) messages relayed, \(stats.packetsRefused) packets refused, \(stats.clientsDropped) clients dropped")
+        }
+    }
+
+    /// `streamchat server listening on 127.0.0.1:5080`, on stdout, once the server accepts.
+    private static func announce(_ name: String, host: String, port: Int) {
+        let shown = host.contains(":") ? "[\(host)]" : host
+        FileHandle.standardOutput.write(Data("\(name) server listening on \(shown):\(port)\n".utf8))
+    }
+
+    private static func duration(_ seconds: Double) -> Duration {
+        .milliseconds(Int64((seconds * 1000).rounded()))
     }
 
     /// `host:port`, `[v6]:port` → (host, port); port 0 picks a free one.
-    static func split(_ address: String) throws -> (String, Int) {
+    static func split(_ address: String, key: String) throws -> (String, Int) {
         do {
-            return try BotSpecs.parseAddress(address, key: "--streamchat", allowAnyPort: true)
+            return try BotSpecs.parseAddress(address, key: key, allowAnyPort: true)
         } catch {
             throw ValidationError(error.message)
         }
     }
-
 }
 
 /// SIGINT and SIGTERM, caught with Dispatch signal sources: the handlers run

@@ -169,6 +169,7 @@ final class EngineIOWebSocketHandler: ChannelInboundHandler {
 
     /// Echoes the client's close code, then closes.
     private func closeHandshake(_ frame: WebSocketFrame, context: ChannelHandlerContext) {
+        isClosing = true
         var data = frame.unmaskedData
         let code = data.readSlice(length: 2) ?? ByteBuffer()
         let channel = context.channel

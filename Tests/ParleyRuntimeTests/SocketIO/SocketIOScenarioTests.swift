@@ -228,4 +228,43 @@ struct SocketIOScenarioTests {
         await session.leave()
         await server.stop()
     }
+
+    /// Servers with a namespace per room: one connection, one namespace per
+    /// room, and each room's people greeted in their own room only.
+    @Test(arguments: SocketServerKind.allCases)
+    func aNamespacePerRoom(_ kind: SocketServerKind) async throws {
+        let server = try await SocketServer.start(kind)
+        var options = SocketIOOptions()
+        options.namespacePerRoom = true
+        options.namespaceTemplate = "/room-{room}"
+        let rec = Recorder()
+        let spec = try botSpec(name: "parley", port: 0, plugins: [], shippedPlugins: ["greeter", "echo"],
+                               transport: SocketIOTransport(endpoint: SocketIOEndpoint(host: "127.0.0.1", port: server.port), name: "parley",
+                                                            rooms: ["alpha", "beta"], options: options, connectTimeout: 5))
+        let bot = BotRunner(spec: spec, observer: rec.observer)
+        let run = Task { await bot.run() }
+        #expect(await eventually { await bot.state == .online })
+        func person(_ name: String, _ room: String) async throws -> Person {
+            var o = SocketIOOptions()
+            o.namespace = "/room-\(room)"
+            return try await Person(name, transport: SocketIOTransport(endpoint: SocketIOEndpoint(host: "127.0.0.1", port: server.port),
+                                                                       name: name, rooms: [room], options: o, connectTimeout: 5),
+                                    room: room)
+        }
+        let amy = try await person("amy", "alpha")
+        let ben = try await person("ben", "beta")
+        #expect(await eventually { amy.texts(from: "parley").contains("Welcome, amy!") })
+        #expect(await eventually { ben.texts(from: "parley").contains("Welcome, ben!") })
+        try await ben.say("!echo only in beta")
+        #expect(await eventually { ben.texts(from: "parley").contains("only in beta") })
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(!amy.texts(from: "parley").contains("Welcome, ben!"))
+        #expect(!amy.texts(from: "parley").contains("only in beta"))
+        #expect(amy.texts(from: "ben").isEmpty)
+        await amy.leave()
+        await ben.leave()
+        await bot.stop()
+        _ = await run.value
+        await server.stop()
+    }
 }
