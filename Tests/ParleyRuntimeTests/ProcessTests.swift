@@ -113,9 +113,10 @@ struct ProcessTests {
         #expect(text.contains("fsync"), "\(text)")
     }
 
-    @Test func demoEndsWithGreetingsAndModerationInItsSummary() async throws {
+    @Test(arguments: ["streamchat", "socketio"])
+    func demoEndsWithGreetingsAndModerationInItsSummary(_ transport: String) async throws {
         let out = Pipe()
-        let p = try launchParley(["demo", "--seconds", "20", "--seed", "42"], stdout: out)
+        let p = try launchParley(["demo", "--seconds", "20", "--seed", "42", "--transport", transport], stdout: out)
         let r = await finish(p, stdout: out)
         let text = r.stdout
         #expect(r.status == 0)
@@ -127,6 +128,7 @@ struct ProcessTests {
         #expect(count("greetings") >= 3, "\(summary)")
         #expect(count("moderation actions") >= 1, "\(summary)")
         #expect(count("plugin errors") == 0, "\(text)")
+        if transport == "socketio" { #expect(text.contains("is typing…"), "people show typing on Socket.IO: \(text)") }
     }
 }
 

@@ -14,6 +14,10 @@ Once it listens it prints exactly one line, `LISTENING <port>`, on stdout
 (tests read it to learn the port). SIGTERM or SIGINT stops it with exit code 0.
 `--help` lists the options.
 
+With `--certfile CERT.pem --keyfile KEY.pem` it serves TLS instead of plain
+TCP (wss:// and https:// on the same port); the certificate file may hold the
+chain after the server's own certificate.
+
 SocketChat events (client -> server, answered to everyone in the namespace):
     connectUser(nick)      -> userList([users]), userConnectUpdate(user)
     chatMessage(nick, msg) -> userTypingUpdate({nick: 1}), newChatMessage(nick, msg, date)
@@ -38,6 +42,7 @@ import datetime
 import logging
 import signal
 import socket
+import ssl
 import sys
 
 import engineio
@@ -285,6 +290,15 @@ def listening_socket(host, port):
     return sock
 
 
+def tls_context(opts):
+    """The server-side TLS context for --certfile/--keyfile, or None (plain TCP)."""
+    if opts.certfile is None:
+        return None
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(opts.certfile, opts.keyfile)
+    return context
+
+
 async def serve(opts):
     sio = make_server(opts)
     app = web.Application()
@@ -295,7 +309,7 @@ async def serve(opts):
     runner = web.AppRunner(app, handle_signals=False, access_log=None, shutdown_timeout=0.1)
     await runner.setup()
     sock = listening_socket(opts.host, opts.port)
-    await web.SockSite(runner, sock).start()
+    await web.SockSite(runner, sock, ssl_context=tls_context(opts)).start()
     print(f"LISTENING {sock.getsockname()[1]}", flush=True)
 
     stop = asyncio.Event()
@@ -321,6 +335,10 @@ def parse_args(argv=None):
     p.add_argument("--auth-token", default=None,
                    help='refuse CONNECTs whose auth is not {"token": TOKEN}')
     p.add_argument("--path", default="/socket.io/", help="Socket.IO path (default /socket.io/)")
+    p.add_argument("--certfile", default=None,
+                   help="PEM certificate (chain): serve TLS (wss://, https://) instead of plain TCP")
+    p.add_argument("--keyfile", default=None,
+                   help="PEM private key for --certfile (default: the key is in the --certfile file)")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--quiet", dest="verbose", action="store_false",
                    help="no per-event logging (the default)")
@@ -332,6 +350,8 @@ def parse_args(argv=None):
     bad = set(opts.transports) - {"websocket", "polling"}
     if bad or not opts.transports:
         p.error(f"--transports: unknown {sorted(bad) or 'empty list'}")
+    if opts.keyfile is not None and opts.certfile is None:
+        p.error("--keyfile needs --certfile")
     return opts
 
 

@@ -1,0 +1,270 @@
+import Foundation
+import ParleyCore
+import ParleyRuntime
+import ParleyServers
+import ParleyTransports
+import Synchronization
+
+// The bench's roles besides the load generator, each in its own process so no
+// role takes another's threads and each one's CPU can be read from
+// /proc/PID/stat: the two servers, the two echo bots, and the plumbing that
+// starts them and makes sure none outlives the bench.
+
+extension SocketIOBench {
+    /// Child mode `--serve-socketio`: the embedded server; prints its port, runs until stdin closes.
+    static func serve() async throws {
+        resetTerminationSignals()
+        let server = try await SocketChatServer.start(.init())
+        FileHandle.standardOutput.write(Data("LISTENING \(server.port)\n".utf8))
+        await stdinClosed()
+        await server.shutdown()
+    }
+
+    /// Child mode `--socketio-echo-bot PORT`: Parley's echo bot (BotRunner,
+    /// Plugins/echo.lua, SocketIOTransport, journal off so state is in
+    /// memory, the same as the python peer). Prints READY once online; runs
+    /// until stdin closes; exits 1 if the bot stops on its own.
+    static func echoBot(port: Int) async throws {
+        resetTerminationSignals()
+        let plugin = FileManager.default.currentDirectoryPath + "/Plugins/echo.lua"
+        guard FileManager.default.fileExists(atPath: plugin) else {
+            throw BenchError("\(plugin) not found: run the bench from the package root")
+        }
+        let spec = BotSpec(options: BotOptions(name: botName), plugins: [.init(name: "echo", path: plugin)],
+                           presence: PresenceOptions(),
+                           transport: SocketIOTransport(endpoint: SocketIOEndpoint(host: "127.0.0.1", port: port), name: botName),
+                           journal: nil)
+        let ready = Flag(), stopping = Flag()
+        // Warnings and errors only: an info line per event would bill the bot for logging.
+        var observer = RuntimeObserver { r in
+            if r.level != .info { FileHandle.standardError.write(Data("parley echo bot \(r.level.rawValue): \(r.text)\n".utf8)) }
+        }
+        observer.connection = { _, state in
+            if state == .online, ready.set() { FileHandle.standardOutput.write(Data("READY\n".utf8)) }
+        }
+        let runner = BotRunner(spec: spec, observer: observer)
+        Task {
+            let outcome = await runner.run()
+            if !stopping.isSet {
+                FileHandle.standardError.write(Data("the Parley echo bot stopped by itself: \(outcome)\n".utf8))
+                exit(1)
+            }
+        }
+        await stdinClosed()
+        _ = stopping.set()
+        await runner.stop(drainTimeout: 0)
+    }
+
+    /// Resolves once stdin reaches EOF (the bench closed the pipe, or died).
+    /// The read blocks a thread of its own: a blocked cooperative thread
+    /// would halve the bot's executor on a 2-core machine.
+    static func stdinClosed() async {
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            Thread {
+                _ = FileHandle.standardInput.readDataToEndOfFile()
+                done.resume()
+            }.start()
+        }
+    }
+
+    /// The bench ignores SIGINT/SIGTERM while it runs (a signal source kills
+    /// the children instead), and ignored signals survive exec: a child puts
+    /// the default back so a plain `kill` still ends it.
+    static func resetTerminationSignals() {
+        for sig in [SIGINT, SIGTERM, SIGHUP] { signal(sig, SIG_DFL) }
+    }
+
+    // MARK: starting the roles
+
+    /// Where the peers live, resolved from the current directory (make runs from the package root).
+    struct Paths {
+        var bench: String
+        var python: String
+        var server: String
+        var echoPeer: String
+
+        static func resolve() throws -> Paths {
+            let root = FileManager.default.currentDirectoryPath
+            let p = Paths(bench: URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path,
+                          python: root + "/.venv/bin/python",
+                          server: root + "/Tests/Fixtures/python/socketchat_server.py",
+                          echoPeer: root + "/Tests/Fixtures/python/echo_peer.py")
+            for f in [root + "/Plugins/echo.lua", p.server, p.echoPeer] where !FileManager.default.fileExists(atPath: f) {
+                throw BenchError("\(f) not found: run the bench from the package root (make bench does)")
+            }
+            guard FileManager.default.isExecutableFile(atPath: p.python) else {
+                throw BenchError("\(p.python) not found: make the venv with `bash Tests/Fixtures/python/setup-venv.sh` (make bench does)")
+            }
+            return p
+        }
+    }
+
+    /// Runs a fixture script under the venv's python with a watchdog thread:
+    /// when stdin reaches EOF (we closed it, or the bench died by any signal)
+    /// the peer gets SIGTERM, which both fixtures answer by exiting cleanly.
+    /// Same PID as the script, so /proc/PID/stat is the peer's own CPU.
+    static let pythonWatchdog = """
+    import os, runpy, signal, sys, threading
+    for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(s, signal.SIG_DFL)
+    def watch():
+        try:
+            sys.stdin.buffer.read()
+        finally:
+            os.kill(os.getpid(), signal.SIGTERM)
+    threading.Thread(target=watch, daemon=True).start()
+    sys.argv = sys.argv[1:]
+    runpy.run_path(sys.argv[0], run_name="__main__")
+    """
+
+    static func startServer(_ kind: ServerKind, _ paths: Paths) throws -> (BenchChild, Int) {
+        let child = switch kind {
+        case .python: try BenchChild(role: "python-socketio server (socketchat_server.py)", executable: paths.python,
+                                     arguments: ["-c", pythonWatchdog, paths.server, "--port", "0"])
+        case .embedded: try BenchChild(role: "embedded server (ParleyBench --serve-socketio)", executable: paths.bench,
+                                       arguments: ["--serve-socketio"])
+        }
+        do {
+            let line = try child.line(startingWith: "LISTENING", timeout: 30)
+            guard let port = Int(line) else { throw BenchError("the \(child.role) printed 'LISTENING \(line)', not a port") }
+            return (child, port)
+        } catch {
+            child.stop()
+            throw error
+        }
+    }
+
+    static func startBot(_ kind: BotKind, port: Int, _ paths: Paths) throws -> BenchChild {
+        let child = switch kind {
+        case .python: try BenchChild(role: "python echo bot (echo_peer.py)", executable: paths.python,
+                                     arguments: ["-c", pythonWatchdog, paths.echoPeer, "--url", "http://127.0.0.1:\(port)",
+                                                 "--name", botName])
+        case .parley: try BenchChild(role: "Parley echo bot (ParleyBench --socketio-echo-bot)", executable: paths.bench,
+                                     arguments: ["--socketio-echo-bot", String(port)])
+        }
+        do {
+            _ = try child.line(startingWith: "READY", timeout: 30)
+            return child
+        } catch {
+            child.stop()
+            throw error
+        }
+    }
+
+    // MARK: CPU and load
+
+    /// utime + stime of a process in seconds (all its threads), from /proc/PID/stat.
+    static func cpuSeconds(_ pid: Int32) -> Double {
+        guard let s = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = s.lastIndex(of: ")") else { return .nan }
+        // After "pid (comm)": field 3 (state) is index 0, so utime (14) and stime (15) are 11 and 12.
+        let f = s[s.index(after: close)...].split(separator: " ")
+        guard f.count > 12, let u = Double(f[11]), let k = Double(f[12]) else { return .nan }
+        return (u + k) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    static func loadAverage() -> String {
+        let s = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? "?"
+        return s.split(separator: " ").prefix(3).joined(separator: " ")
+    }
+}
+
+/// CLOCK_MONOTONIC in ns: the load generator's one clock for send stamps and receipts.
+func monoNow() -> UInt64 {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+}
+
+/// Set once; `set()` says whether this call was the one that set it.
+final class Flag: Sendable {
+    private let value = Mutex(false)
+    func set() -> Bool { value.withLock { old in defer { old = true }; return !old } }
+    var isSet: Bool { value.withLock { $0 } }
+}
+
+/// One role in its own process. Its stdin is a pipe only the bench holds:
+/// closing it stops the child, and so does the bench's death by any means
+/// (the kernel closes the pipe). A signal source kills what is left on
+/// SIGINT/SIGTERM/SIGHUP; `stop()` escalates to SIGKILL after a few seconds.
+final class BenchChild {
+    let role: String
+    let process = Process()
+    private let input = Pipe(), output = Pipe()
+    private var buffered: [UInt8] = []
+    var pid: Int32 { process.processIdentifier }
+
+    init(role: String, executable: String, arguments: [String]) throws {
+        self.role = role
+        BenchChild.installSignalHandlers()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.standardInput = input
+        process.standardOutput = output
+        // stderr is inherited: a peer's own complaint shows just above the bench's error.
+        do { try process.run() } catch { throw BenchError("cannot start the \(role): \(error)") }
+        BenchChild.live.withLock { _ = $0.insert(process.processIdentifier) }
+    }
+
+    /// The rest of the first stdout line that starts with `prefix`. Blocks
+    /// (only at setup, before any measuring); fails if the child exits or
+    /// says nothing in time.
+    func line(startingWith prefix: String, timeout: Double) throws -> String {
+        let fd = output.fileHandleForReading.fileDescriptor
+        let deadline = monoNow() + UInt64(timeout * 1e9)
+        while true {
+            while let nl = buffered.firstIndex(of: 0x0A) {
+                let line = String(decoding: buffered[..<nl], as: UTF8.self)
+                buffered.removeSubrange(...nl)
+                if line.hasPrefix(prefix) { return String(line.dropFirst(prefix.count)).trimmingCharacters(in: .whitespaces) }
+            }
+            let now = monoNow()
+            guard now < deadline else { throw BenchError("the \(role) did not print \(prefix) within \(Int(timeout)) s") }
+            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            if poll(&p, 1, Int32((deadline - now) / 1_000_000) + 1) <= 0 { continue }
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            let n = read(fd, &chunk, chunk.count)
+            if n > 0 { buffered += chunk[..<n]; continue }
+            if n < 0, errno == EINTR { continue }
+            // EOF: the child closed stdout, which means it is exiting.
+            let end = monoNow() + 2_000_000_000
+            while process.isRunning, monoNow() < end { usleep(10_000) }
+            let status = process.isRunning ? "still running" : "exit status \(process.terminationStatus)"
+            throw BenchError("the \(role) could not start: it exited before printing \(prefix) (\(status); its stderr is above)")
+        }
+    }
+
+    /// Closes stdin and waits up to 3 s for a clean exit, then SIGTERM, then SIGKILL.
+    func stop() {
+        try? input.fileHandleForWriting.close()
+        for (wait, sig) in [(3.0, SIGTERM), (1.0, SIGKILL)] {
+            let end = monoNow() + UInt64(wait * 1e9)
+            while process.isRunning, monoNow() < end { usleep(5_000) }
+            if !process.isRunning { break }
+            kill(pid, sig)
+        }
+        process.waitUntilExit()
+        BenchChild.live.withLock { _ = $0.remove(pid) }
+    }
+
+    static let live = Mutex<Set<Int32>>([])
+    private static let signalSources = Mutex<[any DispatchSourceSignal]>([])
+
+    /// On SIGINT/SIGTERM/SIGHUP: SIGKILL every live child, then exit 128+signal.
+    static func installSignalHandlers() {
+        signalSources.withLock { sources in
+            guard sources.isEmpty else { return }
+            for sig in [SIGINT, SIGTERM, SIGHUP] {
+                signal(sig, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+                source.setEventHandler {
+                    for pid in live.withLock({ $0 }) { kill(pid, SIGKILL) }
+                    FileHandle.standardError.write(Data("bench interrupted by signal \(sig); children killed\n".utf8))
+                    exit(128 + sig)
+                }
+                source.resume()
+                sources.append(source)
+            }
+        }
+    }
+}
