@@ -284,9 +284,10 @@ final class EngineIOConnection: Sendable {
         let limit = handshake.maxPayload
         for p in packets {
             let size: Int
-            switch EngineIO.encode(p) {
-            case .text(let s): size = s.utf8.count
+            switch p {
+            case .message(let s): size = s.utf8.count + 1  // the "4" in front
             case .binary(let b): size = b.count
+            default: continue
             }
             if size > limit { throw TransportError(.refused, "a packet of \(size) bytes is over the server's maxPayload (\(limit))") }
         }
