@@ -68,10 +68,17 @@ extension SocketIOBench {
     }
 
     /// The bench ignores SIGINT/SIGTERM while it runs (a signal source kills
-    /// the children instead), and ignored signals survive exec: a child puts
-    /// the default back so a plain `kill` still ends it.
+    /// the children instead), and a child is spawned from a Dispatch thread,
+    /// which blocks them; both survive exec. A child puts the default back
+    /// and unblocks them so a plain `kill` still ends it.
     static func resetTerminationSignals() {
-        for sig in [SIGINT, SIGTERM, SIGHUP] { signal(sig, SIG_DFL) }
+        var set = sigset_t()
+        sigemptyset(&set)
+        for sig in [SIGINT, SIGTERM, SIGHUP] {
+            signal(sig, SIG_DFL)
+            sigaddset(&set, sig)
+        }
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
     }
 
     // MARK: starting the roles
@@ -102,14 +109,18 @@ extension SocketIOBench {
     /// Runs a fixture script under the venv's python with a watchdog thread:
     /// when stdin reaches EOF (we closed it, or the bench died by any signal)
     /// the peer gets SIGTERM, which both fixtures answer by exiting cleanly.
-    /// Same PID as the script, so /proc/PID/stat is the peer's own CPU.
+    /// Same PID as the script, so /proc/PID/stat is the peer's own CPU. The
+    /// signals are unblocked and defaulted first (see `resetTerminationSignals`).
     static let pythonWatchdog = """
     import os, runpy, signal, sys, threading
-    for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+    stops = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    for s in stops:
         signal.signal(s, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, stops)
     def watch():
         try:
-            sys.stdin.buffer.read()
+            while os.read(0, 65536):  # raw reads: a buffered stdin's lock would trouble interpreter exit
+                pass
         finally:
             os.kill(os.getpid(), signal.SIGTERM)
     threading.Thread(target=watch, daemon=True).start()
@@ -163,6 +174,20 @@ extension SocketIOBench {
         return (u + k) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
+    /// Context switches of all of a process's threads (voluntary and not),
+    /// from /proc/PID/task/*/status: each hop of a message between threads costs one or two.
+    static func contextSwitches(_ pid: Int32) -> Int {
+        let dir = "/proc/\(pid)/task"
+        var total = 0
+        for tid in (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? [] {
+            guard let text = try? String(contentsOfFile: "\(dir)/\(tid)/status", encoding: .utf8) else { continue }
+            for line in text.split(separator: "\n") where line.contains("ctxt_switches:") {
+                total += Int(line.split(separator: "\t").last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "") ?? 0
+            }
+        }
+        return total
+    }
+
     static func loadAverage() -> String {
         let s = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? "?"
         return s.split(separator: " ").prefix(3).joined(separator: " ")
@@ -187,23 +212,41 @@ final class Flag: Sendable {
 /// closing it stops the child, and so does the bench's death by any means
 /// (the kernel closes the pipe). A signal source kills what is left on
 /// SIGINT/SIGTERM/SIGHUP; `stop()` escalates to SIGKILL after a few seconds.
+///
+/// Its stderr goes to a file, shown when it fails to start or does not exit
+/// cleanly: the python peers print aiohttp's shutdown chatter even on a clean
+/// exit, which would only clutter the report.
 final class BenchChild {
     let role: String
     let process = Process()
     private let input = Pipe(), output = Pipe()
+    private let errorFile: String
     private var buffered: [UInt8] = []
+    /// Set once a thrown error already carries the stderr, so `stop()` does not repeat it.
+    private var stderrShown = false
     var pid: Int32 { process.processIdentifier }
 
     init(role: String, executable: String, arguments: [String]) throws {
         self.role = role
         BenchChild.installSignalHandlers()
+        errorFile = FileManager.default.temporaryDirectory
+            .appendingPathComponent("parley-socketio-bench-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).stderr").path
+        guard FileManager.default.createFile(atPath: errorFile, contents: nil),
+              let errors = FileHandle(forWritingAtPath: errorFile) else { throw BenchError("cannot create \(errorFile)") }
+        defer { try? errors.close() }
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         process.standardInput = input
         process.standardOutput = output
-        // stderr is inherited: a peer's own complaint shows just above the bench's error.
+        process.standardError = errors
         do { try process.run() } catch { throw BenchError("cannot start the \(role): \(error)") }
         BenchChild.live.withLock { _ = $0.insert(process.processIdentifier) }
+    }
+
+    /// What the child wrote to stderr, indented for the report.
+    private var stderrText: String {
+        let text = ((try? String(contentsOfFile: errorFile, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        return text.isEmpty ? "(nothing on stderr)" : text.split(separator: "\n").suffix(20).map { "    " + $0 }.joined(separator: "\n")
     }
 
     /// The rest of the first stdout line that starts with `prefix`. Blocks
@@ -219,7 +262,10 @@ final class BenchChild {
                 if line.hasPrefix(prefix) { return String(line.dropFirst(prefix.count)).trimmingCharacters(in: .whitespaces) }
             }
             let now = monoNow()
-            guard now < deadline else { throw BenchError("the \(role) did not print \(prefix) within \(Int(timeout)) s") }
+            guard now < deadline else {
+                stderrShown = true
+                throw BenchError("the \(role) did not print \(prefix) within \(Int(timeout)) s; its stderr:\n\(stderrText)")
+            }
             var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             if poll(&p, 1, Int32((deadline - now) / 1_000_000) + 1) <= 0 { continue }
             var chunk = [UInt8](repeating: 0, count: 4096)
@@ -230,7 +276,8 @@ final class BenchChild {
             let end = monoNow() + 2_000_000_000
             while process.isRunning, monoNow() < end { usleep(10_000) }
             let status = process.isRunning ? "still running" : "exit status \(process.terminationStatus)"
-            throw BenchError("the \(role) could not start: it exited before printing \(prefix) (\(status); its stderr is above)")
+            stderrShown = true
+            throw BenchError("the \(role) could not start: it exited before printing \(prefix) (\(status)); its stderr:\n\(stderrText)")
         }
     }
 
@@ -245,6 +292,11 @@ final class BenchChild {
         }
         process.waitUntilExit()
         BenchChild.live.withLock { _ = $0.remove(pid) }
+        if !stderrShown, process.terminationReason != .exit || process.terminationStatus != 0 {
+            let how = process.terminationReason == .exit ? "exit status" : "signal"
+            print("  note: the \(role) did not stop cleanly (\(how) \(process.terminationStatus)); its stderr:\n\(stderrText)")
+        }
+        try? FileManager.default.removeItem(atPath: errorFile)
     }
 
     static let live = Mutex<Set<Int32>>([])

@@ -14,6 +14,29 @@ if let i = CommandLine.arguments.firstIndex(of: "--serve-shards"), i + 1 < Comma
     try await UsersBench.serveShards(k)
     exit(0)
 }
+// Child modes of the Socket.IO bench: the embedded server, and Parley's echo
+// bot on port PORT, each in its own process; both run until stdin closes.
+// Their stdout is the bench's pipe for LISTENING/READY, so failures go to stderr.
+if CommandLine.arguments.contains("--serve-socketio") {
+    do { try await SocketIOBench.serve() } catch {
+        FileHandle.standardError.write(Data("embedded Socket.IO server failed: \(error)\n".utf8)); exit(1)
+    }
+    exit(0)
+}
+if let i = CommandLine.arguments.firstIndex(of: "--socketio-echo-bot") {
+    guard i + 1 < CommandLine.arguments.count, let port = Int(CommandLine.arguments[i + 1]) else {
+        FileHandle.standardError.write(Data("--socketio-echo-bot needs a port\n".utf8)); exit(2)
+    }
+    do { try await SocketIOBench.echoBot(port: port) } catch {
+        FileHandle.standardError.write(Data("Parley echo bot failed: \(error)\n".utf8)); exit(1)
+    }
+    exit(0)
+}
+// `--socketio`: only the Socket.IO echo bot bench.
+if CommandLine.arguments.contains("--socketio") {
+    do { try await SocketIOBench.run(quick: quick) } catch { print("bench failed: \(error)"); exit(1) }
+    exit(0)
+}
 // `--users 1000,5000`: only the users bench, for these counts.
 if let i = CommandLine.arguments.firstIndex(of: "--users"), i + 1 < CommandLine.arguments.count {
     let counts = CommandLine.arguments[i + 1].split(separator: ",").compactMap { Int($0) }
@@ -24,6 +47,7 @@ do {
     try LuaBench.run(quick: quick)
     try await JournalBench.run(quick: quick)
     try await UsersBench.run(counts: quick ? [1000] : [1000, 5000, 10_000], steadySeconds: quick ? 5 : 15)
+    try await SocketIOBench.run(quick: quick)
 } catch {
     print("bench failed: \(error)")
     exit(1)

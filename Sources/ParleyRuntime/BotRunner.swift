@@ -180,7 +180,7 @@ public actor BotRunner {
                     }
                     guard case .chat(let chat) = event else { continue }
                     observer.event(name, chat)
-                    if isOwnPresence(chat) { continue }
+                    if isOwn(chat) { continue }
                     await handle(chat)
                     if failure != nil { break }
                 }
@@ -238,9 +238,12 @@ public actor BotRunner {
 
     /// The bot's own join and leave lines: the transport echoes them on every
     /// (re)connect, and a reconnect must not look like an arrival to plugins.
-    private func isOwnPresence(_ e: BotEvent) -> Bool {
+    /// Its own messages come back too (servers echo to the sender); the bot
+    /// would drop them unseen, so they never make the trip to the Lua thread.
+    private func isOwn(_ e: BotEvent) -> Bool {
         switch e {
         case .join(_, let user, _), .leave(_, let user, _): user == name
+        case .message(let m): m.user == name
         default: false
         }
     }
