@@ -128,12 +128,12 @@ final class RawWebSocketClient: Sendable {
     }
 
     /// The next event, or nil when nothing arrives in time.
-    func next(timeout: Duration = .seconds(5)) async -> Event? {
+    func next(timeout: Duration = .seconds(10)) async -> Event? {
         await received(timeout: timeout)?.event
     }
 
     /// The next event with the time it arrived.
-    func received(timeout: Duration = .seconds(5)) async -> Received? {
+    func received(timeout: Duration = .seconds(10)) async -> Received? {
         let deadline = ContinuousClock.now + timeout
         while true {
             if let received = inbox.take() { return received }
@@ -143,7 +143,7 @@ final class RawWebSocketClient: Sendable {
     }
 
     /// The next text frame; throws on anything else.
-    func text(timeout: Duration = .seconds(5)) async throws -> String {
+    func text(timeout: Duration = .seconds(10)) async throws -> String {
         switch await next(timeout: timeout) {
         case .text(let text): return text
         case let other: throw Failure(description: "expected a text frame, got \(other.map { "\($0)" } ?? "nothing within \(timeout)")")
@@ -151,7 +151,7 @@ final class RawWebSocketClient: Sendable {
     }
 
     /// Reads text frames until one satisfies `match`; returns it. Throws if the connection ends first.
-    func text(timeout: Duration = .seconds(5), where match: (String) -> Bool) async throws -> String {
+    func text(timeout: Duration = .seconds(10), where match: (String) -> Bool) async throws -> String {
         while true {
             let text = try await text(timeout: timeout)
             if match(text) { return text }
@@ -159,7 +159,7 @@ final class RawWebSocketClient: Sendable {
     }
 
     /// True when the server closes the connection in time (frames before the close are discarded).
-    func closedByServer(within timeout: Duration = .seconds(5)) async -> Bool {
+    func closedByServer(within timeout: Duration = .seconds(10)) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while let event = await next(timeout: deadline - ContinuousClock.now) {
             if event == .closed { return true }

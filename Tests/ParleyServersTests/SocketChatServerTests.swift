@@ -301,7 +301,7 @@ struct ChatEvent: Equatable, CustomStringConvertible {
 
 extension RawWebSocketClient {
     /// The next Socket.IO event, answering pings on the way; throws on anything else.
-    func event(timeout: Duration = .seconds(5)) async throws -> ChatEvent {
+    func event(timeout: Duration = .seconds(10)) async throws -> ChatEvent {
         while true {
             let text = try await text(timeout: timeout)
             if text == "2" {

@@ -10,7 +10,7 @@ import ParleyWire
 /// it, and its state is only touched there (hence `@unchecked Sendable`).
 /// Polling requests may arrive on any connection, on any loop; handlers hop
 /// to `loop` with `onLoop` before calling in. Everything Socket.IO happens in
-/// `SocketIOEndpoint`; this type only carries packets.
+/// `SessionSockets`; this type only carries packets.
 ///
 /// Sessions end in one of two ways. The client *leaves* (a close packet, its
 /// WebSocket closes, it abandons a long-poll): nothing is logged. The server
@@ -27,7 +27,7 @@ final class EngineIOSession: @unchecked Sendable {
     /// The connection that opened the session, and the sid: who log lines are about.
     let who: String
     private let server: ServerContext
-    private let sockets: SocketIOEndpoint
+    private let sockets: SessionSockets
 
     private var transport: Transport
     /// A WebSocket that answered the probe and may take over once it sends `5`.
@@ -35,7 +35,7 @@ final class EngineIOSession: @unchecked Sendable {
     /// The held long-poll GET, answered as soon as something is queued.
     private var pendingPoll: HTTPReply?
     /// Packets waiting for a long-poll (or for an upgrade to finish).
-    private var queue: [ByteBuffer] = []
+    private var queue: [OutboundPacket] = []
     private var queuedBytes = 0
     private(set) var isClosed = false
     private var nextPing: Scheduled<Void>?
@@ -47,7 +47,7 @@ final class EngineIOSession: @unchecked Sendable {
         self.loop = loop
         self.who = "\(peer) (\(sid))"
         self.server = server
-        self.sockets = SocketIOEndpoint(server: server)
+        self.sockets = SessionSockets(server: server)
         self.transport = transport
     }
 
@@ -117,13 +117,13 @@ final class EngineIOSession: @unchecked Sendable {
     // MARK: outbound
 
     /// Writes or queues one packet; `flush` sends what a batch queued.
-    func send(_ packet: ByteBuffer) {
+    func send(_ packet: OutboundPacket) {
         guard !isClosed else { return }
         if case .websocket(let link) = transport {
             link.write(packet)
         } else {
             queue.append(packet)
-            queuedBytes += packet.readableBytes
+            queuedBytes += packet.text.readableBytes
         }
     }
 
@@ -148,14 +148,14 @@ final class EngineIOSession: @unchecked Sendable {
     }
 
     /// A room's broadcast batch, on this loop.
-    func deliver(_ packets: [ByteBuffer]) {
+    func deliver(_ packets: [OutboundPacket]) {
         for packet in packets { send(packet) }
         flush()
     }
 
     /// Sends `packet` behind the room broadcasts already queued on this loop, so an
     /// ack arrives after the packets its event caused, as from the reference servers.
-    func sendAfterQueuedBroadcasts(_ packet: ByteBuffer) {
+    func sendAfterQueuedBroadcasts(_ packet: OutboundPacket) {
         loop.execute { [self] in
             send(packet)
             flush()

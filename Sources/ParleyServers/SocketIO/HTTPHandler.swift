@@ -3,8 +3,9 @@ import NIOHTTP1
 import ParleyWire
 
 /// Engine.IO over plain HTTP: the polling handshake, long-poll GETs and POSTed
-/// payloads, and the refusals for everything else (wrong path, version,
-/// transport or sid, and WebSocket requests the upgrader declined).
+/// payloads, WebSocket upgrades (of any request on the connection, see
+/// `EngineIOPipeline`), and the refusals for everything else: wrong path,
+/// version, transport or sid, a WebSocket request without an upgrade.
 ///
 /// Requests are acted on at their end. A long-poll is handed to its session,
 /// which answers it from its own loop when packets are queued; this handler
@@ -20,6 +21,8 @@ final class EngineIOHTTPHandler: ChannelInboundHandler, RemovableChannelHandler 
         case get(HTTPReply, EngineIOSession?)
         /// A payload for a session, its body collected up to `maxPayload`.
         case post(HTTPReply, EngineIOSession, ByteBuffer)
+        /// A WebSocket upgrade, for a new session or of a polling one.
+        case upgrade(HTTPRequestHead, EngineIOWebSocketHandler.Role)
         /// Already answered; the rest of the request is ignored.
         case answered
     }
@@ -60,6 +63,8 @@ final class EngineIOHTTPHandler: ChannelInboundHandler, RemovableChannelHandler 
                 session.onLoop { session.poll(reply) }
             case .post(let reply, let session, let body):
                 post(body, to: session, reply: reply)
+            case .upgrade(let head, let role):
+                upgrade(head, role: role, context: context)
             case .idle, .answered:
                 break
             }
@@ -71,20 +76,28 @@ final class EngineIOHTTPHandler: ChannelInboundHandler, RemovableChannelHandler 
         heldPoll = nil
         let reply = HTTPReply(channel: context.channel, request: head)
         state = .answered
+        let asksUpgrade = head.headers.contains(name: "upgrade")
+        // NIO's request decoder reads nothing after a request that asks for an upgrade,
+        // and a HEAD answer must not have the body refusals carry: either way the
+        // connection cannot go on after a refusal.
+        let refuse = { (refusal: EngineIORequest.Refusal) in
+            reply.refuse(refusal, thenClose: asksUpgrade || head.method == .HEAD)
+        }
         let request: EngineIORequest
         switch EngineIORequest.read(uri: head.uri, config: server.config) {
         case .success(let r): request = r
-        case .failure(let refusal): return reply.refuse(refusal)
+        case .failure(let refusal): return refuse(refusal)
         }
         var session: EngineIOSession?
         if let sid = request.sid {
-            guard let found = server.registry.session(sid) else { return reply.refuse(.unknownSession) }
+            guard let found = server.registry.session(sid) else { return refuse(.unknownSession) }
             session = found
         }
         switch (request.transport, head.method, session) {
+        case (.websocket, .GET, _) where asksUpgrade:
+            state = .upgrade(head, session.map { .upgrade($0) } ?? .open)
         case (.websocket, _, _):
-            // A WebSocket request the upgrader declined: no Upgrade header, or a session that cannot upgrade.
-            reply.refuse(.badRequest)
+            refuse(.badRequest)
         case (.polling, .GET, _):
             state = .get(reply, session)
         case (.polling, .POST, let session?):
@@ -96,10 +109,29 @@ final class EngineIOHTTPHandler: ChannelInboundHandler, RemovableChannelHandler 
                 state = .post(reply, session, context.channel.allocator.buffer(capacity: 0))
             }
         case (.polling, _, nil):
-            reply.refuse(.badHandshakeMethod)
+            refuse(.badHandshakeMethod)
         case (.polling, _, _?):
-            reply.refuse(.badRequest)
+            refuse(.badRequest)
         }
+    }
+
+    /// Checks the handshake (and that a polling session can still upgrade) on the
+    /// upgrader, then hands the connection over to WebSocket.
+    private func upgrade(_ head: HTTPRequestHead, role: EngineIOWebSocketHandler.Role, context: ChannelHandlerContext) {
+        let upgrader = EngineIOPipeline.upgrader(for: role, server: server)
+        let reply = HTTPReply(channel: context.channel, request: head)
+        upgrader.buildUpgradeResponse(channel: context.channel, upgradeRequest: head, initialResponseHeaders: HTTPHeaders())
+            .hop(to: context.eventLoop)
+            .assumeIsolated()
+            .whenComplete { result in
+                switch result {
+                case .success(let headers):
+                    EngineIOPipeline.switchToWebSocket(context, request: head, responseHeaders: headers, upgrader: upgrader)
+                case .failure:
+                    // No valid WebSocket key or version, or a session that can no longer upgrade.
+                    reply.refuse(.badRequest, thenClose: true)
+                }
+            }
     }
 
     private func handshake(_ reply: HTTPReply, context: ChannelHandlerContext) {
@@ -110,7 +142,7 @@ final class EngineIOHTTPHandler: ChannelInboundHandler, RemovableChannelHandler 
             session.start()
         case .full(let n):
             server.registry.countDropped()
-            server.log("refused a handshake from \(server.peer(of: context.channel)): server full (\(n) sessions)")
+            server.log("dropped \(server.peer(of: context.channel)): server full (\(n) sessions)")
             reply.refuse(.full)
         case .closing:
             reply.refuse(.full, thenClose: true)

@@ -18,12 +18,12 @@ struct HTTPReply: Sendable {
     }
 
     /// 200 with Engine.IO packets as a long-polling payload (joined by `\u{1e}`).
-    func payload(_ packets: [ByteBuffer]) {
+    func payload(_ packets: [OutboundPacket]) {
         var body = ByteBuffer()
-        body.reserveCapacity(packets.reduce(packets.count) { $0 + $1.readableBytes })
+        body.reserveCapacity(packets.reduce(packets.count) { $0 + $1.text.readableBytes })
         for (i, packet) in packets.enumerated() {
             if i > 0 { body.writeInteger(UInt8(0x1E)) }
-            body.writeImmutableBuffer(packet)
+            body.writeImmutableBuffer(packet.text)
         }
         send(.ok, body, contentType: "text/plain; charset=UTF-8")
     }

@@ -27,7 +27,7 @@ struct RoomAudience {
     }
 
     /// Queues `packet` for every member; returns the loops that need a drain scheduled.
-    func enqueue(_ packet: ByteBuffer) -> [LoopAudience] {
+    func enqueue(_ packet: OutboundPacket) -> [LoopAudience] {
         loops.values.filter { $0.enqueue(packet) }
     }
 }
@@ -58,7 +58,7 @@ final class LoopAudience: @unchecked Sendable {
     }
 
     /// True when a drain must be scheduled.
-    func enqueue(_ packet: ByteBuffer) -> Bool {
+    func enqueue(_ packet: OutboundPacket) -> Bool {
         guard !members.isEmpty else { return false }
         if let last = pending.indices.last, pending[last].version == version {
             pending[last].packets.append(packet)
@@ -79,7 +79,7 @@ final class LoopAudience: @unchecked Sendable {
 
     /// Packets that go to the same members.
     struct Batch {
-        var packets: [ByteBuffer]
+        var packets: [OutboundPacket]
         let members: [String: EngineIOSession]
         let version: UInt64
 

@@ -2,36 +2,6 @@ import NIOCore
 import NIOWebSocket
 import ParleyWire
 
-/// A session's WebSocket, as the session sees it. Packets go out as text frames
-/// around the shared packet buffer: the frame encoder writes the header apart
-/// from a buffer it does not own, so a broadcast's bytes are never copied per
-/// recipient. Usable from any loop, since an upgraded session may live on
-/// another loop than its WebSocket.
-struct WebSocketLink: Sendable, Equatable {
-    let channel: any Channel
-
-    func write(_ packet: ByteBuffer) {
-        channel.write(WebSocketFrame(fin: true, opcode: .text, data: packet), promise: nil)
-    }
-
-    func flush() {
-        channel.flush()
-    }
-
-    /// A close frame, then the connection, without waiting for the client's
-    /// close frame: a client that does not read must not keep the socket open.
-    func close(_ code: WebSocketErrorCode = .normalClosure) {
-        var data = ByteBuffer()
-        data.write(webSocketErrorCode: code)
-        channel.writeAndFlush(WebSocketFrame(fin: true, opcode: .connectionClose, data: data), promise: nil)
-        channel.close(promise: nil)
-    }
-
-    static func == (a: WebSocketLink, b: WebSocketLink) -> Bool {
-        a.channel === b.channel
-    }
-}
-
 /// One WebSocket connection after the HTTP upgrade: frames in, Engine.IO
 /// packets to the session. A WebSocket-only client gets a new session; one
 /// that upgrades a polling session first goes through the probe (`2probe` →
@@ -46,11 +16,11 @@ final class EngineIOWebSocketHandler: ChannelInboundHandler {
     typealias InboundIn = WebSocketFrame
     typealias OutboundOut = WebSocketFrame
 
-    enum Role {
+    enum Role: Sendable {
         /// A WebSocket-only client: the session is made when the handler is added.
         case open
-        /// The upgrade of a polling session; nil when the session ended before the upgrade finished.
-        case upgrade(EngineIOSession?)
+        /// The upgrade of a polling session.
+        case upgrade(EngineIOSession)
     }
 
     private enum State {
@@ -62,22 +32,29 @@ final class EngineIOWebSocketHandler: ChannelInboundHandler {
     }
 
     private let server: ServerContext
+    /// The `FrameBypass` handler's context.
+    private let bypass: ChannelHandlerContext
     private var state: State
     /// Once set, nothing more is read. The state stays, so that the session
     /// still hears when the connection is gone.
     private var isClosing = false
     private var writabilityCheckScheduled = false
 
-    init(server: ServerContext, role: Role) {
+    init(server: ServerContext, role: Role, bypass: ChannelHandlerContext) {
         self.server = server
         self.state = .starting(role)
+        self.bypass = bypass
+    }
+
+    private func link(_ context: ChannelHandlerContext) -> WebSocketLink {
+        WebSocketLink(channel: context.channel, bypass: bypass)
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
         guard case .starting(let role) = state else { return }
         switch role {
         case .open:
-            let link = WebSocketLink(channel: context.channel)
+            let link = link(context)
             let session = EngineIOSession(server: server, loop: context.eventLoop, transport: .websocket(link), peer: server.peer(of: context.channel))
             switch server.registry.register(session) {
             case .admitted:
@@ -89,18 +66,15 @@ final class EngineIOWebSocketHandler: ChannelInboundHandler {
                 state = .closed
                 context.close(promise: nil)
             }
-        case .upgrade(let session?):
+        case .upgrade(let session):
             state = .probing(session)
-        case .upgrade(nil):
-            state = .closed
-            context.close(promise: nil)
         }
     }
 
     func channelInactive(context: ChannelHandlerContext) {
         switch state {
         case .probing(let session), .attached(let session):
-            let link = WebSocketLink(channel: context.channel)
+            let link = link(context)
             session.onLoop { session.transportClosed(link) }
         case .starting, .closed:
             break
@@ -150,7 +124,7 @@ final class EngineIOWebSocketHandler: ChannelInboundHandler {
         case .attached(let session):
             session.onLoop { session.receive(packet) }
         case .probing(let session):
-            let link = WebSocketLink(channel: context.channel)
+            let link = link(context)
             switch packet {
             case .ping("probe"):
                 session.onLoop { session.probe(link) }
@@ -215,7 +189,7 @@ final class EngineIOWebSocketHandler: ChannelInboundHandler {
         case .probing, .starting, .closed:
             server.registry.countDropped()
             server.log("dropped \(server.peer(of: context.channel)): \(reason)")
-            WebSocketLink(channel: context.channel).close(code)
+            link(context).close(code)
         }
     }
 }

@@ -5,16 +5,17 @@ import ParleyWire
 /// dispatch of its packets to the rooms.
 ///
 /// What a client can get wrong ends here in one of two ways, as in the
-/// JavaScript server. Input the parser refuses, an event for a namespace the
-/// client never connected, a stray binary message or a CONNECT_ERROR from a
-/// client is a `Violation`: the session is dropped. An event SocketChat does not
+/// JavaScript server. Input the parser refuses, a text packet cutting into a
+/// binary packet's attachments, an event for a namespace the client never
+/// connected, a stray binary message or a CONNECT_ERROR from a client is a
+/// `Violation`: the session is dropped. An event SocketChat does not
 /// know or cannot use, or an invalid namespace, is *refused*: counted, logged,
 /// and the client stays.
 ///
 /// A class on its session's loop, like the session: the session calls in while
 /// the rooms call back into the session, and a struct stored in the session
 /// would be inout for the whole call.
-final class SocketIOEndpoint {
+final class SessionSockets {
     struct Violation: Error, CustomStringConvertible {
         var description: String
     }
