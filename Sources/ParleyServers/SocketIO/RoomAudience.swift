@@ -32,60 +32,12 @@ struct RoomAudience {
     }
 }
 
-/// The members on one event loop and the packets queued for them. A class, so
-/// that queueing does not copy the queue out of the room's state and back;
-/// only touched with the room's lock held, hence `@unchecked Sendable`.
-final class LoopAudience: @unchecked Sendable {
-    let loop: any EventLoop
-    private var members: [String: EngineIOSession] = [:]
-    /// Bumped on every membership change, so consecutive packets with the
-    /// same audience share one batch.
-    private var version: UInt64 = 0
-    private var pending: [Batch] = []
-    private var drainScheduled = false
+/// A room's audience on one event loop: sockets, and the packets queued for them.
+typealias LoopAudience = LoopMembers<String, EngineIOSession, OutboundPacket>
 
-    init(loop: any EventLoop) { self.loop = loop }
-
-    func add(_ socketID: String, _ session: EngineIOSession) -> Bool {
-        version &+= 1
-        return members.updateValue(session, forKey: socketID) == nil
-    }
-
-    func remove(_ socketID: String) -> Bool {
-        guard members.removeValue(forKey: socketID) != nil else { return false }
-        version &+= 1
-        return true
-    }
-
-    /// True when a drain must be scheduled.
-    func enqueue(_ packet: OutboundPacket) -> Bool {
-        guard !members.isEmpty else { return false }
-        if let last = pending.indices.last, pending[last].version == version {
-            pending[last].packets.append(packet)
-        } else {
-            // Copy-on-write: the snapshot costs O(1) until membership changes.
-            pending.append(Batch(packets: [packet], members: members, version: version))
-        }
-        if drainScheduled { return false }
-        drainScheduled = true
-        return true
-    }
-
-    func take() -> [Batch] {
-        defer { pending = [] }
-        drainScheduled = false
-        return pending
-    }
-
-    /// Packets that go to the same members.
-    struct Batch {
-        var packets: [OutboundPacket]
-        let members: [String: EngineIOSession]
-        let version: UInt64
-
-        /// Runs on the members' event loop.
-        func deliver() {
-            for session in members.values { session.deliver(packets) }
-        }
+extension LoopMembers.Batch where Member == EngineIOSession, Item == OutboundPacket {
+    /// Runs on the members' event loop.
+    func deliver() {
+        for session in members.values { session.deliver(items) }
     }
 }

@@ -27,7 +27,7 @@ final class Hub: Sendable {
     private struct State {
         var nextID: ConnectionID = 0
         var connections: [ConnectionID: any Channel] = [:]
-        var loops: [ObjectIdentifier: LoopMembers] = [:]
+        var loops: [ObjectIdentifier: LoopChannels] = [:]
         var stats = StreamChatServer.Stats()
         var isClosing = false
     }
@@ -67,7 +67,7 @@ final class Hub: Sendable {
         state.withLock { s in
             guard !s.isClosing else { return }
             let key = ObjectIdentifier(channel.eventLoop)
-            let members = s.loops[key] ?? LoopMembers(loop: channel.eventLoop)
+            let members = s.loops[key] ?? LoopChannels(loop: channel.eventLoop)
             s.loops[key] = members
             members.add(id, channel)
             s.stats.registeredClients += 1
@@ -118,63 +118,14 @@ final class Hub: Sendable {
     }
 }
 
-/// The members on one event loop and the lines queued for them.
-/// A class, so that queueing a line does not copy the queue out of the
-/// hub's state and back; only touched with the hub's lock held, hence
-/// `@unchecked Sendable`.
-private final class LoopMembers: @unchecked Sendable {
-    let loop: any EventLoop
-    private var channels: [Hub.ConnectionID: any Channel] = [:]
-    /// Bumped on every membership change, so consecutive lines with the
-    /// same audience share one batch.
-    private var version: UInt64 = 0
-    private var pending: [Batch] = []
-    private var drainScheduled = false
+/// A hub's audience on one event loop: connections, and the lines queued for them.
+typealias LoopChannels = LoopMembers<Hub.ConnectionID, any Channel, ByteBuffer>
 
-    init(loop: any EventLoop) { self.loop = loop }
-
-    func add(_ id: Hub.ConnectionID, _ channel: any Channel) {
-        channels[id] = channel
-        version &+= 1
-    }
-
-    func remove(_ id: Hub.ConnectionID) -> Bool {
-        guard channels.removeValue(forKey: id) != nil else { return false }
-        version &+= 1
-        return true
-    }
-
-    /// Queues a line for the current members; true when a drain must be scheduled.
-    func enqueue(_ line: ByteBuffer) -> Bool {
-        guard !channels.isEmpty else { return false }
-        if let last = pending.indices.last, pending[last].version == version {
-            pending[last].lines.append(line)
-        } else {
-            // Copy-on-write: the snapshot costs O(1) until membership changes.
-            pending.append(Batch(lines: [line], channels: channels, version: version))
-        }
-        if drainScheduled { return false }
-        drainScheduled = true
-        return true
-    }
-
-    func take() -> [Batch] {
-        defer { pending = [] }
-        drainScheduled = false
-        return pending
-    }
-}
-
-/// Lines that go to the same members.
-private struct Batch {
-    var lines: [ByteBuffer]
-    let channels: [Hub.ConnectionID: any Channel]
-    let version: UInt64
-
+extension LoopMembers.Batch where Member == any Channel, Item == ByteBuffer {
     /// Runs on the members' event loop: one flush per client for all its lines.
     func write() {
-        for channel in channels.values {
-            for line in lines { channel.write(line, promise: nil) }
+        for channel in members.values {
+            for line in items { channel.write(line, promise: nil) }
             channel.flush()
         }
     }
