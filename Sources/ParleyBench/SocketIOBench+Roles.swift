@@ -89,14 +89,18 @@ extension SocketIOBench {
         var python: String
         var server: String
         var echoPeer: String
+        /// Runs a fixture and stops it when our end of its stdin closes (we
+        /// closed it, or the bench died by any signal), under the same PID.
+        var untilStdinCloses: String
 
         static func resolve() throws -> Paths {
             let root = FileManager.default.currentDirectoryPath
             let p = Paths(bench: URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path,
                           python: root + "/.venv/bin/python",
                           server: root + "/Tests/Fixtures/python/socketchat_server.py",
-                          echoPeer: root + "/Tests/Fixtures/python/echo_peer.py")
-            for f in [root + "/Plugins/echo.lua", p.server, p.echoPeer] where !FileManager.default.fileExists(atPath: f) {
+                          echoPeer: root + "/Tests/Fixtures/python/echo_peer.py",
+                          untilStdinCloses: root + "/Tests/Fixtures/python/until_stdin_closes.py")
+            for f in [root + "/Plugins/echo.lua", p.server, p.echoPeer, p.untilStdinCloses] where !FileManager.default.fileExists(atPath: f) {
                 throw BenchError("\(f) not found: run the bench from the package root (make bench does)")
             }
             guard FileManager.default.isExecutableFile(atPath: p.python) else {
@@ -106,32 +110,11 @@ extension SocketIOBench {
         }
     }
 
-    /// Runs a fixture script under the venv's python with a watchdog thread:
-    /// when stdin reaches EOF (we closed it, or the bench died by any signal)
-    /// the peer gets SIGTERM, which both fixtures answer by exiting cleanly.
-    /// Same PID as the script, so /proc/PID/stat is the peer's own CPU. The
-    /// signals are unblocked and defaulted first (see `resetTerminationSignals`).
-    static let pythonWatchdog = """
-    import os, runpy, signal, sys, threading
-    stops = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-    for s in stops:
-        signal.signal(s, signal.SIG_DFL)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, stops)
-    def watch():
-        try:
-            while os.read(0, 65536):  # raw reads: a buffered stdin's lock would trouble interpreter exit
-                pass
-        finally:
-            os.kill(os.getpid(), signal.SIGTERM)
-    threading.Thread(target=watch, daemon=True).start()
-    sys.argv = sys.argv[1:]
-    runpy.run_path(sys.argv[0], run_name="__main__")
-    """
 
     static func startServer(_ kind: ServerKind, _ paths: Paths) throws -> (BenchChild, Int) {
         let child = switch kind {
         case .python: try BenchChild(role: "python-socketio server (socketchat_server.py)", executable: paths.python,
-                                     arguments: ["-c", pythonWatchdog, paths.server, "--port", "0"])
+                                     arguments: [paths.untilStdinCloses, paths.server, "--port", "0"])
         case .embedded: try BenchChild(role: "embedded server (ParleyBench --serve-socketio)", executable: paths.bench,
                                        arguments: ["--serve-socketio"])
         }
@@ -148,7 +131,7 @@ extension SocketIOBench {
     static func startBot(_ kind: BotKind, port: Int, _ paths: Paths) throws -> BenchChild {
         let child = switch kind {
         case .python: try BenchChild(role: "python echo bot (echo_peer.py)", executable: paths.python,
-                                     arguments: ["-c", pythonWatchdog, paths.echoPeer, "--url", "http://127.0.0.1:\(port)",
+                                     arguments: [paths.untilStdinCloses, paths.echoPeer, "--url", "http://127.0.0.1:\(port)",
                                                  "--name", botName])
         case .parley: try BenchChild(role: "Parley echo bot (ParleyBench --socketio-echo-bot)", executable: paths.bench,
                                      arguments: ["--socketio-echo-bot", String(port)])

@@ -8,12 +8,16 @@ import Synchronization
 final class PythonSocketChat: Sendable {
     let process: Process
     let port: Int
+    /// Our end of its stdin: when it closes (stop(), or this test process dies
+    /// by any signal) the server stops instead of lingering on its port.
+    private let stdin: Pipe
 
     static var python: String { packageRoot.appendingPathComponent(".venv/bin/python").path }
 
-    private init(process: Process, port: Int) {
+    private init(process: Process, port: Int, stdin: Pipe) {
         self.process = process
         self.port = port
+        self.stdin = stdin
     }
 
     /// Starts the server (port 0: a free one) and waits for its `LISTENING <port>` line.
@@ -23,10 +27,13 @@ final class PythonSocketChat: Sendable {
         }
         let p = Process()
         p.executableURL = URL(fileURLWithPath: python)
-        p.arguments = [packageRoot.appendingPathComponent("Tests/Fixtures/python/socketchat_server.py").path,
-                       "--port", String(port)] + arguments
+        let fixtures = packageRoot.appendingPathComponent("Tests/Fixtures/python")
+        p.arguments = [fixtures.appendingPathComponent("until_stdin_closes.py").path,
+                       fixtures.appendingPathComponent("socketchat_server.py").path, "--port", String(port)] + arguments
         let out = Pipe()
+        let input = Pipe()
         p.standardOutput = out
+        p.standardInput = input
         p.standardError = FileHandle.nullDevice
         try p.run()
         let reader = out.fileHandleForReading
@@ -48,7 +55,7 @@ final class PythonSocketChat: Sendable {
             p.terminate()
             throw PeerError("the python SocketChat server did not start (arguments: \(arguments))")
         }
-        return PythonSocketChat(process: p, port: port)
+        return PythonSocketChat(process: p, port: port, stdin: input)
     }
 
     /// SIGTERM, then wait for it to be gone (the port is free again).
