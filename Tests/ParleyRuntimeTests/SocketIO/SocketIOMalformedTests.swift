@@ -149,7 +149,8 @@ struct SocketIOMalformedTests {
         // A clean stop says goodbye on the same link.
         await bot.stop()
         #expect(await run.value == .stopped)
-        #expect(conn.texts.contains(#"42["exitUser","parley"]"#))
+        try await conn.waitForText("exitUser", timeout: 3) { $0 == #"42["exitUser","parley"]"# }
+        try await conn.waitForText("a DISCONNECT of /", timeout: 3) { $0 == "41" }
         #expect(await conn.waitUntilClosed(timeout: 3))
         await peer.stop()
     }
@@ -216,7 +217,8 @@ struct SocketIOMalformedTests {
         let first = try await peer.connection(0)
         try await first.open(name: "parley")
         #expect(await eventually { await bot.state == .online })
-        try await first.send(Self.chat("alice", String(repeating: "x", count: 17 << 20)))
+        // The client drops the connection while the frame is still being written.
+        try? await first.send(#"42["newChatMessage","alice",""# + String(repeating: "x", count: 17 << 20) + #"","d"]"#)
         #expect(await first.waitUntilClosed(timeout: 5))
         let second = try await peer.connection(1)
         try await second.open(name: "parley")
@@ -240,13 +242,15 @@ struct SocketIOMalformedTests {
         let first = try await peer.connection(0)
         try await first.open(name: "parley", maxPayload: 1_000_000)
         #expect(await eventually { await bot.state == .online })
-        try await first.send(Self.chat("alice", "!echo " + String(repeating: "x", count: 2_000_000)))
-        #expect(await first.waitUntilClosed(timeout: 3))
+        try? await first.send(#"42["newChatMessage","alice","!echo "# + String(repeating: "x", count: 2_000_000) + #"","d"]"#)
+        let closed = await first.waitUntilClosed(timeout: 3)
+        #expect(closed, "the link is still open; heard \(Self.heard(rec).map { $0.prefix(20) }), client sent \(first.texts.map { $0.prefix(40) })")
+        #expect(!Self.heard(rec).contains { $0.hasPrefix("alice: !echo") })
+        guard closed else { return }
         let second = try await peer.connection(1)
         try await second.open(name: "parley")
         #expect(await eventually { let s = await bot.stats; let st = await bot.state; return s.reconnects == 1 && st == .online })
         #expect(try await Self.pingRoundTrip(second, rec, tag: "after", pongs: 1))
-        #expect(!Self.heard(rec).contains { $0.hasPrefix("alice: !echo") })
         await bot.stop()
         #expect(await run.value == .stopped)
         await peer.stop()
