@@ -34,6 +34,8 @@ final class EngineIOConnection: Sendable {
     private struct State {
         var handshake: EngineIO.Handshake?
         var openWaiter: CheckedContinuation<EngineIO.Handshake, Error>?
+        /// Why the open failed, when it failed before anyone waited for it.
+        var openFailure: TransportError?
         var probeWaiter: CheckedContinuation<Bool, Never>?
         var active: (any EngineIOLink)?
         var activeID: LinkID?
@@ -79,6 +81,7 @@ final class EngineIOConnection: Sendable {
                      ended: @escaping @Sendable (TransportError?) -> Void,
                      log: @escaping @Sendable (String) -> Void) async throws -> EngineIOConnection {
         var failures: [String] = []
+        var lastKind = TransportError.Kind.connect
         for link in settings.links {
             let c = EngineIOConnection(deliver: deliver, ended: ended, log: log)
             do {
@@ -92,9 +95,11 @@ final class EngineIOConnection: Sendable {
                 c.state.withLockedValue { $0.ended = true }
                 c.state.withLockedValue { $0.active }?.abort()
                 failures.append("\(link.rawValue): \(error)")
+                lastKind = (error as? TransportError)?.kind ?? .connect
             }
         }
-        throw TransportError(.connect, failures.joined(separator: "; "))
+        // The last attempt's kind: a protocol violation or a refusal stays one.
+        throw TransportError(lastKind, failures.joined(separator: "; "))
     }
 
     private func sink(_ id: LinkID) -> LinkSink {
@@ -110,7 +115,8 @@ final class EngineIOConnection: Sendable {
             st.active = link
             st.activeID = .websocket
         }
-        _ = try await waitForOpen(timeout: s.connectTimeout)
+        let handshake = try await waitForOpen(timeout: s.connectTimeout)
+        link.frameLimit.set(handshake.maxPayload)
     }
 
     private func waitForOpen(timeout: Double) async throws -> EngineIO.Handshake {
@@ -122,6 +128,7 @@ final class EngineIOConnection: Sendable {
         return try await withCheckedThrowingContinuation { (c: CheckedContinuation<EngineIO.Handshake, Error>) in
             let ready = state.withLockedValue { st -> Result<EngineIO.Handshake, Error>? in
                 if let h = st.handshake { return .success(h) }
+                if let e = st.openFailure { return .failure(e) }
                 if st.ended { return .failure(TransportError(.closed, "the link closed before the Engine.IO handshake")) }
                 st.openWaiter = c
                 return nil
@@ -132,6 +139,7 @@ final class EngineIOConnection: Sendable {
 
     private func failOpen(_ e: TransportError) {
         let waiter = state.withLockedValue { st -> CheckedContinuation<EngineIO.Handshake, Error>? in
+            if st.handshake == nil, st.openFailure == nil { st.openFailure = e }
             defer { st.openWaiter = nil }
             return st.openWaiter
         }

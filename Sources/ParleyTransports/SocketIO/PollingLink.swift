@@ -4,20 +4,21 @@ import NIOCore
 import NIOHTTP1
 import ParleyWire
 
-/// The HTTP client for polling (and later REST): `HTTPClient.shared` with the
-/// system trust store, or one process-wide client per extra CA file. They live
-/// as long as the process, so none is ever shut down under a request.
+/// The HTTP clients for polling (and later REST): one per CA file (none: the
+/// system trust store alone), made on first use and kept for the life of the
+/// process, so none is ever shut down under a request. Not `HTTPClient.shared`:
+/// that one asks for gzip and refuses answers that inflate more than 25×,
+/// which python-engineio's compressed polling answers of repetitive text do.
 enum HTTPClients {
-    private static let withCA = NIOLockedValueBox<[String: HTTPClient]>([:])
+    private static let clients = NIOLockedValueBox<[String: HTTPClient]>([:])
 
     static func client(caFile: String?) -> HTTPClient {
-        guard let caFile else { return .shared }
-        return withCA.withLockedValue { clients in
-            if let c = clients[caFile] { return c }
+        clients.withLockedValue { clients in
+            if let c = clients[caFile ?? ""] { return c }
             var config = HTTPClient.Configuration()
             config.tlsConfiguration = TransportTLS.configuration(caFile: caFile)
             let c = HTTPClient(eventLoopGroupProvider: .singleton, configuration: config)
-            clients[caFile] = c
+            clients[caFile ?? ""] = c
             return c
         }
     }

@@ -66,14 +66,19 @@ public struct SocketIOTransport: Transport {
             case .event(let e):
                 guard let room = rooms[e.namespace] else { return }
                 for chat in mapper.withLockedValue({ $0.map(e.name, e.arguments, room: room) }) { continuation.yield(.chat(chat)) }
+            // Packets for a namespace the bot never joined are not about it (the JS client ignores them too).
             case .disconnected(let namespace):
+                guard rooms[namespace] != nil else { return }
                 continuation.yield(.kicked("the server disconnected the bot from namespace \(namespace)"))
             case .refused(let namespace, let message):
+                guard rooms[namespace] != nil else { return }
                 continuation.finish(throwing: TransportError(.closed, "the server refused namespace \(namespace): \(message)"))
             }
         }, ended: { error in
             if let error { continuation.finish(throwing: error) } else { continuation.finish() }
         }, log: log)
+        // However the stream ends (a refusal, a lost link, the consumer gone), the link goes with it.
+        continuation.onTermination = { _ in client.abort() }
         do {
             let auth: JSONValue? = options.auth.map { a in .object(a.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }) }
             for (namespace, _) in namespaces {

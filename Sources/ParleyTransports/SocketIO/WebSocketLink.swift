@@ -5,6 +5,7 @@ import NIOPosix
 import NIOSSL
 import NIOWebSocket
 import ParleyWire
+import Synchronization
 
 /// Where a link hands what it receives: packets in order, then exactly one
 /// `closed` (nil: closed on purpose by this side).
@@ -24,10 +25,13 @@ struct LinkSink: Sendable {
 final class WebSocketLink: EngineIOLink {
     let channel: Channel
     private let closing: NIOLockedValueBox<Bool>
+    /// The largest message accepted; the server's maxPayload once its open packet is read.
+    let frameLimit: FrameLimit
 
-    private init(channel: Channel, closing: NIOLockedValueBox<Bool>) {
+    private init(channel: Channel, closing: NIOLockedValueBox<Bool>, frameLimit: FrameLimit) {
         self.channel = channel
         self.closing = closing
+        self.frameLimit = frameLimit
     }
 
     private enum Upgrade: Sendable {
@@ -40,6 +44,7 @@ final class WebSocketLink: EngineIOLink {
     static func connect(endpoint: SocketIOEndpoint, sid: String?, headers: [String: String], tls: TLSConfiguration?,
                         maxFrameSize: Int, timeout: Double, sink: LinkSink) async throws -> WebSocketLink {
         let closing = NIOLockedValueBox(false)
+        let limit = FrameLimit(max(maxFrameSize, 1024))
         let sslContext: NIOSSLContext?
         do {
             sslContext = try tls.map { try NIOSSLContext(configuration: $0) }
@@ -67,7 +72,7 @@ final class WebSocketLink: EngineIOLink {
                                 let ops = channel.pipeline.syncOperations
                                 try ops.addHandler(NIOWebSocketFrameAggregator(
                                     minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 100_000, maxAccumulatedFrameSize: frameLimit))
-                                try ops.addHandler(WebSocketLinkHandler(sink: sink, closing: closing))
+                                try ops.addHandler(WebSocketLinkHandler(sink: sink, closing: closing, limit: limit))
                                 return .upgraded(channel)
                             }
                         }
@@ -96,7 +101,7 @@ final class WebSocketLink: EngineIOLink {
         guard case .upgraded(let channel) = outcome else {
             throw TransportError(.connect, "\(endpoint.host):\(endpoint.port) refused the WebSocket upgrade (is the path \(endpoint.path) right?)")
         }
-        return WebSocketLink(channel: channel, closing: closing)
+        return WebSocketLink(channel: channel, closing: closing, frameLimit: limit)
     }
 
     /// Writes packets without waiting (heartbeat answers, acks).
@@ -154,21 +159,38 @@ final class WebSocketLinkHandler: ChannelInboundHandler {
 
     private let sink: LinkSink
     private let closing: NIOLockedValueBox<Bool>
+    private let limit: FrameLimit
     private var finished = false
+    /// An open packet was read (a broken one after that is noise, not a failed open).
+    private var opened = false
 
-    init(sink: LinkSink, closing: NIOLockedValueBox<Bool>) {
+    init(sink: LinkSink, closing: NIOLockedValueBox<Bool>, limit: FrameLimit) {
         self.sink = sink
         self.closing = closing
+        self.limit = limit
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let frame = unwrapInboundIn(data)
+        if (frame.opcode == .text || frame.opcode == .binary), frame.length > limit.value {
+            finish(TransportError(.protocolViolation, "the server sent a \(frame.length)-byte message, over its maxPayload (\(limit.value))"))
+            context.close(promise: nil)
+            return
+        }
         switch frame.opcode {
         case .text:
             let text = String(buffer: frame.unmaskedData)
             do {
-                sink.packet(try EngineIO.decode(text: text))
+                let packet = try EngineIO.decode(text: text)
+                if case .open = packet { opened = true }
+                sink.packet(packet)
             } catch {
+                if text.hasPrefix("0"), !opened {
+                    // A broken open packet: nothing can follow it, so fail now rather than at the connect timeout.
+                    finish(TransportError(.protocolViolation, "the Engine.IO open packet is malformed (\(error))"))
+                    context.close(promise: nil)
+                    return
+                }
                 sink.malformed("dropped a frame that is not Engine.IO (\(error)): \(String(text.prefix(80)).debugDescription)")
             }
         case .binary:
@@ -199,6 +221,14 @@ final class WebSocketLinkHandler: ChannelInboundHandler {
         finished = true
         sink.closed(error)
     }
+}
+
+/// A frame-size limit that can be lowered once the server's maxPayload is known.
+final class FrameLimit: Sendable {
+    private let bytes: Synchronization.Atomic<Int>
+    init(_ bytes: Int) { self.bytes = Synchronization.Atomic(bytes) }
+    var value: Int { bytes.load(ordering: .relaxed) }
+    func set(_ newValue: Int) { bytes.store(newValue, ordering: .relaxed) }
 }
 
 extension String {

@@ -1,0 +1,107 @@
+import Foundation
+import ParleyCore
+@testable import ParleyTransports
+import Testing
+
+/// A throwaway certificate authority and a server certificate for 127.0.0.1
+/// (an IP SAN), made with the `openssl` command-line tool in a temp folder.
+struct TestPKI: Sendable {
+    let caFile: String
+    let certFile: String
+    let keyFile: String
+
+    static func make() throws -> TestPKI {
+        let dir = try temporaryDirectory()
+        func path(_ name: String) -> String { dir.appendingPathComponent(name).path }
+        let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+        try openssl(["req", "-x509"] + ec + ["-keyout", path("ca.key"), "-out", path("ca.pem"), "-days", "2",
+                     "-subj", "/CN=Parley Test CA", "-addext", "basicConstraints=critical,CA:TRUE",
+                     "-addext", "keyUsage=critical,keyCertSign,cRLSign"])
+        try openssl(["req", "-new"] + ec + ["-keyout", path("server.key"), "-out", path("server.csr"), "-subj", "/CN=127.0.0.1"])
+        try """
+        subjectAltName=IP:127.0.0.1
+        basicConstraints=critical,CA:FALSE
+        keyUsage=critical,digitalSignature
+        extendedKeyUsage=serverAuth
+
+        """.write(toFile: path("server.ext"), atomically: true, encoding: .utf8)
+        try openssl(["x509", "-req", "-in", path("server.csr"), "-CA", path("ca.pem"), "-CAkey", path("ca.key"),
+                     "-CAcreateserial", "-out", path("server.pem"), "-days", "2", "-extfile", path("server.ext")])
+        return TestPKI(caFile: path("ca.pem"), certFile: path("server.pem"), keyFile: path("server.key"))
+    }
+
+    private static func openssl(_ arguments: [String]) throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = ["openssl"] + arguments
+        let err = Pipe()
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = err
+        do {
+            try p.run()
+        } catch {
+            throw PeerError("cannot run openssl (Debian: apt-get install openssl): \(error)")
+        }
+        let said = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        guard p.terminationStatus == 0 else {
+            throw PeerError("openssl \(arguments.first ?? "") failed (\(p.terminationStatus)): \(String(decoding: said, as: UTF8.self))")
+        }
+    }
+}
+
+/// Socket.IO over TLS against the python-socketio fixture serving a
+/// certificate from a private CA: `wss://` and `https://` polling work when
+/// `ca_file` names that CA, and fail with a clear certificate error when not.
+@Suite(.timeLimit(.minutes(1)))
+struct SocketIOTLSTests {
+    static func transport(_ name: String, port: Int, links: [SocketIOOptions.Link], caFile: String?,
+                          connectTimeout: Double = 5) -> SocketIOTransport {
+        var options = SocketIOOptions()
+        options.transports = links
+        options.caFile = caFile
+        return SocketIOTransport(endpoint: SocketIOEndpoint(host: "127.0.0.1", port: port, tls: true), name: name,
+                                 options: options, connectTimeout: connectTimeout)
+    }
+
+    /// With `ca_file` set to the private CA, a session over wss, over https
+    /// polling, and over polling upgraded to wss exchanges messages both ways
+    /// with a person on wss. Without `ca_file` the private CA is not trusted:
+    /// connecting over either link fails with a TransportError whose message
+    /// says the certificate is the problem.
+    @Test func aPrivateCAIsTrustedOnlyThroughCAFile() async throws {
+        let pki = try TestPKI.make()
+        let server = try await PythonSocketChat.start(["--certfile", pki.certFile, "--keyfile", pki.keyFile])
+        let alice = try await Person("alice", transport: Self.transport("alice", port: server.port, links: [.websocket], caFile: pki.caFile))
+        for (i, links) in [[SocketIOOptions.Link.websocket], [.polling], [.polling, .websocket]].enumerated() {
+            let what = links.map(\.rawValue).joined(separator: ",")
+            let bot = try await Person("tlsbot\(i)", transport: Self.transport("tlsbot\(i)", port: server.port, links: links, caFile: pki.caFile))
+            let client = (bot.session as! SocketIOSession).client
+            #expect(await eventually(5) { client.linkName == (links.last == .websocket ? "websocket" : "polling") },
+                    "\(what): on \(client.linkName)")
+            try await bot.say("hello over \(what)")
+            #expect(await eventually(5) { alice.texts(from: "tlsbot\(i)") == ["hello over \(what)"] }, "\(alice.messages)")
+            try await alice.say("hi back \(i)")
+            #expect(await eventually(5) { bot.texts(from: "alice").contains("hi back \(i)") }, "\(what): \(bot.messages)")
+            // A long line that gzips well (python compresses polling answers over 1 KB).
+            let long = String(repeating: "\(i)", count: 30_000)
+            try await alice.say(long)
+            #expect(await eventually(5) { bot.texts(from: "alice").contains(long) }, "\(what): \(bot.messages.map { ($0.user, $0.text.count) })")
+            await bot.leave()
+        }
+        await alice.leave()
+
+        // AsyncHTTPClient retries a failed TLS handshake until the request's
+        // deadline, so over polling the error comes after connectTimeout: keep it short.
+        for links in [[SocketIOOptions.Link.websocket], [.polling]] {
+            await #expect {
+                let session = try await Self.transport("doubter", port: server.port, links: links, caFile: nil, connectTimeout: 1).connect()
+                await session.close()
+            } throws: { error in
+                guard let e = error as? TransportError else { return false }
+                return e.message.lowercased().contains("certificate")
+            }
+        }
+        await server.stop()
+    }
+}
