@@ -57,8 +57,11 @@ public struct Demo {
     }
 
     public func run() async throws -> Summary {
-        let server = try await DemoServer.start(options.transport)
-        let port = server.port
+        guard options.transport == .streamchat || options.transport == .socketio else {
+            throw DemoError("the demo runs on streamchat or socketio, not \(options.transport.rawValue)")
+        }
+        let servers = try await EmbeddedServers.start([options.transport])
+        let port = servers.addresses[options.transport]?.port ?? 0
         let tally = Tally()
         let transcript = Transcript(color: options.color, print: print)
         let seed = options.seed ?? UInt64.random(in: 1...UInt64.max)
@@ -95,7 +98,9 @@ public struct Demo {
             o.randomSeed = Int64(bitPattern: seed)
             var presence = PresenceOptions()
             presence.backoffMax = 2
-            return BotSpec(options: o, plugins: [plugin], presence: presence, transport: server.transport(name))
+            // Started just above, so the server of this transport is there.
+            let transport = servers.transport(options.transport, name: name)!
+            return BotSpec(options: o, plugins: [plugin], presence: presence, transport: transport)
         }
 
         let people = Self.people(options.users)
@@ -136,7 +141,7 @@ public struct Demo {
         }
         for r in staffRunners { await r.stop(drainTimeout: 1) }
         for t in tasks { _ = await t.value }
-        await server.shutdown()
+        await servers.shutdown()
 
         var summary = tally.value
         for r in personRunners + staffRunners { summary.reconnects += await r.stats.reconnects }
@@ -154,38 +159,9 @@ public struct Demo {
     }
 }
 
-/// The demo's embedded server, of the transport asked for.
-private enum DemoServer {
-    case streamchat(StreamChatServer)
-    case socketio(SocketChatServer)
-
-    static func start(_ kind: TransportKind) async throws -> DemoServer {
-        switch kind {
-        case .socketio: .socketio(try await SocketChatServer.start(.init()))
-        default: .streamchat(try await StreamChatServer.start(.init()))
-        }
-    }
-
-    var port: Int {
-        switch self {
-        case .streamchat(let s): s.port
-        case .socketio(let s): s.port
-        }
-    }
-
-    func transport(_ name: String) -> any Transport {
-        switch self {
-        case .streamchat: StreamChatTransport(host: "127.0.0.1", port: port, name: name)
-        case .socketio: SocketIOTransport(endpoint: SocketIOEndpoint(host: "127.0.0.1", port: port), name: name)
-        }
-    }
-
-    func shutdown() async {
-        switch self {
-        case .streamchat(let s): await s.shutdown()
-        case .socketio(let s): await s.shutdown()
-        }
-    }
+struct DemoError: Error, CustomStringConvertible {
+    var description: String
+    init(_ d: String) { description = d }
 }
 
 /// The summary's counters, updated from any thread.

@@ -1,11 +1,20 @@
+import Foundation
 import ParleyCore
 import Testing
 
 /// `[bot.socketio]`: defaults speak SocketChat; every key is checked and a
 /// mistake names the file, line and key.
 @Suite struct SocketIOConfigTests {
+    /// The config's folder, with a CA file in `certs/` for `ca_file` to name.
+    static let folder: String = {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("parley-sio-config-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: dir.appendingPathComponent("certs"), withIntermediateDirectories: true)
+        FileManager.default.createFile(atPath: dir.appendingPathComponent("certs/ca.pem").path, contents: Data())
+        return dir.path
+    }()
+
     func parse(_ body: String) throws -> BotConfig {
-        try BotConfigFile.parse(text: "[[bot]]\nname = \"b\"\ntransport = \"socketio\"\n" + body, path: "/tmp/dir/bot.toml").bots[0]
+        try BotConfigFile.parse(text: "[[bot]]\nname = \"b\"\ntransport = \"socketio\"\n" + body, path: Self.folder + "/bot.toml").bots[0]
     }
 
     func error(_ body: String) -> String {
@@ -52,7 +61,7 @@ import Testing
         let o = b.socketio
         #expect(o.transports == [.polling, .websocket])
         #expect(o.path == "/chat/")
-        #expect(o.caFile == "/tmp/dir/certs/ca.pem")
+        #expect(o.caFile == Self.folder + "/certs/ca.pem")
         #expect(o.namespacePerRoom && o.namespaceTemplate == "/ws-channel-{room}")
         #expect(o.ackTimeout == 2.5 && o.ackSends)
         #expect(o.headers == ["Authorization": "Bearer t"])
@@ -69,6 +78,7 @@ import Testing
         #expect(error("[bot.socketio]\nnamespace_template = \"/fixed\"\n").contains("namespace_template"))
         #expect(error("[bot.socketio]\nack_timeout = 0\n").contains("ack_timeout"))
         #expect(error("[bot.socketio]\npth = \"/x/\"\n").contains("pth"))
+        #expect(error("[bot.socketio]\nca_file = \"missing.pem\"\n").contains("missing.pem"))
         #expect(error("[bot.socketio.events]\nchat_message = \"\"\n").contains("chat_message"))
         #expect(error("[bot.socketio.events]\nnew_mesage = \"x\"\n").contains("new_mesage"))
         #expect(error("[bot.socketio.headers]\nX = 1\n").contains("X"))

@@ -124,6 +124,10 @@ public struct BotConfigFile: Sendable {
         let streamchat = try t.optionalTable("streamchat") { s in try StreamChatOptions.read(s) } ?? StreamChatOptions()
         var socketio = try t.optionalTable("socketio") { s in try SocketIOOptions.read(s) } ?? SocketIOOptions()
         socketio.caFile = socketio.caFile.map(resolve)
+        // Checked here, once: a missing CA file would otherwise fail every reconnect the same way.
+        if let ca = socketio.caFile, !FileManager.default.isReadableFile(atPath: ca) {
+            throw t.error("socketio", "ca_file \(ca) does not exist or cannot be read")
+        }
         if transport == .socketio, !socketio.namespacePerRoom, rooms.count > 1 {
             throw t.error("rooms", "a Socket.IO bot in one namespace has one room; set socketio.namespace_per_room = true for several")
         }

@@ -5,6 +5,19 @@ import NIOSSL
 import ParleyCore
 import ParleyWire
 
+/// Runs `body` after `seconds` unless the returned task is cancelled first:
+/// the timeout of a handshake, a CONNECT or an ack.
+func afterTimeout(_ seconds: Double, _ body: @escaping @Sendable () -> Void) -> Task<Void, Never> {
+    Task {
+        do {
+            try await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
+        } catch {
+            return
+        }
+        body()
+    }
+}
+
 /// A way to carry Engine.IO packets: a WebSocket or HTTP long-polling.
 protocol EngineIOLink: Sendable {
     /// Writes without waiting (pongs, acks, fire-and-forget emits).
@@ -68,11 +81,14 @@ final class EngineIOConnection: Sendable {
         var endpoint: SocketIOEndpoint
         var links: [SocketIOOptions.Link]
         var headers: [String: String]
-        var tls: TLSConfiguration?
+        /// Extra trusted CAs for `wss://` and `https://`.
         var caFile: String?
         var connectTimeout: Double
         /// Largest WebSocket frame accepted before the server's maxPayload is known.
         var maxFrameBytes = 16 << 20
+
+        /// TLS for the WebSocket when the endpoint asks for it.
+        var tls: TLSConfiguration? { endpoint.tls ? TransportTLS.configuration(caFile: caFile) : nil }
     }
 
     /// Opens a session; `deliver` gets message and binary packets in order,
@@ -120,8 +136,7 @@ final class EngineIOConnection: Sendable {
     }
 
     private func waitForOpen(timeout: Double) async throws -> EngineIO.Handshake {
-        let timer = Task { [weak self] in
-            try? await Task.sleep(for: .milliseconds(Int(timeout * 1000)))
+        let timer = afterTimeout(timeout) { [weak self] in
             self?.failOpen(TransportError(.timeout, "no Engine.IO open packet within \(timeout) s"))
         }
         defer { timer.cancel() }
@@ -148,7 +163,7 @@ final class EngineIOConnection: Sendable {
 
     private func openPolling(_ s: Settings, upgrade: Bool) async throws {
         let client = HTTPClients.client(caFile: s.endpoint.tls ? s.caFile : nil)
-        let headers = PollingLink.headers(s.headers, endpoint: s.endpoint)
+        let headers = HTTPHeaders(extra: s.headers)
         let (handshake, early) = try await PollingLink.handshake(endpoint: s.endpoint, headers: headers, client: client,
                                                                  timeout: s.connectTimeout)
         let getTimeout = Double(handshake.pingInterval + handshake.pingTimeout) / 1000 + 5
@@ -178,14 +193,12 @@ final class EngineIOConnection: Sendable {
             log("socketio: staying on polling, the WebSocket upgrade failed: \(error)")
             return
         }
+        let timer = afterTimeout(s.connectTimeout) { [weak self] in self?.endProbe(false) }
         let probed = await withCheckedContinuation { (c: CheckedContinuation<Bool, Never>) in
             state.withLockedValue { $0.probeWaiter = c }
             ws.enqueue([.ping("probe")])
-            Task { [weak self] in
-                try? await Task.sleep(for: .milliseconds(Int(s.connectTimeout * 1000)))
-                self?.endProbe(false)
-            }
         }
+        timer.cancel()
         guard probed else {
             log("socketio: staying on polling, the server did not answer the WebSocket probe")
             ws.abort()

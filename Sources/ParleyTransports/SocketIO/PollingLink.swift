@@ -63,12 +63,6 @@ final class PollingLink: EngineIOLink {
         self.maxPayload = maxPayload
     }
 
-    static func headers(_ extra: [String: String], endpoint: SocketIOEndpoint) -> HTTPHeaders {
-        var h = HTTPHeaders()
-        for (k, v) in extra.sorted(by: { $0.key < $1.key }) { h.add(name: k, value: v) }
-        return h
-    }
-
     /// The opening GET: returns the handshake and any packets that came with it.
     static func handshake(endpoint: SocketIOEndpoint, headers: HTTPHeaders, client: HTTPClient,
                           timeout: Double) async throws -> (EngineIO.Handshake, [EngineIO.Packet]) {

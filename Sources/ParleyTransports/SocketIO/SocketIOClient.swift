@@ -5,7 +5,7 @@ import ParleyWire
 /// Socket.IO v5 over one Engine.IO session: namespace connects, events, acks
 /// with a per-call timeout, binary packets.
 ///
-/// Events reach `onEvent` in the order the server sent them, on the thread
+/// Events reach `notify` in the order the server sent them, on the thread
 /// that read them; nothing here blocks, so a slow consumer never stalls the
 /// heartbeat.
 final class SocketIOClient: Sendable {
@@ -69,8 +69,7 @@ final class SocketIOClient: Sendable {
     /// (CONNECT_ERROR, either form) throws `.refused` with the server's words.
     func connect(namespace: String, auth: JSONValue?, timeout: Double) async throws -> String {
         let text = SocketIO.encode(SocketIO.Packet(type: .connect, namespace: namespace, data: auth)).text
-        let timer = Task { [weak self] in
-            try? await Task.sleep(for: .milliseconds(Int(timeout * 1000)))
+        let timer = afterTimeout(timeout) { [weak self] in
             self?.resolveConnect(namespace, .failure(TransportError(.timeout, "no answer to CONNECT \(namespace) within \(timeout) s")))
         }
         defer { timer.cancel() }
@@ -95,20 +94,21 @@ final class SocketIOClient: Sendable {
 
     // MARK: emitting
 
-    /// Checks an event against the server's maxPayload without sending it.
-    func check(_ name: String, _ args: [JSONValue], namespace: String) throws {
-        let (text, attachments) = SocketIO.encode(.event(name, args, namespace: namespace))
-        try engine.check([.message(text)] + attachments.map { .binary($0) })
-    }
-
-    /// Emits an event and returns once it is written (no ack asked).
-    func emit(_ name: String, _ args: [JSONValue], namespace: String, attachments: [[UInt8]] = []) async throws {
-        var packet = SocketIO.Packet.event(name, args, namespace: namespace)
+    /// The Engine.IO packets of one event (its text, then each attachment),
+    /// checked against the server's maxPayload before anything is written.
+    private func packets(_ name: String, _ args: [JSONValue], namespace: String, id: Int? = nil,
+                         attachments: [[UInt8]]) throws -> [EngineIO.Packet] {
+        var packet = SocketIO.Packet.event(name, args, namespace: namespace, id: id)
         packet.attachments = attachments
         let (text, binary) = SocketIO.encode(packet)
         let packets: [EngineIO.Packet] = [.message(text)] + binary.map { .binary($0) }
         try engine.check(packets)
-        try await engine.send(packets)
+        return packets
+    }
+
+    /// Emits an event and returns once it is written (no ack asked).
+    func emit(_ name: String, _ args: [JSONValue], namespace: String, attachments: [[UInt8]] = []) async throws {
+        try await engine.send(packets(name, args, namespace: namespace, attachments: attachments))
     }
 
     /// Emits an event asking for an ack; returns the ack's arguments, or throws
@@ -119,13 +119,8 @@ final class SocketIOClient: Sendable {
             defer { s.nextAckID += 1 }
             return s.nextAckID
         }
-        var packet = SocketIO.Packet.event(name, args, namespace: namespace, id: id)
-        packet.attachments = attachments
-        let (text, binary) = SocketIO.encode(packet)
-        let packets: [EngineIO.Packet] = [.message(text)] + binary.map { .binary($0) }
-        try engine.check(packets)
-        let timer = Task { [weak self] in
-            try? await Task.sleep(for: .milliseconds(Int(timeout * 1000)))
+        let packets = try packets(name, args, namespace: namespace, id: id, attachments: attachments)
+        let timer = afterTimeout(timeout) { [weak self] in
             self?.resolveAck(id, .failure(TransportError(.timeout, "no ack for '\(name)' within \(timeout) s")))
         }
         defer { timer.cancel() }

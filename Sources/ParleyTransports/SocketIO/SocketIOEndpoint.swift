@@ -1,4 +1,5 @@
 import ParleyCore
+import NIOHTTP1
 import NIOSSL
 import ParleyWire
 
@@ -29,7 +30,8 @@ public struct SocketIOEndpoint: Sendable, Equatable {
             && a.query.map(\.0) == b.query.map(\.0) && a.query.map(\.1) == b.query.map(\.1)
     }
 
-    /// Splits a `server` value into scheme, host and port; nil with a reason when it is not one.
+    /// Splits a `server` value into TLS or not and `host:port` (a scheme's
+    /// default port when the URL names none); nil when it is not one of the forms.
     public static func parse(_ server: String) -> (tls: Bool, hostPort: String)? {
         let lower = server.lowercased()
         for (scheme, tls) in [("wss://", true), ("https://", true), ("ws://", false), ("http://", false)] where lower.hasPrefix(scheme) {
@@ -79,6 +81,13 @@ public struct SocketIOEndpoint: Sendable, Equatable {
             }
         }
         return out
+    }
+}
+
+extension HTTPHeaders {
+    /// The config's extra headers (`[bot.socketio.headers]`), in a stable order.
+    init(extra: [String: String]) {
+        self.init(extra.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
     }
 }
 

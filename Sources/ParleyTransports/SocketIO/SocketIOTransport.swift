@@ -58,8 +58,7 @@ public struct SocketIOTransport: Transport {
         let mapper = NIOLockedValueBox(SocketChatMapper(events: options.events, botName: name))
         let log = self.log
         let settings = EngineIOConnection.Settings(
-            endpoint: endpoint, links: options.transports, headers: options.headers,
-            tls: endpoint.tls ? TransportTLS.configuration(caFile: options.caFile) : nil, caFile: options.caFile,
+            endpoint: endpoint, links: options.transports, headers: options.headers, caFile: options.caFile,
             connectTimeout: connectTimeout)
         let client = try await SocketIOClient.open(settings, notify: { notice in
             switch notice {

@@ -49,11 +49,12 @@ final class WebSocketLink: EngineIOLink {
         do {
             sslContext = try tls.map { try NIOSSLContext(configuration: $0) }
         } catch {
-            throw TransportError(.connect, "cannot set up TLS: \(error)")
+            // A CA file that is not PEM: the config is wrong, and retrying would not help.
+            throw TransportError(.refused, "cannot set up TLS (ca_file): \(error)")
         }
-        var head = HTTPRequestHead(version: .http1_1, method: .GET, uri: endpoint.target(transport: .websocket, sid: sid))
-        head.headers.add(name: "Host", value: endpoint.hostHeader)
-        for (k, v) in headers.sorted(by: { $0.key < $1.key }) { head.headers.add(name: k, value: v) }
+        var head = HTTPRequestHead(version: .http1_1, method: .GET, uri: endpoint.target(transport: .websocket, sid: sid),
+                                   headers: HTTPHeaders(extra: headers))
+        head.headers.replaceOrAdd(name: "Host", value: endpoint.hostHeader)
         let requestHead = head
         let frameLimit = max(maxFrameSize, 1024)
         let upgradeResult: EventLoopFuture<Upgrade>

@@ -239,17 +239,14 @@ struct SocketIOScenarioTests {
         options.namespaceTemplate = "/room-{room}"
         let rec = Recorder()
         let spec = try botSpec(name: "parley", port: 0, plugins: [], shippedPlugins: ["greeter", "echo"],
-                               transport: SocketIOTransport(endpoint: SocketIOEndpoint(host: "127.0.0.1", port: server.port), name: "parley",
-                                                            rooms: ["alpha", "beta"], options: options, connectTimeout: 5))
+                               transport: server.transport("parley", rooms: ["alpha", "beta"], options: options))
         let bot = BotRunner(spec: spec, observer: rec.observer)
         let run = Task { await bot.run() }
         #expect(await eventually { await bot.state == .online })
         func person(_ name: String, _ room: String) async throws -> Person {
             var o = SocketIOOptions()
             o.namespace = "/room-\(room)"
-            return try await Person(name, transport: SocketIOTransport(endpoint: SocketIOEndpoint(host: "127.0.0.1", port: server.port),
-                                                                       name: name, rooms: [room], options: o, connectTimeout: 5),
-                                    room: room)
+            return try await Person(name, transport: server.transport(name, rooms: [room], options: o), room: room)
         }
         let amy = try await person("amy", "alpha")
         let ben = try await person("ben", "beta")

@@ -70,9 +70,9 @@ final class SocketServer: Sendable {
     }
 
     /// A Socket.IO client transport for `name` on this server (or on `port`, a proxy in front of it).
-    func transport(_ name: String, port: Int? = nil, options: SocketIOOptions = SocketIOOptions(),
+    func transport(_ name: String, port: Int? = nil, rooms: [String] = ["lobby"], options: SocketIOOptions = SocketIOOptions(),
                    log: @escaping @Sendable (String) -> Void = { _ in }) -> SocketIOTransport {
         SocketIOTransport(endpoint: SocketIOEndpoint(host: "127.0.0.1", port: port ?? self.port), name: name,
-                          options: options, connectTimeout: 5, log: log)
+                          rooms: rooms, options: options, connectTimeout: 5, log: log)
     }
 }
