@@ -18,6 +18,10 @@ venv:
 test: venv
 	$(SWIFT) build
 	$(SWIFT) build --build-tests
+	@# Flush the build's hundreds of MB of dirty pages now: on ext4 the tests'
+	@# first journal fsync would otherwise wait for all of them (seconds on a
+	@# slow CI disk, enough to miss a test's deadline).
+	sync
 	@# Two passes: the end-to-end runtime tests need the cooperative pool (as
 	@# wide as the machine: 2 threads here) to themselves, and some unit suites
 	@# block it with synchronous socket and process calls.

@@ -16,7 +16,9 @@ func temporaryDirectory() throws -> URL {
 }
 
 /// Polls `condition` until it holds or `seconds` pass; the result says which.
-func eventually(_ seconds: Double = 10, _ condition: () async -> Bool) async -> Bool {
+/// Generous by default: on a loaded CI machine one journal fsync has taken
+/// seconds, and a deadline only costs time when something is really wrong.
+func eventually(_ seconds: Double = 20, _ condition: () async -> Bool) async -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
     while Date() < deadline {
         if await condition() { return true }
