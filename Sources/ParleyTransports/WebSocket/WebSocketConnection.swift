@@ -1,0 +1,266 @@
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+import NIOWebSocket
+import Synchronization
+
+/// One message of a WebSocket conversation (fragments already joined).
+enum WebSocketMessage: Sendable, Equatable {
+    case text(String)
+    case binary([UInt8])
+}
+
+/// Where a WebSocket client connects.
+struct WebSocketTarget: Sendable {
+    var host: String
+    var port: Int
+    /// The request target: path and query, e.g. `/socket.io/?EIO=4&transport=websocket`.
+    var requestTarget: String
+    /// The `Host` header (`host:port`, brackets around IPv6).
+    var hostHeader: String
+    /// Extra request headers (auth tokens, cookies) from config.
+    var headers: [String: String]
+    /// Set for `wss://`.
+    var tls: TLSConfiguration?
+}
+
+/// Where a connection hands what it receives.
+struct WebSocketSink: Sendable {
+    /// Each message, in order. Return an error to close the connection with it
+    /// (a protocol layer that knows nothing good can follow, e.g. a broken
+    /// Engine.IO open packet).
+    var message: @Sendable (WebSocketMessage) -> TransportError?
+    /// Exactly once; nil when this side closed on purpose.
+    var closed: @Sendable (TransportError?) -> Void
+}
+
+/// A WebSocket client connection, written straight on NIO's WebSocket codec.
+///
+/// Foundation's WebSocket task does not work on Linux toolchains, and owning
+/// the pipeline lets the frame limit follow what the protocol above learns
+/// (Engine.IO's `maxPayload`) and lets heartbeats be answered on the event
+/// loop without a hop. Socket.IO and STOMP both ride on this one type.
+final class WebSocketConnection: Sendable {
+    private let channel: Channel
+    private let closing: NIOLockedValueBox<Bool>
+    /// The largest message accepted; a protocol may lower it once it knows more.
+    let frameLimit: FrameLimit
+
+    private init(channel: Channel, closing: NIOLockedValueBox<Bool>, frameLimit: FrameLimit) {
+        self.channel = channel
+        self.closing = closing
+        self.frameLimit = frameLimit
+    }
+
+    private enum Upgrade: Sendable {
+        case upgraded(Channel)
+        case refused
+    }
+
+    /// Connects and upgrades; throws `TransportError` when the TCP connect,
+    /// TLS or the HTTP upgrade fails.
+    static func connect(to target: WebSocketTarget, maxFrameSize: Int, timeout: Double,
+                        sink: WebSocketSink) async throws -> WebSocketConnection {
+        let closing = NIOLockedValueBox(false)
+        let frameLimit = max(maxFrameSize, 1024)
+        let limit = FrameLimit(frameLimit)
+        let sslContext: NIOSSLContext?
+        do {
+            sslContext = try target.tls.map { try NIOSSLContext(configuration: $0) }
+        } catch {
+            // A CA file that is not PEM: the config is wrong, and retrying would not help.
+            throw TransportError(.refused, "cannot set up TLS (ca_file): \(error)")
+        }
+        var head = HTTPRequestHead(version: .http1_1, method: .GET, uri: target.requestTarget,
+                                   headers: HTTPHeaders(extra: target.headers))
+        head.headers.replaceOrAdd(name: "Host", value: target.hostHeader)
+        let requestHead = head
+        let upgradeResult: EventLoopFuture<Upgrade>
+        do {
+            upgradeResult = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connectTimeout(.milliseconds(Int64(timeout * 1000)))
+                .channelOption(ChannelOptions.tcpOption(.tcp_nodelay), value: 1)
+                .connect(host: target.host, port: target.port) { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        if let sslContext {
+                            let handler = try NIOSSLClientHandler(context: sslContext, serverHostname: target.host.isIPAddress ? nil : target.host)
+                            try channel.pipeline.syncOperations.addHandler(handler)
+                        }
+                        let upgrader = NIOTypedWebSocketClientUpgrader<Upgrade>(maxFrameSize: frameLimit) { channel, _ in
+                            channel.eventLoop.makeCompletedFuture {
+                                let ops = channel.pipeline.syncOperations
+                                try ops.addHandler(NIOWebSocketFrameAggregator(
+                                    minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 100_000, maxAccumulatedFrameSize: frameLimit))
+                                try ops.addHandler(WebSocketConnectionHandler(sink: sink, closing: closing, limit: limit))
+                                return .upgraded(channel)
+                            }
+                        }
+                        let config = NIOTypedHTTPClientUpgradeConfiguration<Upgrade>(
+                            upgradeRequestHead: requestHead, upgraders: [upgrader],
+                            notUpgradingCompletionHandler: { channel in
+                                channel.close(promise: nil)
+                                return channel.eventLoop.makeSucceededFuture(.refused)
+                            })
+                        // The server's first frame (Engine.IO's open packet, STOMP's
+                        // nothing yet) often shares a TCP segment with the 101 answer:
+                        // forward those bytes, never drop them.
+                        var pipeline = NIOUpgradableHTTPClientPipelineConfiguration(upgradeConfiguration: config)
+                        pipeline.leftOverBytesStrategy = .forwardBytes
+                        return try channel.pipeline.syncOperations.configureUpgradableHTTPClientPipeline(configuration: pipeline)
+                    }
+                }
+        } catch {
+            throw TransportError(.connect, "cannot connect to \(target.host):\(target.port): \(error)")
+        }
+        let outcome: Upgrade
+        do {
+            outcome = try await upgradeResult.get()
+        } catch {
+            throw TransportError(.connect, "WebSocket upgrade to \(target.host):\(target.port) failed: \(error)")
+        }
+        guard case .upgraded(let channel) = outcome else {
+            let path = target.requestTarget.split(separator: "?", maxSplits: 1).first.map(String.init) ?? target.requestTarget
+            throw TransportError(.connect, "\(target.host):\(target.port) refused the WebSocket upgrade (is the path \(path) right?)")
+        }
+        return WebSocketConnection(channel: channel, closing: closing, frameLimit: limit)
+    }
+
+    /// Writes messages, one frame each, with one flush, without waiting
+    /// (heartbeat answers, acks).
+    func enqueue(_ messages: [WebSocketMessage]) {
+        _ = write(messages)
+    }
+
+    /// Writes messages with one flush and waits for the write.
+    func send(_ messages: [WebSocketMessage]) async throws {
+        do {
+            try await write(messages)?.get()
+        } catch {
+            throw TransportError(.closed, "WebSocket write failed: \(error)")
+        }
+    }
+
+    private func write(_ messages: [WebSocketMessage]) -> EventLoopFuture<Void>? {
+        let channel = self.channel
+        var last: EventLoopFuture<Void>?
+        for m in messages {
+            let frame: WebSocketFrame
+            switch m {
+            case .text(let s):
+                frame = WebSocketFrame(fin: true, opcode: .text, maskKey: .random(), data: channel.allocator.buffer(string: s))
+            case .binary(let b):
+                frame = WebSocketFrame(fin: true, opcode: .binary, maskKey: .random(), data: channel.allocator.buffer(bytes: b))
+            }
+            last = channel.write(frame)
+        }
+        channel.flush()
+        return last
+    }
+
+    /// Closes with a close frame (1000); the sink then hears `closed(nil)`.
+    func close() {
+        closing.withLockedValue { $0 = true }
+        let channel = self.channel
+        let frame = WebSocketFrame(fin: true, opcode: .connectionClose, maskKey: .random(),
+                                   data: channel.allocator.buffer(bytes: [0x03, 0xE8]))
+        channel.writeAndFlush(frame).whenComplete { _ in channel.close(promise: nil) }
+    }
+
+    /// Drops the connection without a close frame.
+    func abort() {
+        closing.withLockedValue { $0 = true }
+        channel.close(promise: nil)
+    }
+}
+
+/// Frames in, messages out. WebSocket pings are answered here; a protocol's
+/// own heartbeat is the business of the layer above.
+final class WebSocketConnectionHandler: ChannelInboundHandler {
+    typealias InboundIn = WebSocketFrame
+    typealias OutboundOut = WebSocketFrame
+
+    private let sink: WebSocketSink
+    private let closing: NIOLockedValueBox<Bool>
+    private let limit: FrameLimit
+    private var finished = false
+
+    init(sink: WebSocketSink, closing: NIOLockedValueBox<Bool>, limit: FrameLimit) {
+        self.sink = sink
+        self.closing = closing
+        self.limit = limit
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let frame = unwrapInboundIn(data)
+        if (frame.opcode == .text || frame.opcode == .binary), frame.length > limit.value {
+            finish(TransportError(.protocolViolation, "the server sent a \(frame.length)-byte message, over the limit (\(limit.value))"))
+            context.close(promise: nil)
+            return
+        }
+        let message: WebSocketMessage
+        switch frame.opcode {
+        case .text:
+            message = .text(String(buffer: frame.unmaskedData))
+        case .binary:
+            message = .binary(Array(frame.unmaskedData.readableBytesView))
+        case .ping:
+            let pong = WebSocketFrame(fin: true, opcode: .pong, maskKey: .random(), data: frame.unmaskedData)
+            context.writeAndFlush(wrapOutboundOut(pong), promise: nil)
+            return
+        case .connectionClose:
+            finish(closing.withLockedValue { $0 } ? nil : TransportError(.closed, "the server closed the WebSocket\(Self.reason(frame))"))
+            context.close(promise: nil)
+            return
+        default:
+            return
+        }
+        if let error = sink.message(message) {
+            finish(error)
+            context.close(promise: nil)
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: Error) {
+        finish(TransportError(.closed, "WebSocket error: \(error)"))
+        context.close(promise: nil)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        finish(closing.withLockedValue { $0 } ? nil : TransportError(.closed, "the server closed the connection"))
+        context.fireChannelInactive()
+    }
+
+    private func finish(_ error: TransportError?) {
+        guard !finished else { return }
+        finished = true
+        sink.closed(error)
+    }
+
+    /// The close frame's code and reason, for the log (`: 1000 STOMP died`).
+    private static func reason(_ frame: WebSocketFrame) -> String {
+        var data = frame.unmaskedData
+        guard let code = data.readInteger(as: UInt16.self) else { return "" }
+        let text = data.readString(length: data.readableBytes) ?? ""
+        return text.isEmpty ? " (\(code))" : " (\(code) \(text))"
+    }
+}
+
+/// A frame-size limit that can be changed once the protocol above knows the
+/// server's own limit.
+final class FrameLimit: Sendable {
+    private let bytes: Synchronization.Atomic<Int>
+    init(_ bytes: Int) { self.bytes = Synchronization.Atomic(bytes) }
+    var value: Int { bytes.load(ordering: .relaxed) }
+    func set(_ newValue: Int) { bytes.store(newValue, ordering: .relaxed) }
+}
+
+extension String {
+    /// A literal IPv4 or IPv6 address (no SNI is sent for those).
+    var isIPAddress: Bool {
+        if contains(":") { return true }
+        let parts = split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts.allSatisfy { UInt8($0) != nil }
+    }
+}
