@@ -191,9 +191,15 @@ public actor BotRunner {
             typingQueue.removeAll()
             if let kicked {
                 await s.close()
-                log(.error, "kicked by the server: \(kicked)")
                 await setState(.kicked)
-                return .kicked(kicked)
+                guard case .reclaim(let delay) = spec.transport.kickPolicy, !stopping else {
+                    log(.error, "kicked by the server: \(kicked)")
+                    return .kicked(kicked)
+                }
+                // The account is ours: take it back after the delay (no backoff: the server is fine).
+                log(.warn, "kicked by the server: \(kicked); logging in again in \(delay) s (kick_policy reclaim)")
+                await sleep(until: BotHost.now() + delay)
+                continue
             }
             if let failure {
                 await s.close()

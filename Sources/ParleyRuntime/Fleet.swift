@@ -40,7 +40,19 @@ public enum BotSpecs {
                 let a = try address(allowScheme: true)
                 transport = SocketIOTransport(endpoint: SocketIOEndpoint(host: a.host, port: a.port, tls: a.tls), name: b.name,
                                               rooms: b.rooms, options: b.socketio, connectTimeout: b.presence.connectTimeout, log: botLog)
-            case .rest, .stomp:
+            case .stomp:
+                // No embedded STOMP server: `server` or `stomp.discovery` names one (checked when the file was read).
+                var endpoint: STOMPEndpoint?
+                if let server = b.server {
+                    guard let e = STOMPEndpoint.parse(server) else {
+                        throw ConfigError(kind: .invalidValue, file: file.path, line: b.line, key: "bot.server",
+                                          message: "'\(server)' is not ws://host:port/path, wss://host:port/path, stomp://host:port or stomp+ssl://host:port")
+                    }
+                    endpoint = e
+                }
+                transport = STOMPTransport(endpoint: endpoint, name: b.name, rooms: b.rooms, options: b.stomp,
+                                           connectTimeout: b.presence.connectTimeout, log: botLog)
+            case .rest:
                 throw ConfigError(kind: .invalidValue, file: file.path, line: b.line, key: "bot.transport",
                                   message: "the \(b.transport.rawValue) transport is not built yet; this version runs streamchat and socketio")
             }

@@ -15,6 +15,15 @@ public protocol Transport: Sendable {
     /// Connects, announces the bot and joins its rooms. Returns once the
     /// session can send; throws `TransportError` when it cannot.
     func connect() async throws -> any TransportSession
+
+    /// What the bot does when a session reports `.kicked` (another login):
+    /// stop (the default) or log in again after a delay. Transports whose
+    /// config offers the choice (STOMP's `kick_policy`) override it.
+    var kickPolicy: KickPolicy { get }
+}
+
+extension Transport {
+    public var kickPolicy: KickPolicy { .stop }
 }
 
 /// One live connection.

@@ -35,6 +35,8 @@ public struct BotConfig: Sendable {
     public var streamchat = StreamChatOptions()
     /// `[bot.socketio]`: that transport's own keys.
     public var socketio = SocketIOOptions()
+    /// `[bot.stomp]`: that transport's own keys.
+    public var stomp = STOMPOptions()
 
     /// The plugin host's view of this bot.
     public var botOptions: BotOptions {
@@ -131,6 +133,10 @@ public struct BotConfigFile: Sendable {
         if transport == .socketio, !socketio.namespacePerRoom, rooms.count > 1 {
             throw t.error("rooms", "a Socket.IO bot in one namespace has one room; set socketio.namespace_per_room = true for several")
         }
+        let stomp = try t.optionalTable("stomp") { s in try STOMPOptions.read(s) } ?? STOMPOptions()
+        if transport == .stomp, server == nil, stomp.discovery == nil {
+            throw t.error("server", "a STOMP bot needs a server (ws://host:port/path or stomp://host:port) or stomp.discovery", kind: .missingKey)
+        }
         let pluginNames = Set(plugins.map { URL(fileURLWithPath: $0).deletingPathExtension().lastPathComponent })
         var pluginLimits: [String: PluginLimits] = [:]
         _ = try t.optionalTable("plugin_limits") { pl in
@@ -162,6 +168,7 @@ public struct BotConfigFile: Sendable {
             b.presence = presence
             b.streamchat = streamchat
             b.socketio = socketio
+            b.stomp = stomp
             return b
         }
     }

@@ -1,0 +1,170 @@
+import NIOConcurrencyHelpers
+import ParleyCore
+import ParleyWire
+
+extension TransportCapabilities {
+    /// STOMP chat: several rooms (one subscription each), typing when the
+    /// type table has it, no roster, no history, no kick.
+    public static func stomp(typing: Bool) -> TransportCapabilities {
+        TransportCapabilities(name: "stomp", rooms: true, typing: typing, roster: false, serverHistory: false, kick: false)
+    }
+}
+
+/// STOMP 1.2 as a `Transport`, over WebSocket (RabbitMQ Web-STOMP, Spring)
+/// or plain TCP.
+///
+/// A session is one STOMP connection: CONNECT, one SUBSCRIBE per room (and
+/// one for the kick destination), each confirmed by its RECEIPT, then the
+/// join type announced in each room. Sends ask for receipts, so a send counts
+/// as delivered only once the broker has it.
+public struct STOMPTransport: Transport {
+    /// The server; nil when `options.discovery` names it before each connect.
+    public var endpoint: STOMPEndpoint?
+    public var name: String
+    public var rooms: [String]
+    public var options: STOMPOptions
+    public var connectTimeout: Double
+    public var log: @Sendable (String) -> Void
+
+    public init(endpoint: STOMPEndpoint?, name: String, rooms: [String] = ["lobby"], options: STOMPOptions = STOMPOptions(),
+                connectTimeout: Double = 10, log: @escaping @Sendable (String) -> Void = { _ in }) {
+        self.endpoint = endpoint
+        self.name = name
+        self.rooms = rooms.isEmpty ? ["lobby"] : rooms
+        self.options = options
+        self.connectTimeout = connectTimeout
+        self.log = log
+    }
+
+    public var capabilities: TransportCapabilities { .stomp(typing: !options.types.typing.isEmpty) }
+
+    public var kickPolicy: KickPolicy { options.kickPolicy }
+
+    public func connect() async throws -> any TransportSession {
+        let target = try await resolve()
+        let (events, continuation) = AsyncThrowingStream<TransportEvent, Error>.makeStream()
+        let mapper = STOMPChatMapper(options: options, botName: name)
+        // Subscription id → room; the kick subscription has no room.
+        var subscriptions: [(id: String, destination: String, room: String?)] = rooms.enumerated().map {
+            ("sub-\($0.offset)", STOMPChatMapper.destination(options.subscribe, room: $0.element, user: name), $0.element)
+        }
+        if let kick = options.kickDestination {
+            subscriptions.append(("sub-kick", STOMPChatMapper.destination(kick, user: name), nil))
+        }
+        let roomOf = Dictionary(subscriptions.map { ($0.id, $0.room) }, uniquingKeysWith: { a, _ in a })
+        let log = self.log
+        let settings = STOMPClient.Settings(
+            host: options.host, login: options.login, passcode: options.passcode, connectHeaders: options.connectHeaders,
+            heartBeat: options.heartBeat, heartBeatMargin: options.heartBeatMargin, connectTimeout: connectTimeout,
+            maxFrameBytes: options.maxFrameBytes)
+        let client = try await STOMPClient.open(settings, link: { sink in try await self.openLink(target, sink) }, deliver: { frame in
+            guard let sub = frame[header: "subscription"], let entry = roomOf[sub] else {
+                log("stomp: ignored a MESSAGE for subscription \(frame[header: "subscription"] ?? "(none)")")
+                return
+            }
+            guard let room = entry else {
+                continuation.yield(.kicked(mapper.kickReason(frame)))
+                return
+            }
+            switch mapper.map(frame, room: room) {
+            case .success(let event?): continuation.yield(event)
+            case .success(nil): break
+            case .failure(let e): log("stomp: dropped a message: \(e.message)")
+            }
+        }, ended: { error in
+            if let error { continuation.finish(throwing: error) } else { continuation.finish() }
+        }, log: log)
+        continuation.onTermination = { _ in client.abort() }
+        do {
+            for s in subscriptions {
+                try await client.request(STOMPFrame("SUBSCRIBE", [("id", s.id), ("destination", s.destination), ("ack", "auto")]),
+                                         timeout: connectTimeout)
+            }
+            if options.announce, !options.types.join.isEmpty {
+                for room in rooms { try await client.send(mapper.send(type: options.types.join, room: room, text: "")) }
+            }
+        } catch {
+            client.abort()
+            throw error
+        }
+        let p = client.periods.withLockedValue { $0 }
+        log("stomp: connected to \(target) as \(name) (heart-beats: send \(p.send) ms, expect \(p.receive) ms)")
+        return STOMPSession(client: client, events: events, mapper: mapper, rooms: rooms, options: options)
+    }
+
+    /// The configured server, or the one discovery names now.
+    private func resolve() async throws -> STOMPEndpoint {
+        if let discovery = options.discovery {
+            let e = try await STOMPDiscovery.resolve(discovery, timeout: connectTimeout)
+            log("stomp: discovery \(discovery) names \(e)")
+            return e
+        }
+        guard let endpoint else { throw TransportError(.refused, "no STOMP server and no discovery URL configured") }
+        return endpoint
+    }
+
+    private func openLink(_ e: STOMPEndpoint, _ sink: STOMPLinkSink) async throws -> any STOMPLink {
+        switch e.link {
+        case .tcp:
+            return try await STOMPTCPLink.connect(host: e.host, port: e.port, tls: e.tls, timeout: connectTimeout, sink: sink)
+        case .websocket:
+            return try await STOMPWebSocketLink.connect(e, headers: options.headers, maxFrameSize: options.maxFrameBytes,
+                                                        timeout: connectTimeout, sink: sink)
+        }
+    }
+}
+
+/// One STOMP connection with the bot's rooms subscribed.
+final class STOMPSession: TransportSession {
+    let client: STOMPClient
+    let events: AsyncThrowingStream<TransportEvent, Error>
+    private let mapper: STOMPChatMapper
+    private let rooms: [String]
+    private let options: STOMPOptions
+
+    init(client: STOMPClient, events: AsyncThrowingStream<TransportEvent, Error>, mapper: STOMPChatMapper, rooms: [String],
+         options: STOMPOptions) {
+        self.client = client
+        self.events = events
+        self.mapper = mapper
+        self.rooms = rooms
+        self.options = options
+    }
+
+    private func check(_ room: String) throws {
+        guard rooms.contains(room) else {
+            throw TransportError(.refused, "this bot is not in room '\(room)' (rooms: \(rooms.joined(separator: ", ")))")
+        }
+    }
+
+    /// Returns once the broker's RECEIPT is in. Without it in time the link
+    /// is dropped (a broker that stops answering is as good as gone) and the
+    /// send stays in the outbox: delivery is at-least-once.
+    func send(room: String, text: String, id: String) async throws {
+        try check(room)
+        do {
+            try await client.request(mapper.send(type: options.types.message, room: room, text: text), timeout: options.receiptTimeout)
+        } catch let e as TransportError where e.kind == .timeout {
+            client.fail(TransportError(.timeout, "\(e.message); dropping the link"))
+            throw e
+        }
+    }
+
+    func typing(room: String, on: Bool) async throws {
+        try check(room)
+        let type = on ? options.types.typing : options.types.typingStop
+        if type.isEmpty { return }
+        client.enqueue(mapper.send(type: type, room: room, text: ""))
+    }
+
+    func leave() async {
+        if options.announce, !options.types.leave.isEmpty {
+            for room in rooms { client.enqueue(mapper.send(type: options.types.leave, room: room, text: "")) }
+        }
+        await client.disconnect(timeout: min(options.receiptTimeout, 5))
+    }
+
+    func close() async {
+        client.abort()
+    }
+}
