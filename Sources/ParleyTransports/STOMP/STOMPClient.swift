@@ -176,7 +176,7 @@ final class STOMPClient: Sendable {
         }
         guard let (connectWaiter, receipts, link) = taken else { return }
         heartbeat.withLockedValue { $0?.cancel() }
-        let why = error ?? TransportError(.closed, "the STOMP session is over")
+        let why = Self.over(error)
         connectWaiter?.resume(throwing: why)
         for r in receipts { r.resume(throwing: why) }
         if error != nil { link?.abort() }
@@ -229,9 +229,9 @@ final class STOMPClient: Sendable {
 
     /// Writes a frame and waits for the write (no receipt asked).
     func send(_ frame: STOMPFrame) async throws {
-        guard let link = state.withLockedValue({ $0.ended == nil ? $0.link : nil }) else {
-            throw TransportError(.closed, "the STOMP session is over")
-        }
+        let (link, ended) = state.withLockedValue { ($0.link, $0.ended) }
+        if let ended { throw Self.over(ended) }
+        guard let link else { throw TransportError(.closed, "the STOMP link is not open") }
         try await link.send(frame.encoded())
     }
 
@@ -258,14 +258,16 @@ final class STOMPClient: Sendable {
         defer { timer.cancel() }
         let bytes = f.encoded()
         try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, Error>) in
-            let link = state.withLockedValue { st -> (any STOMPLink)? in
-                guard st.ended == nil else { return nil }
+            let outcome = state.withLockedValue { st -> Result<(any STOMPLink)?, TransportError> in
+                if let ended = st.ended { return .failure(Self.over(ended)) }
                 st.receipts[id] = c
-                return st.link
+                return .success(st.link)
             }
             // Registered before the write, so a fast RECEIPT finds its waiter.
-            guard let link else { return c.resume(throwing: TransportError(.closed, "the STOMP session is over")) }
-            link.enqueue(bytes)
+            switch outcome {
+            case .failure(let e): c.resume(throwing: e)
+            case .success(let link): link?.enqueue(bytes)
+            }
         }
     }
 
@@ -280,6 +282,11 @@ final class STOMPClient: Sendable {
         try? await request(STOMPFrame("DISCONNECT"), timeout: timeout)
         end(nil)
         link.close()
+    }
+
+    /// Why a write after the end fails: the end's own reason when there was one.
+    private static func over(_ ended: TransportError?) -> TransportError {
+        ended ?? TransportError(.closed, "the STOMP session is over")
     }
 
     /// Ends the session now with `error` (a receipt that never came).
