@@ -14,9 +14,20 @@ if ! command -v rabbitmq-server >/dev/null; then
     echo "start.sh: rabbitmq-server is not installed (apt-get install -y rabbitmq-server)" >&2
     exit 1
 fi
+web_stomp_listening() { (exec 3<>/dev/tcp/127.0.0.1/15674) 2>/dev/null; }
+
 if rabbitmqctl -q status >/dev/null 2>&1; then
     # Running (perhaps with its app stopped by a test): make sure the app is up.
     rabbitmqctl -q start_app >/dev/null 2>&1 || true
+    rabbitmqctl -q await_startup --timeout 60
+    if ! web_stomp_listening; then
+        # A node someone else started (a package's init script) without
+        # Web-STOMP or our loopback config: replace it with ours.
+        echo "start.sh: a RabbitMQ node without Web-STOMP on 127.0.0.1:15674 is running; restarting it with $RABBITMQ_CONFIG_FILE" >&2
+        rabbitmqctl -q stop
+        rabbitmq-plugins -q enable --offline rabbitmq_web_stomp >/dev/null
+        rabbitmq-server -detached
+    fi
 else
     rabbitmq-plugins -q enable --offline rabbitmq_web_stomp >/dev/null
     rabbitmq-server -detached
