@@ -40,9 +40,13 @@ public enum BotSpecs {
                 let a = try address(allowScheme: true)
                 transport = SocketIOTransport(endpoint: SocketIOEndpoint(host: a.host, port: a.port, tls: a.tls), name: b.name,
                                               rooms: b.rooms, options: b.socketio, connectTimeout: b.presence.connectTimeout, log: botLog)
-            case .rest, .stomp:
+            case .rest:
+                let a = try address(allowScheme: true)
+                transport = RESTTransport(endpoint: SocketIOEndpoint(host: a.host, port: a.port, tls: a.tls), name: b.name,
+                                          rooms: b.rooms, options: b.rest, connectTimeout: b.presence.connectTimeout, log: botLog)
+            case .stomp:
                 throw ConfigError(kind: .invalidValue, file: file.path, line: b.line, key: "bot.transport",
-                                  message: "the \(b.transport.rawValue) transport is not built yet; this version runs streamchat and socketio")
+                                  message: "the \(b.transport.rawValue) transport is not built yet; this version runs streamchat, socketio and rest")
             }
             let plugins = b.plugins.map {
                 BotSpec.PluginFile(name: URL(fileURLWithPath: $0).deletingPathExtension().lastPathComponent, path: $0)
