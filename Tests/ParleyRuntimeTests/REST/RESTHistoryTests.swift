@@ -45,7 +45,9 @@ struct RESTHistoryTests {
         let bot = BotRunner(spec: spec, observer: rec.observer)
         let run = Task { await bot.run() }
         #expect(await eventually(60) { await bot.state == .online })
-        #expect(rec.logs(containing: "backfilled 10000 messages of acme/archive").count == 1, "\(rec.logs.map(\.text))")
+        // Online comes first; the backfill is the session's first event.
+        #expect(await eventually(60) { rec.logs(containing: "backfilled 10000 messages of acme/archive").count == 1 },
+                "\(rec.logs.map(\.text))")
 
         try await server.post("alice", "!pageall", room: "acme/archive")
         // 10,000 old messages plus `!pageall` itself: 101 pages of at most 100.
