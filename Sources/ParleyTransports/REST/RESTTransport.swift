@@ -103,7 +103,15 @@ public struct RESTTransport: Transport {
     /// What the room missed since `cursor`, or its backfill when the journal never saw it.
     private func catchUp(_ channel: RESTChannel, from cursor: RoomCursor?, gate: RESTGate) async throws {
         var path = channel.chatsPath(options)
-        if let cursor { path += "?cursor_date=" + SocketIOEndpoint.percentEncoded(RESTDate.format(cursor.time)) }
+        if let cursor {
+            // From a millisecond before the cursor: the server answers chats
+            // strictly after the date, and one posted in the cursor's own
+            // millisecond after it must not be skipped. What comes back twice
+            // is dropped by id (the cursor's own here, others by the bot's
+            // journal check of replayed messages).
+            let since = max(0, cursor.time - 0.001)
+            path += "?cursor_date=" + SocketIOEndpoint.percentEncoded(RESTDate.format(since))
+        }
         let answer = try await client.call(.GET, path)
         guard let list = answer.array else {
             throw TransportError(.protocolViolation, "GET \(path): not a list of chats")

@@ -94,6 +94,10 @@ struct RESTScenarioTests {
         try await Task.sleep(for: .milliseconds(300))
         #expect(got(rec) == ["alice: live 1", "alice: away 1 [replayed]", "bob: away 2 [replayed]", "alice: away 3 [replayed]",
                              "bob: away 4 [replayed]", "alice: away 5 [replayed]", "alice: live 2"])
+        // Catch-up asked from just before the last message the bot had handled ("live 1").
+        let live1 = try await server.get("chats?room=acme%2Fgeneral").array!.first { $0["content"]?.string == "live 1" }!
+        let asked = RESTDate.format(RESTDate.parse(live1["createdAt"]!.string!)! - 0.001)
+        #expect(try await server.stats()["cursor_gets"]?.array?.contains(.string(asked)) == true)
         await stop(bot)
         await server.stop()
     }
@@ -276,6 +280,37 @@ struct RESTScenarioTests {
         #expect(await eventually { (try? await server.texts(from: "parley", room: "acme/new-room")) == ["pong"] })
         #expect(await eventually { (try? await server.texts(from: "parley", room: "acme/general")) == ["there"] })
         await stop(bot)
+        await server.stop()
+    }
+
+    /// A `transport = "rest"` bot from a config file, built by `BotSpecs` like `parley run` does.
+    @Test func aConfiguredBotRunsThroughBotSpecs() async throws {
+        let server = try await RESTServer.start()
+        let dir = try temporaryDirectory()
+        let path = dir.appendingPathComponent("bot.toml").path
+        try """
+        [[bot]]
+        name = "parley"
+        transport = "rest"
+        server = "http://127.0.0.1:\(server.port)"
+        rooms = ["acme/general"]
+        plugins = ["\(packageRoot.appendingPathComponent("Plugins/echo.lua").path)"]
+        journal = "state/parley"
+        [bot.rest]
+        email = "\(RESTServer.botEmail)"
+        password = "\(RESTServer.botPassword)"
+        service_key = "\(RESTServer.serviceKey)"
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        let specs = try BotSpecs.make(try BotConfigFile.load(path: path), embedded: [:], log: { _ in })
+        #expect(specs.count == 1 && specs[0].transport.capabilities == .rest)
+        let rec = Recorder()
+        let runner = BotRunner(spec: specs[0], observer: rec.observer)
+        let run = Task { await runner.run() }
+        #expect(await eventually { await runner.state == .online })
+        try await server.post("alice", "!ping")
+        #expect(await eventually { (try? await server.texts(from: "parley")) == ["pong"] })
+        await runner.stop()
+        _ = await run.value
         await server.stop()
     }
 
