@@ -105,9 +105,15 @@ final class RESTClient: Sendable {
 
     /// An authorized request that must succeed (2xx); returns its JSON.
     /// 4xx other than 401 and 429 throw `.refused` (the request itself is
-    /// wrong: retrying would not help).
+    /// wrong: retrying would not help); a 401 that outlives a refresh throws
+    /// `.closed`.
     func call(_ method: HTTPMethod, _ path: String, body: Body? = nil) async throws -> JSONValue {
         let answer = try await send(method, path, body: body, authorized: true)
+        if answer.status == 401 {
+            // Still refused with a token fresh from a refresh: the server's
+            // state, not the request's; the next session tries again.
+            throw TransportError(.closed, "\(method) \(path): HTTP 401 even after a token refresh\(Self.errorCode(answer))")
+        }
         guard (200..<300).contains(answer.status) else {
             throw TransportError(.refused, "\(method) \(path): HTTP \(answer.status)\(Self.errorCode(answer))")
         }

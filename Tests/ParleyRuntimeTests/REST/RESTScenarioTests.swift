@@ -8,7 +8,11 @@ import Testing
 /// Bots on REST channel chat, end to end over loopback against the python
 /// fixture (`rest_server.py`): chats sent with HTTP, received over a
 /// Socket.IO namespace per channel, caught up after every (re)connect.
-@Suite(.timeLimit(.minutes(3)))
+///
+/// Serialized: each test starts a python server, and ten at once load a
+/// small machine enough to upset the timing tests of other suites (the
+/// Socket.IO heartbeat) that run alongside.
+@Suite(.serialized, .timeLimit(.minutes(5)))
 struct RESTScenarioTests {
     /// Logs every message the plugins get, in order, with its replayed flag.
     static let tracer = """
