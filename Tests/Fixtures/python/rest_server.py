@@ -61,6 +61,7 @@ import json
 import logging
 import signal
 import socket
+import ssl
 import sys
 import time
 
@@ -472,7 +473,11 @@ async def serve(opts):
     runner = web.AppRunner(app, handle_signals=False, access_log=None, shutdown_timeout=0.1)
     await runner.setup()
     sock = listening_socket(opts.host, opts.port)
-    await web.SockSite(runner, sock).start()
+    context = None
+    if opts.certfile is not None:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(opts.certfile, opts.keyfile)
+    await web.SockSite(runner, sock, ssl_context=context).start()
     print(f"LISTENING {sock.getsockname()[1]}", flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -499,8 +504,13 @@ def parse_args(argv=None):
     p.add_argument("--path", default="/socket.io/", help="Socket.IO path (default /socket.io/)")
     p.add_argument("--ping-interval", type=float, default=25.0)
     p.add_argument("--ping-timeout", type=float, default=20.0)
+    p.add_argument("--certfile", default=None, help="PEM certificate (chain): serve https:// and wss:// instead")
+    p.add_argument("--keyfile", default=None, help="PEM private key for --certfile (default: in the certificate file)")
     p.add_argument("--verbose", action="store_true")
-    return p.parse_args(argv)
+    opts = p.parse_args(argv)
+    if opts.keyfile is not None and opts.certfile is None:
+        p.error("--keyfile needs --certfile")
+    return opts
 
 
 def main():

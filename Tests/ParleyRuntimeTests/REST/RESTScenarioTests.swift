@@ -318,6 +318,29 @@ struct RESTScenarioTests {
         await server.stop()
     }
 
+    /// https and wss with a private CA named by `ca_file`; without it the certificate is refused.
+    @Test func tlsWithAPrivateCA() async throws {
+        let pki = try TestPKI.make()
+        let server = try await RESTServer.start(pki: pki)
+        let rec = Recorder()
+        let bot = try startBot(server, recorder: rec)
+        #expect(await eventually { await bot.runner.state == .online })
+        try await server.post("alice", "!echo over tls")
+        #expect(await eventually { (try? await server.texts(from: "parley")) == ["over tls"] })
+        await stop(bot)
+
+        var untrusting = RESTOptions()
+        untrusting.email = RESTServer.botEmail
+        untrusting.password = RESTServer.botPassword
+        untrusting.serviceKey = RESTServer.serviceKey
+        untrusting.maxRetries = 0
+        untrusting.requestTimeout = 2
+        let doubter = RESTTransport(endpoint: SocketIOEndpoint(host: "127.0.0.1", port: server.port, tls: true), name: "parley",
+                                    rooms: ["acme/general"], options: untrusting, connectTimeout: 2)
+        await #expect(throws: TransportError.self) { _ = try await doubter.connect() }
+        await server.stop()
+    }
+
     /// Multipart sends, the channel addressed by id.
     @Test func multipartSendsWithChannelIds() async throws {
         let server = try await RESTServer.start()

@@ -2,7 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import ParleyCore
-import ParleyTransports
+@testable import ParleyTransports
 import ParleyWire
 
 /// The python REST chat fixture (`Tests/Fixtures/python/rest_server.py`) with
@@ -13,15 +13,23 @@ final class RESTServer: Sendable {
     static let serviceKey = "test-service-key"
 
     let peer: PythonPeer
+    /// The test CA when the server speaks TLS.
+    let pki: TestPKI?
     var port: Int { peer.port }
+    private var base: String { (pki == nil ? "http" : "https") + "://127.0.0.1:\(port)" }
 
-    private init(peer: PythonPeer) { self.peer = peer }
+    private init(peer: PythonPeer, pki: TestPKI?) {
+        self.peer = peer
+        self.pki = pki
+    }
 
-    /// Starts the server with the bot's account (`parley`) and `channels` (`workspace/name`).
-    static func start(channels: [String] = ["acme/general"], extra: [String] = [], port: Int = 0) async throws -> RESTServer {
+    /// Starts the server with the bot's account (`parley`) and `channels` (`workspace/name`);
+    /// with `pki`, over TLS with its certificate.
+    static func start(channels: [String] = ["acme/general"], pki: TestPKI? = nil, port: Int = 0) async throws -> RESTServer {
         var args = ["--user", "\(botEmail):\(botPassword):parley", "--service-key", serviceKey]
         for c in channels { args += ["--channel", c] }
-        return RESTServer(peer: try await PythonPeer.start(script: "rest_server.py", args + extra, port: port))
+        if let pki { args += ["--certfile", pki.certFile, "--keyfile", pki.keyFile] }
+        return RESTServer(peer: try await PythonPeer.start(script: "rest_server.py", args, port: port), pki: pki)
     }
 
     func stop() async { await peer.stop() }
@@ -36,7 +44,8 @@ final class RESTServer: Sendable {
         o.retryInitial = 0.05
         o.retryMax = 0.2
         configure(&o)
-        return RESTTransport(endpoint: SocketIOEndpoint(host: "127.0.0.1", port: port), name: "parley", rooms: rooms,
+        if o.caFile == nil { o.caFile = pki?.caFile }
+        return RESTTransport(endpoint: SocketIOEndpoint(host: "127.0.0.1", port: port, tls: pki != nil), name: "parley", rooms: rooms,
                              options: o, connectTimeout: 5, log: log)
     }
 
@@ -44,19 +53,20 @@ final class RESTServer: Sendable {
 
     @discardableResult
     func control(_ path: String, _ body: JSONValue) async throws -> JSONValue {
-        var req = HTTPClientRequest(url: "http://127.0.0.1:\(port)/_test/\(path)")
+        var req = HTTPClientRequest(url: "\(base)/_test/\(path)")
         req.method = .POST
         req.headers.add(name: "Content-Type", value: "application/json")
         req.body = .bytes(ByteBuffer(string: body.text))
-        return try await Self.execute(req)
+        return try await execute(req)
     }
 
     func get(_ pathAndQuery: String) async throws -> JSONValue {
-        try await Self.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)/_test/\(pathAndQuery)"))
+        try await execute(HTTPClientRequest(url: "\(base)/_test/\(pathAndQuery)"))
     }
 
-    private static func execute(_ req: HTTPClientRequest) async throws -> JSONValue {
-        let response = try await HTTPClient.shared.execute(req, timeout: .seconds(30))
+    private func execute(_ req: HTTPClientRequest) async throws -> JSONValue {
+        let client = pki.map { HTTPClients.client(caFile: $0.caFile) } ?? HTTPClient.shared
+        let response = try await client.execute(req, timeout: .seconds(30))
         let body = try await response.body.collect(upTo: 64 << 20)
         guard response.status == .ok else { throw PeerError("\(req.url): HTTP \(response.status.code) \(String(buffer: body))") }
         return try JSONValue.parse(bytes: body.readableBytesView)
