@@ -114,7 +114,9 @@ let package = Package(
             name: "ParleyRuntimeTests",
             dependencies: ["ParleyRuntime", "ParleyTransports", "ParleyServers", "ParleyCore", "ParleyWire", "ParleyLua",
                            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
-                           .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOWebSocket", package: "swift-nio")]
+                           .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOWebSocket", package: "swift-nio"),
+                           // The REST tests drive the python fixture's test endpoints over HTTP.
+                           .product(name: "AsyncHTTPClient", package: "async-http-client")]
         ),
         .testTarget(name: "ParleyCoreTests", dependencies: ["ParleyCore", "ParleyJournal", "ParleyWire"], exclude: ["Golden", "Hostile", "Crash"]),
     ],

@@ -10,6 +10,7 @@
 ---@field text string What was said.
 ---@field id string The server's id when the transport gives one, else one the bot assigned.
 ---@field time number Seconds since 1970 (server time when known).
+---@field replayed? boolean true when the message was posted while the bot was away (disconnected or stopped) and reaches it through the transport's catch-up (REST); nil for live messages.
 local ParleyMessage = {}
 
 --- Send `text` to the message's room (same as `bot.send(msg.room, text)`).

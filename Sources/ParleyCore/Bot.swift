@@ -203,12 +203,15 @@ public final class Bot: PluginServices {
             // Messages the bot itself sent never reach its plugins.
             if m.user == options.name { return [] }
             let time = m.time ?? now
+            // Catch-up may hand back what the bot already handled (a reconnect
+            // that overlaps its last session): the server id says so.
+            if m.replayed, let serverId = m.id, store.contains(room: m.room, id: serverId, since: time) { return [] }
             let id = m.id ?? nextId()
             // A server id moves the room's last-seen cursor, in the same record.
             try store.appendReceived(room: m.room, id: id, user: m.user, text: m.text, time: time, lastSeen: m.id != nil)
             for p in plugins where !p.isDisabled {
                 out += try deliver(to: p, kind: "message") { w in
-                    Bot.writeMessage(&w, room: m.room, user: m.user, text: m.text, id: id, time: time)
+                    Bot.writeMessage(&w, room: m.room, user: m.user, text: m.text, id: id, time: time, replayed: m.replayed)
                 }
             }
             return out
@@ -258,6 +261,24 @@ public final class Bot: PluginServices {
             }
         }
         return out
+    }
+
+    /// Stores history from before the bot joined a room (a transport's
+    /// backfill) without delivering it to plugins: `bot.history` then reaches
+    /// back past the bot's arrival. Afterwards the room's last-seen cursor is
+    /// `through` (or newer), also when `messages` is empty, so the next
+    /// connect catches up from there instead of backfilling again. Messages
+    /// the history already holds (by server id) are skipped.
+    public func backfill(room: String, messages: [ChatMessage], through: RoomCursor) throws(StoreError) {
+        let fresh = messages.filter { m in
+            guard let id = m.id else { return false }
+            return !store.contains(room: room, id: id, since: m.time ?? now)
+        }
+        try store.appendReceived(fresh.map { m in
+            ReceivedMessage(room: room, id: m.id!, user: m.user, text: m.text, time: m.time ?? now)
+        })
+        if let seen = store.lastSeen(room: room), seen.time >= through.time { return }
+        try store.setLastSeen(room: room, cursor: through.cursor, time: through.time)
     }
 
     /// When `advance` next has something to do (a timer or a typing timeout); nil when nothing is scheduled.
@@ -316,13 +337,17 @@ public final class Bot: PluginServices {
         return out
     }
 
-    static func writeMessage(_ w: inout ValueWriter, room: String, user: String, text: String, id: String, time: Double) {
-        w.beginTable(array: 0, pairs: 5)
+    /// `replayed` is only written when true: plugins test `msg.replayed`, and
+    /// live messages (nearly all of them) stay one field smaller.
+    static func writeMessage(_ w: inout ValueWriter, room: String, user: String, text: String, id: String, time: Double,
+                             replayed: Bool = false) {
+        w.beginTable(array: 0, pairs: replayed ? 6 : 5)
         w.key(.room); w.write(room)
         w.key(.user); w.write(user)
         w.key(.text); w.write(text)
         w.key(.id); w.write(id)
         w.key(.time); w.write(time)
+        if replayed { w.key(.replayed); w.write(true) }
     }
 
     func rosterEntries(room: String) -> [RosterEntry] {

@@ -9,13 +9,20 @@ public struct ChatMessage: Sendable, Equatable {
     public var id: String?
     /// Seconds since 1970; nil means "now" on the bot's clock.
     public var time: Double?
+    /// The message was posted while the bot was away (disconnected or
+    /// stopped) and reaches it late, through a transport's catch-up after a
+    /// (re)connect. Plugins see it as `msg.replayed`, so one that reacts to
+    /// "now" (a flood counter, a greeting) can tell; the bot also drops a
+    /// replayed message whose server id its history already holds.
+    public var replayed: Bool
 
-    public init(room: String, user: String, text: String, id: String? = nil, time: Double? = nil) {
+    public init(room: String, user: String, text: String, id: String? = nil, time: Double? = nil, replayed: Bool = false) {
         self.room = room
         self.user = user
         self.text = text
         self.id = id
         self.time = time
+        self.replayed = replayed
     }
 }
 

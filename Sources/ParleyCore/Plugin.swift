@@ -378,7 +378,7 @@ struct PendingTimer {
 /// Field names of event tables, sent to the VM once and then by index
 /// (`ValueWriter.writeCommon`), so building an event hashes no key strings.
 enum EventKey: UInt8, CaseIterable {
-    case room, user, text, id, time, on, state, users, online, once, name, data
+    case room, user, text, id, time, on, state, users, online, once, name, data, replayed
 
     static let names: [String] = allCases.map { "\($0)" }
 }

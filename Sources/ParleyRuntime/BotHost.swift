@@ -108,6 +108,14 @@ actor BotHost {
         return (out, bot.nextDue)
     }
 
+    /// Every room's last-seen cursor, for a transport's catch-up.
+    func lastSeenCursors() -> [String: RoomCursor] { bot?.store.lastSeenCursors() ?? [:] }
+
+    /// History from before the bot joined a room (`TransportEvent.backfill`).
+    func backfill(room: String, messages: [ChatMessage], through: RoomCursor) throws {
+        try bot?.backfill(room: room, messages: messages, through: through)
+    }
+
     func markDelivered(_ ids: [String]) throws {
         if !ids.isEmpty { try bot?.store.markDelivered(ids) }
     }

@@ -146,12 +146,18 @@ public actor BotRunner {
             if stopping { break }
             let s: any TransportSession
             do {
-                s = try await spec.transport.connect()
+                // The journal's last-seen cursors: a transport with catch-up
+                // resumes from them, so nothing is missed across a reconnect or a restart.
+                s = try await spec.transport.connect(resumingAfter: await host?.lastSeenCursors() ?? [:])
             } catch let error as TransportError where error.kind == .refused {
                 // The server is fine; the bot's own config is not (a name the
                 // protocol cannot carry). Retrying would never help.
                 log(.error, "cannot connect: \(error)")
                 return .failed(error.message)
+            } catch let error as TransportError where error.kind == .kicked {
+                log(.error, "kicked by the server: \(error.message)")
+                await setState(.kicked)
+                return .kicked(error.message)
             } catch {
                 stats.connectFailures += 1
                 log(.warn, "cannot connect: \(error)")
@@ -177,6 +183,11 @@ public actor BotRunner {
                     if case .kicked(let reason) = event {
                         kicked = reason
                         break
+                    }
+                    if case .backfill(let room, let messages, let through) = event {
+                        await backfill(room: room, messages: messages, through: through)
+                        if failure != nil { break }
+                        continue
                     }
                     guard case .chat(let chat) = event else { continue }
                     observer.event(name, chat)
@@ -271,6 +282,17 @@ public actor BotRunner {
             RuntimeMetrics.events[event.kind]?.increment()
             dispatch(actions)
             rescheduleTimers(due)
+        } catch {
+            fail("journal failed: \(error)")
+        }
+    }
+
+    /// History from before the bot joined a room: into the journal, not to plugins.
+    private func backfill(room: String, messages: [ChatMessage], through: RoomCursor) async {
+        guard let host, failure == nil else { return }
+        do {
+            try await host.backfill(room: room, messages: messages, through: through)
+            if !messages.isEmpty { log(.info, "backfilled \(messages.count) messages of \(room) into history") }
         } catch {
             fail("journal failed: \(error)")
         }

@@ -53,8 +53,9 @@ public enum BotSpecs {
                 transport = STOMPTransport(endpoint: endpoint, name: b.name, rooms: b.rooms, options: b.stomp,
                                            connectTimeout: b.presence.connectTimeout, log: botLog)
             case .rest:
-                throw ConfigError(kind: .invalidValue, file: file.path, line: b.line, key: "bot.transport",
-                                  message: "the \(b.transport.rawValue) transport is not built yet; this version runs streamchat and socketio")
+                let a = try address(allowScheme: true)
+                transport = RESTTransport(endpoint: SocketIOEndpoint(host: a.host, port: a.port, tls: a.tls), name: b.name,
+                                          rooms: b.rooms, options: b.rest, connectTimeout: b.presence.connectTimeout, log: botLog)
             }
             let plugins = b.plugins.map {
                 BotSpec.PluginFile(name: URL(fileURLWithPath: $0).deletingPathExtension().lastPathComponent, path: $0)

@@ -20,10 +20,22 @@ public protocol Transport: Sendable {
     /// stop (the default) or log in again after a delay. Transports whose
     /// config offers the choice (STOMP's `kick_policy`) override it.
     var kickPolicy: KickPolicy { get }
+
+    /// Connects like `connect()`, told where the bot's journal stands in each
+    /// room (the server id and time of the newest message it handled there;
+    /// no entry: it never saw one). A transport that can ask the server for
+    /// what it missed (REST's `cursor_date`) catches up from there before any
+    /// live event, also after a restart; the others ignore it.
+    func connect(resumingAfter cursors: [String: RoomCursor]) async throws -> any TransportSession
 }
 
 extension Transport {
     public var kickPolicy: KickPolicy { .stop }
+
+    /// Transports without catch-up connect as usual.
+    public func connect(resumingAfter cursors: [String: RoomCursor]) async throws -> any TransportSession {
+        try await connect()
+    }
 }
 
 /// One live connection.
@@ -52,12 +64,22 @@ public enum TransportEvent: Sendable, Equatable {
     case chat(BotEvent)
     /// The server threw the bot out (another login, a ban); carries the reason.
     case kicked(String)
+    /// History from before the bot first joined `room`, oldest first: it goes
+    /// into the journal (so `bot.history` reaches back) but never to plugins.
+    /// `through` is the newest message on the server when the bot joined;
+    /// the room's last-seen cursor is set to it even when `messages` is empty
+    /// (configured backfill 0, an empty room), so the next connect catches up
+    /// from there rather than backfilling again.
+    case backfill(room: String, messages: [ChatMessage], through: RoomCursor)
 }
 
 /// Why a transport failed, in words an operator can act on.
 public struct TransportError: Error, Sendable, CustomStringConvertible, Equatable {
     public enum Kind: String, Sendable {
         case connect, timeout, closed, idle, protocolViolation = "protocol", refused
+        /// The server will not have the bot back (its credentials were
+        /// revoked): like `TransportEvent.kicked`, but found while connecting.
+        case kicked
     }
     public var kind: Kind
     public var message: String

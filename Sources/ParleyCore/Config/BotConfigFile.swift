@@ -37,6 +37,8 @@ public struct BotConfig: Sendable {
     public var socketio = SocketIOOptions()
     /// `[bot.stomp]`: that transport's own keys.
     public var stomp = STOMPOptions()
+    /// `[bot.rest]`: that transport's own keys.
+    public var rest = RESTOptions()
 
     /// The plugin host's view of this bot.
     public var botOptions: BotOptions {
@@ -130,6 +132,20 @@ public struct BotConfigFile: Sendable {
         if let ca = socketio.caFile, !FileManager.default.isReadableFile(atPath: ca) {
             throw t.error("socketio", "ca_file \(ca) does not exist or cannot be read")
         }
+        var rest = try t.optionalTable("rest") { r in try RESTOptions.read(r) } ?? RESTOptions()
+        rest.caFile = rest.caFile.map(resolve)
+        if let ca = rest.caFile, !FileManager.default.isReadableFile(atPath: ca) {
+            throw t.error("rest", "ca_file \(ca) does not exist or cannot be read")
+        }
+        if transport == .rest {
+            // Checked here, once: a REST bot without these could never log in.
+            if rest.email.isEmpty || rest.password.isEmpty {
+                throw t.error("rest", "a REST bot needs rest.email and rest.password (or rest.password_env)")
+            }
+            if let bad = rooms.first(where: { RESTOptions.splitRoom($0) == nil }) {
+                throw t.error("rooms", "'\(bad)' is not workspace/channel (REST rooms name a workspace and one of its channels)")
+            }
+        }
         if transport == .socketio, !socketio.namespacePerRoom, rooms.count > 1 {
             throw t.error("rooms", "a Socket.IO bot in one namespace has one room; set socketio.namespace_per_room = true for several")
         }
@@ -169,6 +185,7 @@ public struct BotConfigFile: Sendable {
             b.streamchat = streamchat
             b.socketio = socketio
             b.stomp = stomp
+            b.rest = rest
             return b
         }
     }

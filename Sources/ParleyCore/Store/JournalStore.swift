@@ -185,6 +185,8 @@ public final class JournalStore: BotStore {
 
     public func lastSeen(room: String) -> RoomCursor? { cursors.rooms[room] }
 
+    public func lastSeenCursors() -> [String: RoomCursor] { cursors.rooms }
+
     public func setLastSeen(room: String, cursor: String, time: Double) throws(StoreError) {
         try append([JournalRecord(type: RecordType.lastSeen.rawValue,
                                   payload: LuaValue.record([("r", .string(room)), ("c", .string(cursor)), ("s", .double(time))]).encoded)])
@@ -238,6 +240,27 @@ public final class JournalStore: BotStore {
         let cursor = try history.append(room: room, id: id, user: user, text: text, time: time)
         compactIfDue()
         return cursor
+    }
+
+    /// One journal transaction per 1,000 messages: a backfill of thousands
+    /// costs a few syncs, and no transaction grows without bound.
+    public func appendReceived(_ messages: [ReceivedMessage]) throws(StoreError) {
+        var start = 0
+        while start < messages.count {
+            let chunk = messages[start..<min(messages.count, start + 1000)]
+            start += chunk.count
+            try append(chunk.map { m in
+                JournalRecord(type: RecordType.message.rawValue, payload: LuaValue.record([
+                    ("r", .string(m.room)), ("i", .string(m.id)), ("u", .string(m.user)), ("t", .string(m.text)),
+                    ("s", .double(m.time)), ("l", .bool(true)),
+                ]).encoded)
+            })
+            for m in chunk {
+                cursors.advance(room: m.room, to: RoomCursor(cursor: m.id, time: m.time))
+                _ = try history.append(room: m.room, id: m.id, user: m.user, text: m.text, time: m.time)
+            }
+            compactIfDue()
+        }
     }
 
     public func page(room: String, before: String?, after: String?, limit: Int) throws(HistoryError) -> HistoryPage {

@@ -76,6 +76,23 @@ public enum HistoryError: Error, Equatable {
     case invalidCursor(String)
 }
 
+/// A received message with a server id, for `BotStore.appendReceived(_:)`.
+public struct ReceivedMessage: Sendable, Equatable {
+    public var room: String
+    public var id: String
+    public var user: String
+    public var text: String
+    public var time: Double
+
+    public init(room: String, id: String, user: String, text: String, time: Double) {
+        self.room = room
+        self.id = id
+        self.user = user
+        self.text = text
+        self.time = time
+    }
+}
+
 /// Chat history per room: every message the bot saw or sent.
 public protocol HistoryStore: AnyObject {
     /// Records a message and returns its cursor.
@@ -83,6 +100,26 @@ public protocol HistoryStore: AnyObject {
     func append(room: String, id: String, user: String, text: String, time: Double) throws(StoreError) -> String
     /// A page of at most `limit` messages, oldest first (see `HistoryPage`).
     func page(room: String, before: String?, after: String?, limit: Int) throws(HistoryError) -> HistoryPage
+}
+
+extension HistoryStore {
+    /// Whether the room's history holds a message with this id at `time` or
+    /// later. Scans back from the newest message and stops at the first one
+    /// older than `time`, so asking about a message newer than everything
+    /// stored (the usual case for catch-up, which runs oldest first) reads
+    /// one short page.
+    public func contains(room: String, id: String, since time: Double) -> Bool {
+        var before: String? = nil
+        while true {
+            guard let page = try? page(room: room, before: before, after: nil, limit: 32) else { return false }
+            for m in page.messages.reversed() {
+                if m.id == id { return true }
+                if m.time < time { return false }
+            }
+            guard let older = page.before else { return false }
+            before = older
+        }
+    }
 }
 
 /// How much history each room keeps. Both bounds apply, so whichever
@@ -371,8 +408,15 @@ public protocol BotStore: StateStore, HistoryStore {
     @discardableResult
     func appendReceived(room: String, id: String, user: String, text: String, time: Double,
                         lastSeen: Bool) throws(StoreError) -> String
+    /// Records a batch of received messages as one write (a backfill of
+    /// thousands would otherwise cost a journal sync each); each moves its
+    /// room's last-seen cursor like `appendReceived(..., lastSeen: true)`.
+    func appendReceived(_ messages: [ReceivedMessage]) throws(StoreError)
     /// The room's last-seen cursor, nil before the bot handled a message with a server id there.
     func lastSeen(room: String) -> RoomCursor?
+    /// Every room's last-seen cursor: what a transport that catches up after
+    /// a (re)connect resumes from, also after a restart.
+    func lastSeenCursors() -> [String: RoomCursor]
     /// Sets the room's last-seen cursor (a transport that caught up some other way).
     func setLastSeen(room: String, cursor: String, time: Double) throws(StoreError)
     /// The plugin's saved timers, soonest first.
@@ -406,7 +450,11 @@ public final class MemoryBotStore: BotStore {
         if lastSeen { cursors.advance(room: room, to: RoomCursor(cursor: id, time: time)) }
         return try history.append(room: room, id: id, user: user, text: text, time: time)
     }
+    public func appendReceived(_ messages: [ReceivedMessage]) throws(StoreError) {
+        for m in messages { try appendReceived(room: m.room, id: m.id, user: m.user, text: m.text, time: m.time, lastSeen: true) }
+    }
     public func lastSeen(room: String) -> RoomCursor? { cursors.rooms[room] }
+    public func lastSeenCursors() -> [String: RoomCursor] { cursors.rooms }
     public func setLastSeen(room: String, cursor: String, time: Double) throws(StoreError) {
         cursors.set(room: room, to: RoomCursor(cursor: cursor, time: time))
     }

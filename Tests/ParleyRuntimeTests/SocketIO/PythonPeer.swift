@@ -1,11 +1,13 @@
 import Foundation
 import Synchronization
 
-/// The python-socketio SocketChat fixture (`Tests/Fixtures/python/socketchat_server.py`):
-/// a real third-party Socket.IO server, run as a child process on loopback.
+/// A python fixture from `Tests/Fixtures/python/` (the SocketChat server, the
+/// REST chat server, ...): a real third-party server, run as a child process
+/// on loopback. Every fixture prints `LISTENING <port>` once it listens and
+/// runs under `until_stdin_closes.py`.
 ///
 /// `make test` creates the virtual environment (`.venv`) it runs in.
-final class PythonSocketChat: Sendable {
+final class PythonPeer: Sendable {
     let process: Process
     let port: Int
     /// Our end of its stdin: when it closes (stop(), or this test process dies
@@ -20,8 +22,9 @@ final class PythonSocketChat: Sendable {
         self.stdin = stdin
     }
 
-    /// Starts the server (port 0: a free one) and waits for its `LISTENING <port>` line.
-    static func start(_ arguments: [String] = [], port: Int = 0) async throws -> PythonSocketChat {
+    /// Starts `script` (a file in `Tests/Fixtures/python/`) with `--port`
+    /// (0: a free one) and `arguments`, and waits for its `LISTENING <port>` line.
+    static func start(script: String, _ arguments: [String] = [], port: Int = 0) async throws -> PythonPeer {
         guard FileManager.default.isExecutableFile(atPath: python) else {
             throw PeerError("no \(python): run `make test`, or `bash Tests/Fixtures/python/setup-venv.sh`, to create it")
         }
@@ -29,7 +32,7 @@ final class PythonSocketChat: Sendable {
         p.executableURL = URL(fileURLWithPath: python)
         let fixtures = packageRoot.appendingPathComponent("Tests/Fixtures/python")
         p.arguments = [fixtures.appendingPathComponent("until_stdin_closes.py").path,
-                       fixtures.appendingPathComponent("socketchat_server.py").path, "--port", String(port)] + arguments
+                       fixtures.appendingPathComponent(script).path, "--port", String(port)] + arguments
         let out = Pipe()
         let input = Pipe()
         p.standardOutput = out
@@ -53,9 +56,9 @@ final class PythonSocketChat: Sendable {
         }
         guard let port else {
             p.terminate()
-            throw PeerError("the python SocketChat server did not start (arguments: \(arguments))")
+            throw PeerError("the python fixture \(script) did not start (arguments: \(arguments))")
         }
-        return PythonSocketChat(process: p, port: port, stdin: input)
+        return PythonPeer(process: p, port: port, stdin: input)
     }
 
     /// SIGTERM, then wait for it to be gone (the port is free again).
@@ -72,6 +75,13 @@ final class PythonSocketChat: Sendable {
     /// no pings included (a server that stops answering).
     func freeze() { kill(process.processIdentifier, SIGSTOP) }
     func thaw() { kill(process.processIdentifier, SIGCONT) }
+}
+
+/// The python-socketio SocketChat fixture (`socketchat_server.py`).
+enum PythonSocketChat {
+    static func start(_ arguments: [String] = [], port: Int = 0) async throws -> PythonPeer {
+        try await PythonPeer.start(script: "socketchat_server.py", arguments, port: port)
+    }
 }
 
 struct PeerError: Error, CustomStringConvertible {

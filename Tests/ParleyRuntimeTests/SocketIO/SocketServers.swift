@@ -24,10 +24,10 @@ final class SocketServer: Sendable {
     let kind: SocketServerKind
     let port: Int
     let settings: SocketServerSettings
-    private let python: PythonSocketChat?
+    private let python: PythonPeer?
     private let embedded: SocketChatServer?
 
-    private init(kind: SocketServerKind, port: Int, settings: SocketServerSettings, python: PythonSocketChat?, embedded: SocketChatServer?) {
+    private init(kind: SocketServerKind, port: Int, settings: SocketServerSettings, python: PythonPeer?, embedded: SocketChatServer?) {
         self.kind = kind
         self.port = port
         self.settings = settings
