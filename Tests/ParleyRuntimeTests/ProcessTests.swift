@@ -141,11 +141,14 @@ func finish(_ p: Process, stdout pipe: Pipe? = nil) async -> (status: Int32, std
         collected.withLock { $0.append(d) }
     }
     let status: Int32 = await withCheckedContinuation { c in
-        if !p.isRunning {
-            c.resume(returning: p.terminationStatus)
-            return
+        // The handler goes in first, then the check: a process that ended in
+        // between is caught by the check, and `once` keeps it to one resume.
+        let once = Mutex(false)
+        let resume = { @Sendable (status: Int32) in
+            if once.withLock({ done in defer { done = true }; return !done }) { c.resume(returning: status) }
         }
-        p.terminationHandler = { c.resume(returning: $0.terminationStatus) }
+        p.terminationHandler = { resume($0.terminationStatus) }
+        if !p.isRunning { resume(p.terminationStatus) }
     }
     if let pipe {
         pipe.fileHandleForReading.readabilityHandler = nil

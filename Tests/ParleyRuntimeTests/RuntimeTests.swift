@@ -245,6 +245,9 @@ struct ModerationTests {
         let first = try moderator()
         let firstRun = Task { await first.run() }
         #expect(await eventually { await first.state == .online })
+        // Online means the bot sent USR_NAME; bob speaks once the server has
+        // announced it, or the server could relay his line before it is a member.
+        #expect(await eventually { bob.joins(of: "moderator") == 1 })
         try await bob.say("oh heck")
         #expect(await eventually { rec.logs(containing: "audit user=bob strike=1").count == 1 })
         try await bob.say("darn it")
@@ -255,6 +258,7 @@ struct ModerationTests {
         let second = try moderator()
         let secondRun = Task { await second.run() }
         #expect(await eventually { await second.state == .online })
+        #expect(await eventually { bob.joins(of: "moderator") == 2 })
         try await bob.say("frak")
         #expect(await eventually { rec.logs(containing: "audit user=bob strike=3").count == 1 }, "\(rec.logs.map(\.text))")
         // The moderator said so in the room, each time.

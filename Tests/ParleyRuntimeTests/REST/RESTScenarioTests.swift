@@ -320,7 +320,7 @@ struct RESTScenarioTests {
 
     /// https and wss with a private CA named by `ca_file`; without it the certificate is refused.
     @Test func tlsWithAPrivateCA() async throws {
-        let pki = try TestPKI.make()
+        let pki = try await TestPKI.make()
         let server = try await RESTServer.start(pki: pki)
         let rec = Recorder()
         let bot = try startBot(server, recorder: rec)

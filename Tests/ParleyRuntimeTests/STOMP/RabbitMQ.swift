@@ -52,8 +52,9 @@ enum RabbitMQ {
     /// A room nobody else uses (topics are shared by every test on the broker).
     static func freshRoom() -> String { "t" + UUID().uuidString.prefix(8).lowercased() }
 
-    /// `rabbitmqctl ARGS`, waiting for it; throws with its output when it fails.
-    static func ctl(_ args: String...) throws {
+    /// `rabbitmqctl ARGS`, waiting for it without blocking a cooperative
+    /// thread (stop_app takes seconds); throws with its output when it fails.
+    static func ctl(_ args: String...) async throws {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         p.arguments = ["rabbitmqctl", "-q"] + args
@@ -61,9 +62,8 @@ enum RabbitMQ {
         p.standardOutput = out
         p.standardError = out
         try p.run()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
-        if p.terminationStatus != 0 {
+        let (status, text) = await finish(p, stdout: out)
+        if status != 0 {
             throw Unavailable(description: "rabbitmqctl \(args.joined(separator: " ")) failed: \(text)")
         }
     }

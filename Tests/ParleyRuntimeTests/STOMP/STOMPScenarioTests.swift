@@ -93,15 +93,15 @@ extension RabbitMQTests {
             #expect(await eventually { await bot.state == .online })
             let alice = try await Person("alice", transport: RabbitMQ.transport("alice", room: room), room: room)
             #expect(await eventually { alice.texts(from: "parley").contains("Welcome, alice!") })
-            try RabbitMQ.ctl("stop_app")
+            try await RabbitMQ.ctl("stop_app")
             do {
                 #expect(await eventually { await bot.state != .online })
-                try RabbitMQ.ctl("start_app")
+                try await RabbitMQ.ctl("start_app")
             } catch {
-                try? RabbitMQ.ctl("start_app")
+                try? await RabbitMQ.ctl("start_app")
                 throw error
             }
-            try RabbitMQ.ctl("await_startup")
+            try await RabbitMQ.ctl("await_startup")
             #expect(await eventually(30) { let s = await bot.stats; let st = await bot.state; return s.reconnects >= 1 && st == .online },
                     "\(rec.logs.map(\.text))")
             let again = try await Person("alice", transport: RabbitMQ.transport("alice", room: room), room: room)

@@ -10,14 +10,14 @@ struct TestPKI: Sendable {
     let certFile: String
     let keyFile: String
 
-    static func make() throws -> TestPKI {
+    static func make() async throws -> TestPKI {
         let dir = try temporaryDirectory()
         func path(_ name: String) -> String { dir.appendingPathComponent(name).path }
         let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
-        try openssl(["req", "-x509"] + ec + ["-keyout", path("ca.key"), "-out", path("ca.pem"), "-days", "2",
+        try await openssl(["req", "-x509"] + ec + ["-keyout", path("ca.key"), "-out", path("ca.pem"), "-days", "2",
                      "-subj", "/CN=Parley Test CA", "-addext", "basicConstraints=critical,CA:TRUE",
                      "-addext", "keyUsage=critical,keyCertSign,cRLSign"])
-        try openssl(["req", "-new"] + ec + ["-keyout", path("server.key"), "-out", path("server.csr"), "-subj", "/CN=127.0.0.1"])
+        try await openssl(["req", "-new"] + ec + ["-keyout", path("server.key"), "-out", path("server.csr"), "-subj", "/CN=127.0.0.1"])
         try """
         subjectAltName=IP:127.0.0.1
         basicConstraints=critical,CA:FALSE
@@ -25,12 +25,13 @@ struct TestPKI: Sendable {
         extendedKeyUsage=serverAuth
 
         """.write(toFile: path("server.ext"), atomically: true, encoding: .utf8)
-        try openssl(["x509", "-req", "-in", path("server.csr"), "-CA", path("ca.pem"), "-CAkey", path("ca.key"),
+        try await openssl(["x509", "-req", "-in", path("server.csr"), "-CA", path("ca.pem"), "-CAkey", path("ca.key"),
                      "-CAcreateserial", "-out", path("server.pem"), "-days", "2", "-extfile", path("server.ext")])
         return TestPKI(caFile: path("ca.pem"), certFile: path("server.pem"), keyFile: path("server.key"))
     }
 
-    private static func openssl(_ arguments: [String]) throws {
+    /// Runs `openssl`, waiting without blocking a cooperative thread.
+    private static func openssl(_ arguments: [String]) async throws {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         p.arguments = ["openssl"] + arguments
@@ -42,10 +43,9 @@ struct TestPKI: Sendable {
         } catch {
             throw PeerError("cannot run openssl (Debian: apt-get install openssl): \(error)")
         }
-        let said = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        guard p.terminationStatus == 0 else {
-            throw PeerError("openssl \(arguments.first ?? "") failed (\(p.terminationStatus)): \(String(decoding: said, as: UTF8.self))")
+        let (status, said) = await finish(p, stdout: err)
+        guard status == 0 else {
+            throw PeerError("openssl \(arguments.first ?? "") failed (\(status)): \(said)")
         }
     }
 }
@@ -70,7 +70,7 @@ struct SocketIOTLSTests {
     /// connecting over either link fails with a TransportError whose message
     /// says the certificate is the problem.
     @Test func aPrivateCAIsTrustedOnlyThroughCAFile() async throws {
-        let pki = try TestPKI.make()
+        let pki = try await TestPKI.make()
         let server = try await PythonSocketChat.start(["--certfile", pki.certFile, "--keyfile", pki.keyFile])
         let alice = try await Person("alice", transport: Self.transport("alice", port: server.port, links: [.websocket], caFile: pki.caFile))
         for (i, links) in [[SocketIOOptions.Link.websocket], [.polling], [.polling, .websocket]].enumerated() {
