@@ -375,7 +375,7 @@ struct StreamChatLifecycleTests {
                 try c.send("USR_NAME::u\(i)::END")
                 clients.append(c)
             }
-            #expect(await eventually { server.stats.registeredClients == n })
+            #expect(await eventually(timeout: .seconds(60)) { server.stats.registeredClients == n })
             try clients[n - 1].send("MSG::hello, all \(n)::END")
             let seen = try clients.map { try $0.skip(until: "u\(n - 1)::hello, all \(n)") }
             // Joins on different event loops race, so the order is the hub's,
