@@ -37,7 +37,7 @@ for target in $TARGETS; do
     status=$?
     seconds=$(( $(date +%s) - start ))
     # libFuzzer's final stats: stat::number_of_executed_units.
-    ran=$(awk -F: '/stat::number_of_executed_units/ {gsub(/ /, "", $2); print $2}' "$log" | tail -1)
+    ran=$(awk '/stat::number_of_executed_units/ {print $2}' "$log" | tail -1)
     [ -n "$ran" ] || ran=$(grep -Eo '^#[0-9]+' "$log" | tail -1 | tr -d '#')
     hangs=$(( $(ls "$dir/artifacts" | grep -c '^timeout-') + $(grep -c 'slow input' "$log") ))
     crashes=$(( $(ls "$dir/artifacts" | grep -Ec '^(crash|oom|leak)-') - $(grep -c 'slow input' "$log") ))
