@@ -3,7 +3,7 @@ SHELL := /bin/bash
 export PATH := /opt/swift/usr/bin:$(PATH)
 SWIFT ?= swift
 
-.PHONY: build test demo bench clean venv
+.PHONY: build test demo bench clean venv fuzz fuzz-smoke fuzz-build
 
 build:
 	$(SWIFT) build --product parley
@@ -39,5 +39,25 @@ bench: venv
 	$(SWIFT) build -c release --product ParleyBench
 	.build/release/ParleyBench
 
+# Coverage-guided fuzzing (libFuzzer) of every parser that reads bytes from
+# the network or from users: see Tests/Fuzz/run.sh. Its own build directory,
+# because the instrumented build must not mix with the normal one. lld is
+# required (gold crashes linking the instrumented binary); -fsanitize=fuzzer-
+# no-link instruments the C pattern matcher too.
+FUZZ_RUNS ?= 1000000
+FUZZ_FLAGS = -c release --scratch-path .build-fuzz --product parley-fuzz \
+	-Xswiftc -sanitize=fuzzer -Xswiftc -parse-as-library -Xswiftc -use-ld=lld \
+	-Xswiftc -DPARLEY_FUZZ -Xcc -fsanitize=fuzzer-no-link
+
+fuzz-build:
+	$(SWIFT) build $(FUZZ_FLAGS)
+
+fuzz: fuzz-build
+	FUZZ_RUNS=$(FUZZ_RUNS) bash Tests/Fuzz/run.sh
+
+# The CI pass: the same targets, 20,000 inputs each.
+fuzz-smoke: fuzz-build
+	FUZZ_RUNS=20000 bash Tests/Fuzz/run.sh
+
 clean:
-	rm -rf .build
+	rm -rf .build .build-fuzz

@@ -17,10 +17,13 @@ import PackageDescription
 //   ParleyRuntime   running bots: presence, outbox delivery, fleets, demo, metrics
 //   parley          the command-line tool
 //   ParleyBench     `make bench`
+//   ParleyFuzzTargets the parsers under fuzz, one named target each (NIO-free)
+//   ParleyFuzz      `parley-fuzz`: libFuzzer driver (`make fuzz`), else a replay tool
 let package = Package(
     name: "Parley",
     products: [
         .executable(name: "parley", targets: ["parley"]),
+        .executable(name: "parley-fuzz", targets: ["ParleyFuzz"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -101,6 +104,12 @@ let package = Package(
                            .product(name: "NIOCore", package: "swift-nio"),
                            .product(name: "NIOPosix", package: "swift-nio")]
         ),
+        .target(
+            name: "ParleyFuzzTargets",
+            dependencies: ["ParleyWire", "ParleyConfig", "ParleyJournal", "CParleyJournal", "CParleyLua"]
+        ),
+        .executableTarget(name: "ParleyFuzz", dependencies: ["ParleyFuzzTargets"]),
+        .testTarget(name: "ParleyFuzzTests", dependencies: ["ParleyFuzzTargets"]),
         .testTarget(name: "ParleyLuaTests", dependencies: ["ParleyLua", "CParleyLua"], exclude: ["Fixtures"]),
         .testTarget(name: "ParleyConfigTests", dependencies: ["ParleyConfig", "ParleyJournal"]),
         .testTarget(name: "ParleyJournalTests", dependencies: ["ParleyJournal"]),

@@ -212,6 +212,17 @@ size_t parley_mem_used(lua_State *L);
 int parley_pattern_selfcheck(const char *src, size_t len, long *passed, long *failed,
                              char *details, size_t details_len);
 
+/*
+ * Fuzz support (probe.c): one call of the pattern matcher in a throwaway
+ * trusted state with an instruction budget and no wall-clock limit.
+ * op: 0 find, 1 plain find, 2 match, 3 gmatch loop, 4 gsub with the template
+ * `r`, 5 gsub with a function, 6 gsub with a table; max_n < 0 means no limit.
+ * Returns 0 (ok), 1 (Lua error), 2 (budget spent) or -1 (no memory for a state).
+ */
+int parley_pattern_probe(int op, const char *s, size_t ls, const char *p, size_t lp,
+                         const char *r, size_t lr, long long init, long long max_n,
+                         int64_t budget);
+
 /* Run a full garbage collection (after an event that failed on memory). */
 void parley_collect(lua_State *L);
 
