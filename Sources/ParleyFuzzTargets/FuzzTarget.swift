@@ -30,6 +30,8 @@ public enum FuzzTargets {
         .toml,
         .journal,
         .pattern,
+        .stomp,
+        .restChat,
     ]
 
     public static func named(_ name: String) -> FuzzTarget? {

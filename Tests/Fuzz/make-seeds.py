@@ -200,6 +200,35 @@ def pattern():
     seed("errors", 0, b"x", b"(()")
 
 
+def stomp():
+    # one seed byte for the chunk sizes, then the broker's byte stream
+    def seed(name, data, chunks=7):
+        write("stomp", name, bytes([chunks]) + data)
+
+    seed("connected", b"CONNECTED\nversion:1.2\nheart-beat:10000,10000\nserver:RabbitMQ/3.10.8\n\n\0\n")
+    seed("message-json", b"MESSAGE\nsubscription:room-1\ndestination:/topic/chat.room.1\nmessage-id:T_1@@session@@1\n"
+         b"content-type:application/json\ncontent-length:61\n\n"
+         b'{"type":"TALK","roomId":"1","sender":"alice","message":"hi"}' + b"\0\n")
+    seed("receipt-and-beats", b"RECEIPT\nreceipt-id:r-7\n\n\0\n\n\r\n\nRECEIPT\nreceipt-id:r-8\n\n\0")
+    seed("escapes", b"MESSAGE\nsubscription:a\\cb\nx:line\\nbreak\\r\\\\\n\nbody\0")
+    seed("nul-in-body", b"MESSAGE\nsubscription:s\ncontent-length:5\n\nab\0cd\0\n")
+    seed("error", b"ERROR\nmessage:not_found\ncontent-type:text/plain\ncontent-length:36\n\n"
+         b"no exchange 'chat/room' in vhost '/'\0\n")
+    seed("repeated-header", b"MESSAGE\nsubscription:first\nsubscription:second\n\n\0", chunks=1)
+    seed("bad-escape", b"MESSAGE\nx:\\t\n\n\0")
+
+
+def restchat():
+    write("restchat", "chat", '{"channel_id":3,"channelName":"general","chat_id":41,"content":"hello there",'
+          '"createdAt":"2026-11-21T09:30:00.123Z","files":[],"user":{"user_id":7,"email":"alice@example.com",'
+          '"nickname":"alice","profileImage":null}}')
+    write("restchat", "history-page", '[{"chat_id":"a1","content":"one","createdAt":"2026-01-01T00:00:00.000Z",'
+          '"user":{"user_id":"u1","email":"b@x"}},{"chat_id":2,"content":"two","createdAt":"2026-12-31T23:59:59.999Z",'
+          '"user":{"user_id":2,"nickname":"bob","extra":{"unknown":true}}}]')
+    write("restchat", "missing-user", '{"chat_id":1,"content":"x","createdAt":"2026-11-21T09:30:00.000Z"}')
+    write("restchat", "date", "1970-01-01T00:00:00.000Z")
+
+
 journal()
 engineio()
 socketio()
@@ -207,4 +236,6 @@ streamchat()
 json_seeds()
 toml()
 pattern()
+stomp()
+restchat()
 print("seeds written under", os.path.join(HERE, "Corpus"), file=sys.stderr)

@@ -1,21 +1,19 @@
-import ParleyCore
-import ParleyWire
 
 /// One chat object of the REST server, reduced to what a bot needs:
 /// `{"channel_id","channelName","chat_id","content","createdAt","files",
 /// "user":{"user_id","email","nickname","profileImage"}}`. Unknown fields are
 /// ignored (servers add some); a chat without an id, text, time or sender is
 /// refused, since it could be neither deduplicated nor put in order.
-struct RESTChat: Sendable, Equatable {
+public struct RESTChat: Sendable, Equatable {
     /// `chat_id`, as text (the server sends a number; a string is taken as is).
-    var id: String
-    var content: String
+    public var id: String
+    public var content: String
     /// `createdAt`, seconds since 1970 (millisecond precision).
-    var time: Double
-    var userId: String
-    var nickname: String
+    public var time: Double
+    public var userId: String
+    public var nickname: String
 
-    init(id: String, content: String, time: Double, userId: String, nickname: String) {
+    public init(id: String, content: String, time: Double, userId: String, nickname: String) {
         self.id = id
         self.content = content
         self.time = time
@@ -24,7 +22,7 @@ struct RESTChat: Sendable, Equatable {
     }
 
     /// Reads one chat object; the error says which field is missing or wrong.
-    init(json: JSONValue) throws(RESTChatError) {
+    public init(json: JSONValue) throws(RESTChatError) {
         guard json.object != nil else { throw RESTChatError("not an object") }
         guard let id = Self.idText(json["chat_id"]) else { throw RESTChatError("no chat_id") }
         guard let content = json["content"]?.string else { throw RESTChatError("chat \(id): no content") }
@@ -37,32 +35,26 @@ struct RESTChat: Sendable, Equatable {
     }
 
     /// Ids are numbers on the wire; strings are accepted as they are.
-    static func idText(_ v: JSONValue?) -> String? {
+    public static func idText(_ v: JSONValue?) -> String? {
         if let n = v?.int { return String(n) }
         if let s = v?.string, !s.isEmpty { return s }
         return nil
     }
 
-    func message(room: String, replayed: Bool = false) -> ChatMessage {
-        ChatMessage(room: room, user: nickname, text: content, id: id, time: time, replayed: replayed)
-    }
-
-    /// Where this chat leaves the room's last-seen cursor.
-    var cursor: RoomCursor { RoomCursor(cursor: id, time: time) }
 }
 
-struct RESTChatError: Error, Sendable, CustomStringConvertible {
-    var description: String
-    init(_ d: String) { description = d }
+public struct RESTChatError: Error, Sendable, CustomStringConvertible {
+    public var description: String
+    public init(_ d: String) { description = d }
 }
 
 /// The server's timestamps, `yyyy-MM-dd'T'HH:mm:ss.SSS'Z'`, to and from
 /// seconds since 1970. Integer milliseconds throughout, so a time read and
 /// written back as a `cursor_date` is the same text (the server compares
 /// at millisecond precision; a rounding slip would skip or repeat a chat).
-enum RESTDate {
+public enum RESTDate {
     /// Also takes other fraction lengths and a `±hh:mm` offset; nil for anything else.
-    static func parse(_ s: String) -> Double? {
+    public static func parse(_ s: String) -> Double? {
         let b = Array(s.utf8)
         func num(_ at: Int, _ n: Int) -> Int? {
             guard at + n <= b.count else { return nil }
@@ -105,7 +97,7 @@ enum RESTDate {
         return Double(seconds * 1000 + ms) / 1000
     }
 
-    static func format(_ t: Double) -> String {
+    public static func format(_ t: Double) -> String {
         let total = Int((t * 1000).rounded())
         let ms = ((total % 1000) + 1000) % 1000
         let seconds = (total - ms) / 1000
