@@ -16,7 +16,9 @@ extension FuzzTarget {
         FuzzCheck.require(whole.items == chunked.items && whole.failed == chunked.failed, "stomp",
                           "items differ when read in chunks")
         for case .frame(let frame) in whole.items where !["CONNECT", "CONNECTED"].contains(frame.command) {
-            let back = items(frame.encoded(), chunks: nil)
+            // Roomier limits for the way back: the encoder may add a
+            // `content-length`, one header past a frame that was at the limit.
+            let back = items(frame.encoded(), chunks: nil, limits: (1 << 20, 1024))
             guard case .frame(var again)? = back.items.first, back.items.count == 1, !back.failed else {
                 fatalError("parley-fuzz stomp: \(frame) does not decode from its own encoding")
             }
@@ -27,8 +29,9 @@ extension FuzzTarget {
         }
     }
 
-    private static func items(_ bytes: [UInt8], chunks: ChunkSizes?) -> (items: [STOMPItem], failed: Bool) {
-        var decoder = STOMPDecoder(maxFrameBytes: 64 << 10, maxHeaders: 64)
+    private static func items(_ bytes: [UInt8], chunks: ChunkSizes?,
+                              limits: (bytes: Int, headers: Int) = (64 << 10, 64)) -> (items: [STOMPItem], failed: Bool) {
+        var decoder = STOMPDecoder(maxFrameBytes: limits.bytes, maxHeaders: limits.headers)
         var out: [STOMPItem] = []
         var sizes = chunks
         var at = 0

@@ -16,6 +16,9 @@ BIN=${FUZZ_BIN:-.build-fuzz/release/parley-fuzz}
 RUNS=${FUZZ_RUNS:-1000000}
 WORK=${FUZZ_WORK:-.build-fuzz/work}
 MAX_LEN=${FUZZ_MAX_LEN:-4096}
+# Swift's own crash reporter would catch the trap first and exit before
+# libFuzzer writes the crashing input out: leave the signal to libFuzzer.
+export SWIFT_BACKTRACE=enable=no
 TARGETS=${FUZZ_TARGETS:-$("$BIN" 2>&1 | awk '/^  / {print $1}')}
 
 [ -x "$BIN" ] || { echo "no $BIN: run make fuzz" >&2; exit 2; }

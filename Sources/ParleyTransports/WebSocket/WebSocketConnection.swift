@@ -77,19 +77,30 @@ final class WebSocketConnection: Sendable {
                                    headers: HTTPHeaders(extra: target.headers))
         head.headers.replaceOrAdd(name: "Host", value: target.hostHeader)
         let requestHead = head
+        // The TCP connect has its own timeout; the upgrade answer needs one
+        // too, or a server (or a silent link) that accepts and never answers
+        // would hold the bot's connect, and its shutdown, forever.
+        let answered = NIOLockedValueBox(false)
+        let timedOut = NIOLockedValueBox(false)
         let upgradeResult: EventLoopFuture<Upgrade>
         do {
             upgradeResult = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .connectTimeout(.milliseconds(Int64(timeout * 1000)))
                 .channelOption(ChannelOptions.tcpOption(.tcp_nodelay), value: 1)
                 .connect(host: target.host, port: target.port) { channel in
-                    channel.eventLoop.makeCompletedFuture {
+                    channel.eventLoop.scheduleTask(in: .milliseconds(Int64(timeout * 1000))) {
+                        guard !answered.withLockedValue({ $0 }) else { return }
+                        timedOut.withLockedValue { $0 = true }
+                        channel.close(promise: nil)
+                    }
+                    return channel.eventLoop.makeCompletedFuture {
                         if let sslContext {
                             let handler = try NIOSSLClientHandler(context: sslContext, serverHostname: target.host.isIPAddress ? nil : target.host)
                             try channel.pipeline.syncOperations.addHandler(handler)
                         }
                         let upgrader = NIOTypedWebSocketClientUpgrader<Upgrade>(maxFrameSize: frameLimit) { channel, _ in
                             channel.eventLoop.makeCompletedFuture {
+                                answered.withLockedValue { $0 = true }
                                 let ops = channel.pipeline.syncOperations
                                 try ops.addHandler(NIOWebSocketFrameAggregator(
                                     minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 100_000, maxAccumulatedFrameSize: frameLimit))
@@ -100,6 +111,7 @@ final class WebSocketConnection: Sendable {
                         let config = NIOTypedHTTPClientUpgradeConfiguration<Upgrade>(
                             upgradeRequestHead: requestHead, upgraders: [upgrader],
                             notUpgradingCompletionHandler: { channel in
+                                answered.withLockedValue { $0 = true }
                                 channel.close(promise: nil)
                                 return channel.eventLoop.makeSucceededFuture(.refused)
                             })
@@ -118,6 +130,9 @@ final class WebSocketConnection: Sendable {
         do {
             outcome = try await upgradeResult.get()
         } catch {
+            if timedOut.withLockedValue({ $0 }) {
+                throw TransportError(.timeout, "no answer to the WebSocket upgrade from \(target.host):\(target.port) within \(timeout) s")
+            }
             throw TransportError(.connect, "WebSocket upgrade to \(target.host):\(target.port) failed: \(error)")
         }
         guard case .upgraded(let channel) = outcome else {
