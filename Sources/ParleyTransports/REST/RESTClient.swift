@@ -40,7 +40,7 @@ final class RESTClient: Sendable {
     private let log: @Sendable (String) -> Void
 
     init(endpoint: SocketIOEndpoint, options: RESTOptions, log: @escaping @Sendable (String) -> Void) {
-        let host = endpoint.host.contains(":") ? "[\(endpoint.host)]" : endpoint.host
+        let host = endpoint.host.urlHost
         base = (endpoint.tls ? "https://" : "http://") + host + ":\(endpoint.port)"
         self.options = options
         http = HTTPClients.client(caFile: endpoint.tls ? options.caFile : nil)

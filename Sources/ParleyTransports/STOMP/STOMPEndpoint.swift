@@ -55,17 +55,10 @@ public struct STOMPEndpoint: Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String {
-        let shownHost = host.contains(":") ? "[\(host)]" : host
         switch link {
-        case .websocket: return (tls ? "wss://" : "ws://") + shownHost + ":\(port)" + requestTarget
-        case .tcp: return (tls ? "stomp+ssl://" : "stomp://") + shownHost + ":\(port)"
+        case .websocket: return (tls ? "wss://" : "ws://") + host.urlHost + ":\(port)" + requestTarget
+        case .tcp: return (tls ? "stomp+ssl://" : "stomp://") + host.urlHost + ":\(port)"
         }
-    }
-
-    /// `Host:` header value of the upgrade.
-    var hostHeader: String {
-        let shownHost = host.contains(":") ? "[\(host)]" : host
-        return (port == (tls ? 443 : 80)) ? shownHost : "\(shownHost):\(port)"
     }
 }
 
@@ -76,7 +69,7 @@ public struct STOMPEndpoint: Sendable, Equatable, CustomStringConvertible {
 /// its users to another socket server after a failover.
 enum STOMPDiscovery {
     static func resolve(_ url: String, timeout: Double) async throws -> STOMPEndpoint {
-        let text = try await PollingLink.request(
+        let text = try await HTTPClients.request(
             client: HTTPClients.client(caFile: nil), url: url, method: .GET, headers: [:], body: nil,
             timeout: .milliseconds(Int64(timeout * 1000)), limit: 64 << 10)
         let trimmed = String(text.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())

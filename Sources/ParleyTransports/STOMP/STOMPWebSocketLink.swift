@@ -14,7 +14,7 @@ struct STOMPWebSocketLink: STOMPLink {
         if !headers.keys.contains(where: { $0.lowercased() == "sec-websocket-protocol" }) {
             headers["Sec-WebSocket-Protocol"] = "v12.stomp, v11.stomp, v10.stomp"
         }
-        let target = WebSocketTarget(host: e.host, port: e.port, requestTarget: e.requestTarget, hostHeader: e.hostHeader,
+        let target = WebSocketTarget(host: e.host, port: e.port, requestTarget: e.requestTarget,
                                      headers: headers, tls: e.tls ? TransportTLS.configuration(caFile: nil) : nil)
         let connection = try await WebSocketConnection.connect(
             to: target, maxFrameSize: maxFrameSize, timeout: timeout,

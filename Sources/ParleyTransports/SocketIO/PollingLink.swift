@@ -4,26 +4,6 @@ import NIOCore
 import NIOHTTP1
 import ParleyWire
 
-/// The HTTP clients for polling (and later REST): one per CA file (none: the
-/// system trust store alone), made on first use and kept for the life of the
-/// process, so none is ever shut down under a request. Not `HTTPClient.shared`:
-/// that one asks for gzip and refuses answers that inflate more than 25×,
-/// which python-engineio's compressed polling answers of repetitive text do.
-enum HTTPClients {
-    private static let clients = NIOLockedValueBox<[String: HTTPClient]>([:])
-
-    static func client(caFile: String?) -> HTTPClient {
-        clients.withLockedValue { clients in
-            if let c = clients[caFile ?? ""] { return c }
-            var config = HTTPClient.Configuration()
-            config.tlsConfiguration = TransportTLS.configuration(caFile: caFile)
-            let c = HTTPClient(eventLoopGroupProvider: .singleton, configuration: config)
-            clients[caFile ?? ""] = c
-            return c
-        }
-    }
-}
-
 /// Engine.IO over HTTP long-polling: one GET outstanding to receive, one POST
 /// at a time to send (packets queued meanwhile go out together in the next).
 ///
@@ -66,7 +46,7 @@ final class PollingLink: EngineIOLink {
     /// The opening GET: returns the handshake and any packets that came with it.
     static func handshake(endpoint: SocketIOEndpoint, headers: HTTPHeaders, client: HTTPClient,
                           timeout: Double) async throws -> (EngineIO.Handshake, [EngineIO.Packet]) {
-        let body = try await request(client: client, url: endpoint.url(transport: .polling, sid: nil), method: .GET,
+        let body = try await HTTPClients.request(client: client, url: endpoint.url(transport: .polling, sid: nil), method: .GET,
                                      headers: headers, body: nil, timeout: .milliseconds(Int64(timeout * 1000)), limit: 1 << 20)
         let packets: [EngineIO.Packet]
         do {
@@ -95,7 +75,7 @@ final class PollingLink: EngineIOLink {
             }
             if !go { break }
             do {
-                let body = try await Self.request(client: client, url: endpoint.url(transport: .polling, sid: sid), method: .GET,
+                let body = try await HTTPClients.request(client: client, url: endpoint.url(transport: .polling, sid: sid), method: .GET,
                                                   headers: headers, body: nil, timeout: getTimeout, limit: maxPayload + 4096)
                 let packets: [EngineIO.Packet]
                 do {
@@ -168,7 +148,7 @@ final class PollingLink: EngineIOLink {
                 }
                 let body = EngineIO.encodePayload(batch.flatMap(\.0))
                 do {
-                    _ = try await Self.request(client: client, url: endpoint.url(transport: .polling, sid: sid), method: .POST,
+                    _ = try await HTTPClients.request(client: client, url: endpoint.url(transport: .polling, sid: sid), method: .POST,
                                                headers: headers, body: body, timeout: getTimeout, limit: 4096)
                     for (_, c) in batch { c?.resume() }
                 } catch {
@@ -190,7 +170,7 @@ final class PollingLink: EngineIOLink {
         receiver?.cancel()
         let url = endpoint.url(transport: .polling, sid: sid)
         let (client, headers) = (self.client, self.headers)
-        Task { _ = try? await Self.request(client: client, url: url, method: .POST, headers: headers, body: "1", timeout: .seconds(5), limit: 4096) }
+        Task { _ = try? await HTTPClients.request(client: client, url: url, method: .POST, headers: headers, body: "1", timeout: .seconds(5), limit: 4096) }
         sink.closed(nil)
     }
 
@@ -212,34 +192,5 @@ final class PollingLink: EngineIOLink {
             return true
         }
         if first { sink.closed(error) }
-    }
-
-    /// One request; non-200 answers are errors naming the status and body.
-    static func request(client: HTTPClient, url: String, method: HTTPMethod, headers: HTTPHeaders, body: String?,
-                        timeout: TimeAmount, limit: Int) async throws -> String {
-        var req = HTTPClientRequest(url: url)
-        req.method = method
-        req.headers = headers
-        if let body {
-            req.headers.replaceOrAdd(name: "Content-Type", value: "text/plain;charset=UTF-8")
-            req.body = .bytes(ByteBuffer(string: body))
-        }
-        let response: HTTPClientResponse
-        do {
-            response = try await client.execute(req, timeout: timeout)
-        } catch {
-            throw TransportError(.connect, "\(method) \(url): \(error)")
-        }
-        let bytes: ByteBuffer
-        do {
-            bytes = try await response.body.collect(upTo: limit)
-        } catch {
-            throw TransportError(.protocolViolation, "\(method) \(url): answer over \(limit) bytes or cut short: \(error)")
-        }
-        let text = String(buffer: bytes)
-        guard response.status == .ok else {
-            throw TransportError(.closed, "\(method) \(url): HTTP \(response.status.code) \(String(text.prefix(200)))")
-        }
-        return text
     }
 }

@@ -55,14 +55,7 @@ public struct SocketIOEndpoint: Sendable, Equatable {
 
     /// The same request as an absolute `http(s)://` URL, for the HTTP client.
     func url(transport: SocketIOOptions.Link, sid: String?) -> String {
-        let shownHost = host.contains(":") ? "[\(host)]" : host
-        return (tls ? "https://" : "http://") + shownHost + ":\(port)" + target(transport: transport, sid: sid)
-    }
-
-    /// `Host:` header value.
-    var hostHeader: String {
-        let shownHost = host.contains(":") ? "[\(host)]" : host
-        return (port == (tls ? 443 : 80)) ? shownHost : "\(shownHost):\(port)"
+        return (tls ? "https://" : "http://") + host.urlHost + ":\(port)" + target(transport: transport, sid: sid)
     }
 
     /// RFC 3986 unreserved characters pass; everything else is %XX.

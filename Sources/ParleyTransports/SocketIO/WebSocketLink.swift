@@ -27,7 +27,7 @@ final class WebSocketLink: EngineIOLink {
                         maxFrameSize: Int, timeout: Double, sink: LinkSink) async throws -> WebSocketLink {
         let target = WebSocketTarget(host: endpoint.host, port: endpoint.port,
                                      requestTarget: endpoint.target(transport: .websocket, sid: sid),
-                                     hostHeader: endpoint.hostHeader, headers: headers, tls: tls)
+                                     headers: headers, tls: tls)
         /// An open packet was read (a broken one after that is noise, not a failed open).
         let opened = Atomic(false)
         let messages = WebSocketSink(

@@ -18,12 +18,16 @@ struct WebSocketTarget: Sendable {
     var port: Int
     /// The request target: path and query, e.g. `/socket.io/?EIO=4&transport=websocket`.
     var requestTarget: String
-    /// The `Host` header (`host:port`, brackets around IPv6).
-    var hostHeader: String
     /// Extra request headers (auth tokens, cookies) from config.
     var headers: [String: String]
     /// Set for `wss://`.
     var tls: TLSConfiguration?
+
+    /// The `Host` header: brackets around IPv6, the port left out when it is
+    /// the scheme's default.
+    var hostHeader: String {
+        port == (tls == nil ? 80 : 443) ? host.urlHost : "\(host.urlHost):\(port)"
+    }
 }
 
 /// Where a connection hands what it receives.
@@ -272,6 +276,9 @@ final class FrameLimit: Sendable {
 }
 
 extension String {
+    /// The host as it goes in a URL or a `Host` header: IPv6 in brackets.
+    var urlHost: String { contains(":") ? "[\(self)]" : self }
+
     /// A literal IPv4 or IPv6 address (no SNI is sent for those).
     var isIPAddress: Bool {
         if contains(":") { return true }

@@ -1,0 +1,54 @@
+import AsyncHTTPClient
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+
+/// The HTTP clients of every transport (Socket.IO polling, REST, STOMP
+/// discovery): one per CA file (none: the system trust store alone), made on first use and kept for the life of the
+/// process, so none is ever shut down under a request. Not `HTTPClient.shared`:
+/// that one asks for gzip and refuses answers that inflate more than 25×,
+/// which python-engineio's compressed polling answers of repetitive text do.
+enum HTTPClients {
+    private static let clients = NIOLockedValueBox<[String: HTTPClient]>([:])
+
+    static func client(caFile: String?) -> HTTPClient {
+        clients.withLockedValue { clients in
+            if let c = clients[caFile ?? ""] { return c }
+            var config = HTTPClient.Configuration()
+            config.tlsConfiguration = TransportTLS.configuration(caFile: caFile)
+            let c = HTTPClient(eventLoopGroupProvider: .singleton, configuration: config)
+            clients[caFile ?? ""] = c
+            return c
+        }
+    }
+
+    /// One request; non-200 answers are errors naming the status and body.
+    /// Used for polling and for STOMP discovery; REST reads statuses itself.
+    static func request(client: HTTPClient, url: String, method: HTTPMethod, headers: HTTPHeaders, body: String?,
+                        timeout: TimeAmount, limit: Int) async throws -> String {
+        var req = HTTPClientRequest(url: url)
+        req.method = method
+        req.headers = headers
+        if let body {
+            req.headers.replaceOrAdd(name: "Content-Type", value: "text/plain;charset=UTF-8")
+            req.body = .bytes(ByteBuffer(string: body))
+        }
+        let response: HTTPClientResponse
+        do {
+            response = try await client.execute(req, timeout: timeout)
+        } catch {
+            throw TransportError(.connect, "\(method) \(url): \(error)")
+        }
+        let bytes: ByteBuffer
+        do {
+            bytes = try await response.body.collect(upTo: limit)
+        } catch {
+            throw TransportError(.protocolViolation, "\(method) \(url): answer over \(limit) bytes or cut short: \(error)")
+        }
+        let text = String(buffer: bytes)
+        guard response.status == .ok else {
+            throw TransportError(.closed, "\(method) \(url): HTTP \(response.status.code) \(String(text.prefix(200)))")
+        }
+        return text
+    }
+}
