@@ -19,7 +19,7 @@
 #include <string.h>
 
 /* Bits of ctx->quota_reported: each quota is reported once per event. */
-enum { Q_SENDS = 1, Q_LENGTH = 2, Q_LOGS = 4, Q_FORBIDDEN = 8 };
+enum { Q_SENDS = 1, Q_LENGTH = 2, Q_LOGS = 4, Q_FORBIDDEN = 8, Q_OUTBOX = 16 };
 
 /* Largest encoded argument list a host call accepts (state values are 64 KiB). */
 #define HOST_ARGS_LIMIT ((size_t)2 << 20)
@@ -69,6 +69,11 @@ static int nat_send(lua_State *L) {
     if (c->sends_used >= c->sends_per_event) {
         snprintf(msg, sizeof msg, "send quota exceeded: at most %d sends per event", c->sends_per_event);
         return refuse(L, c, Q_SENDS, msg);
+    }
+    if (c->outbox_limit > 0 && c->outbox_waiting + c->sends_used >= c->outbox_limit) {
+        snprintf(msg, sizeof msg, "outbox full: %d sends of this plugin are waiting for the transport (limit %d)",
+                 c->outbox_waiting + c->sends_used, c->outbox_limit);
+        return refuse(L, c, Q_OUTBOX, msg);
     }
     if (tl == 0) return refuse(L, c, 0, "empty message");
     if (tl > c->max_message_bytes) {

@@ -30,10 +30,15 @@ extension SocketIOBench {
         guard FileManager.default.fileExists(atPath: plugin) else {
             throw BenchError("\(plugin) not found: run the bench from the package root")
         }
+        // No outgoing rate cap: the bench measures how fast the runtime can
+        // answer, the python peer has no cap either. (A deployed bot keeps the
+        // default `[bot.flow] send_rate`.)
+        var flow = FlowOptions()
+        flow.sendRate = 0
         let spec = BotSpec(options: BotOptions(name: botName), plugins: [.init(name: "echo", path: plugin)],
                            presence: PresenceOptions(),
                            transport: SocketIOTransport(endpoint: SocketIOEndpoint(host: "127.0.0.1", port: port), name: botName),
-                           journal: nil)
+                           journal: nil, flow: flow)
         let ready = Flag(), stopping = Flag()
         // Warnings and errors only: an info line per event would bill the bot for logging.
         var observer = RuntimeObserver { r in

@@ -36,10 +36,7 @@ enum UsersBench {
     }
 
     static func residentKiB(pid: Int32? = nil) -> Int {
-        let path = pid.map { "/proc/\($0)/status" } ?? "/proc/self/status"
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8),
-              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return 0 }
-        return Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0
+        BenchProcess.statusKiB(pid ?? getpid(), "VmRSS:") ?? 0
     }
 
     struct Result {
@@ -132,8 +129,12 @@ enum UsersBench {
             o.randomSeed = Int64(name.hashValue)
             // Load users keep no history to speak of: the bench measures connections, not archives.
             o.history = HistoryRetention(maxMessagesPerRoom: 1)
+            // No outgoing rate cap: one greeter per shard welcomes thousands of
+            // arrivals, and the bench times the runtime, not a polite bot.
+            var flow = FlowOptions()
+            flow.sendRate = 0
             return BotSpec(options: o, plugins: [.init(name: plugin.0, path: plugin.1)], presence: PresenceOptions(),
-                           transport: StreamChatTransport(host: "127.0.0.1", port: port, name: name))
+                           transport: StreamChatTransport(host: "127.0.0.1", port: port, name: name), flow: flow)
         }
         let greeters = ports.enumerated().map { i, port in
             BotRunner(spec: spec("greeter\(i)", port: port, plugin: ("greeter", greeterFile), config: []), observer: observer)

@@ -32,6 +32,20 @@ if let i = CommandLine.arguments.firstIndex(of: "--socketio-echo-bot") {
     }
     exit(0)
 }
+// Child mode of the flood bench: the moderator bot on port PORT, journal in DIR.
+if let i = CommandLine.arguments.firstIndex(of: "--flood-bot"), i + 2 < CommandLine.arguments.count,
+   let port = Int(CommandLine.arguments[i + 1]) {
+    do { try await FloodBench.bot(port: port, dir: CommandLine.arguments[i + 2]) } catch {
+        FileHandle.standardError.write(Data("flood bot failed: \(error)\n".utf8)); exit(1)
+    }
+    exit(0)
+}
+// `--flood [SECONDS]`: only the flood bench (issue 8), 10,000 messages/s for SECONDS (default 60).
+if let i = CommandLine.arguments.firstIndex(of: "--flood") {
+    let seconds = i + 1 < CommandLine.arguments.count ? Double(CommandLine.arguments[i + 1]) ?? 60 : 60
+    do { try await FloodBench.run(seconds: seconds, rate: 10_000) } catch { print("bench failed: \(error)"); exit(1) }
+    exit(0)
+}
 // `--socketio`: only the Socket.IO echo bot bench.
 if CommandLine.arguments.contains("--socketio") {
     do { try await SocketIOBench.run(quick: quick) } catch { print("bench failed: \(error)"); exit(1) }

@@ -57,6 +57,10 @@ public final class Bot: PluginServices {
     private var timers: [TimerEntry] = []   // sorted by (due, order)
     private var timerOrder = 0
     private var generatedIds = 0
+    /// Sends committed but not yet taken by the transport: owner by outbox id,
+    /// and how many each plugin has (what `outbox_sends` bounds).
+    private var waitingOwner: [String: String] = [:]
+    private var waitingCount: [String: Int] = [:]
 
     private struct TimerEntry {
         var due: Double
@@ -79,14 +83,34 @@ public final class Bot: PluginServices {
     /// Records that the transport has these sends (their `outboxId`s), so a
     /// restart does not send them again.
     public func markDelivered(_ actions: [BotAction]) throws(StoreError) {
-        let ids = actions.compactMap(\.outboxId)
-        if !ids.isEmpty { try store.markDelivered(ids) }
+        try markDelivered(ids: actions.compactMap(\.outboxId))
+    }
+
+    /// Records that the transport took these sends (or that they were
+    /// dropped for good): they leave the journal's outbox and stop counting
+    /// against their plugin's `outbox_sends`.
+    public func markDelivered(ids: [String]) throws(StoreError) {
+        guard !ids.isEmpty else { return }
+        try store.markDelivered(ids)
+        for id in ids {
+            guard let plugin = waitingOwner.removeValue(forKey: id) else { continue }
+            waitingCount[plugin, default: 1] -= 1
+        }
     }
 
     /// Sends whose transaction committed but whose delivery was never recorded
     /// (the process stopped in between): to be sent again, once, with their ids.
     public func undeliveredSends() -> [BotAction] {
-        store.undelivered().map { BotAction(plugin: $0.plugin, .send(room: $0.room, text: $0.text), outboxId: $0.id) }
+        store.undelivered().map {
+            wait(id: $0.id, plugin: $0.plugin)
+            return BotAction(plugin: $0.plugin, .send(room: $0.room, text: $0.text), outboxId: $0.id)
+        }
+    }
+
+    func waitingSends(plugin: String) -> Int { waitingCount[plugin] ?? 0 }
+
+    private func wait(id: String, plugin: String) {
+        if waitingOwner.updateValue(plugin, forKey: id) == nil { waitingCount[plugin, default: 0] += 1 }
     }
 
 
@@ -435,6 +459,7 @@ public final class Bot: PluginServices {
         }
         let effects = HandlerEffects(plugin: p.name, sender: options.name, writes: p.pendingWrites, sends: sends, timers: timerChanges)
         if !effects.isEmpty { try store.commit(effects) }
+        for e in sends { wait(id: e.id, plugin: p.name) }
         for id in cancel {
             p.forget(id)
             p.drops.append(id)

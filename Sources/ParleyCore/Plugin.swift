@@ -27,6 +27,8 @@ protocol PluginServices: AnyObject {
     var historyStore: HistoryStore { get }
     func rosterEntries(room: String) -> [RosterEntry]
     var transport: TransportCapabilities { get }
+    /// Sends of this plugin the transport has not taken yet (the outbox quota).
+    func waitingSends(plugin: String) -> Int
 }
 
 /// A loaded plugin: its VM plus the bookkeeping that makes each event one
@@ -78,6 +80,7 @@ final class Plugin: HostFunctions {
     // MARK: transaction
 
     func beginEvent() {
+        vm.setOutboxWaiting(services.waitingSends(plugin: name))
         pendingWrites.removeAll(keepingCapacity: true)
         pendingIndex.removeAll(keepingCapacity: true)
         pendingTotal = nil

@@ -12,6 +12,10 @@ public struct PluginLimits: Sendable, Equatable {
     public var memoryBytes: Int = 32 << 20
     /// `bot.send` calls per event.
     public var sendsPerEvent: Int = 20
+    /// Sends of this plugin waiting in the bot's outbox (offline, or held by
+    /// the rate cap) before `bot.send` says "outbox full": a runaway plugin is
+    /// refused and reported instead of growing the outbox without bound.
+    public var outboxSends: Int = 1000
     /// Longest message in bytes when the transport sets no limit of its own.
     public var messageBytes: Int = 4096
     /// Log lines (`bot.log.*`, `print`) per event; each line is cut to `logLineBytes`.

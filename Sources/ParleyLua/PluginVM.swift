@@ -189,6 +189,12 @@ public final class PluginVM {
         return finish(L, status)
     }
 
+    /// Sends of this plugin still waiting in the bot's outbox; set before
+    /// each event so `bot.send` refuses once `outboxSends` are waiting.
+    public func setOutboxWaiting(_ n: Int) {
+        if let state, let c = parley_ctx_of(state) { c.pointee.outbox_waiting = Int32(clamping: n) }
+    }
+
     /// A full collection, to give memory back after an event failed on the cap.
     public func collectGarbage() {
         if let state { parley_collect(state) }
@@ -201,6 +207,7 @@ public final class PluginVM {
         c.pointee.instr_limit = Int64(limits.instructions)
         c.pointee.wall_limit_ns = UInt64(max(1, limits.timeMilliseconds)) * 1_000_000
         c.pointee.sends_per_event = Int32(clamping: limits.sendsPerEvent)
+        c.pointee.outbox_limit = Int32(clamping: limits.outboxSends)
         c.pointee.max_message_bytes = max(1, limits.messageBytes)
         c.pointee.logs_per_event = Int32(clamping: limits.logLinesPerEvent)
         c.pointee.log_line_max = max(16, limits.logLineBytes)

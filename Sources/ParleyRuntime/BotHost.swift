@@ -101,6 +101,14 @@ actor BotHost {
         return (out, bot.nextDue)
     }
 
+    /// Fires what is due, then delivers the events in order (one hop for a batch).
+    func handle(_ events: [BotEvent]) throws -> (actions: [BotAction], nextDue: Double?) {
+        guard let bot else { return ([], nil) }
+        var out = try bot.advance(to: Self.now())
+        for e in events { out += try bot.handle(e) }
+        return (out, bot.nextDue)
+    }
+
     /// Fires due timers and typing timeouts.
     func tick() throws -> (actions: [BotAction], nextDue: Double?) {
         guard let bot else { return ([], nil) }
@@ -117,7 +125,7 @@ actor BotHost {
     }
 
     func markDelivered(_ ids: [String]) throws {
-        if !ids.isEmpty { try bot?.store.markDelivered(ids) }
+        try bot?.markDelivered(ids: ids)
     }
 
     /// Syncs and closes the journal.

@@ -14,6 +14,8 @@ public struct BotSpec: Sendable {
     /// Journal directory and sync policy; nil keeps state in memory.
     public var journal: String?
     public var fsync: FsyncPolicy
+    /// Incoming queue bounds and the outgoing rate cap.
+    public var flow: FlowOptions
 
     public struct PluginFile: Sendable {
         public var name: String
@@ -25,13 +27,14 @@ public struct BotSpec: Sendable {
     }
 
     public init(options: BotOptions, plugins: [PluginFile], presence: PresenceOptions, transport: any Transport,
-                journal: String? = nil, fsync: FsyncPolicy = .always) {
+                journal: String? = nil, fsync: FsyncPolicy = .always, flow: FlowOptions = FlowOptions()) {
         self.options = options
         self.plugins = plugins
         self.presence = presence
         self.transport = transport
         self.journal = journal
         self.fsync = fsync
+        self.flow = flow
     }
 }
 
@@ -52,6 +55,8 @@ public struct BotStats: Sendable, Equatable {
     /// Times the bot came back online after losing its link.
     public var reconnects = 0
     public var connectFailures = 0
+    /// Incoming events shed because a room's queue was full (`[bot.flow] room_queue`).
+    public var eventsShed = 0
 }
 
 /// Runs one bot: the data path transport → presence → router → plugin host →
@@ -81,6 +86,7 @@ public actor BotRunner {
     private var failure: String?
     private var awayUntil: Double?
     private var backoff: Backoff
+    private var sendRate: SendRate
     private var timerTask: Task<Void, Never>?
     private var wakeAt = Double.infinity
     private var everOnline = false
@@ -94,6 +100,7 @@ public actor BotRunner {
         self.executors = executors
         self.outbox = Outbox(expiry: spec.presence.outboxExpiry)
         self.backoff = Backoff(options: spec.presence, seed: seed ?? UInt64.random(in: 1...UInt64.max))
+        self.sendRate = SendRate(spec.flow, now: Self.monotonic())
     }
 
     // MARK: lifecycle
@@ -177,27 +184,7 @@ public actor BotRunner {
             everOnline = true
             await setState(.online)
             kickDrain()
-            var kicked: String?
-            do {
-                for try await event in s.events {
-                    if case .kicked(let reason) = event {
-                        kicked = reason
-                        break
-                    }
-                    if case .backfill(let room, let messages, let through) = event {
-                        await backfill(room: room, messages: messages, through: through)
-                        if failure != nil { break }
-                        continue
-                    }
-                    guard case .chat(let chat) = event else { continue }
-                    observer.event(name, chat)
-                    if isOwn(chat) { continue }
-                    await handle(chat)
-                    if failure != nil { break }
-                }
-            } catch {
-                if !stopping { log(.warn, "link lost: \(error)") }
-            }
+            let kicked = await pump(s)
             session = nil
             typingQueue.removeAll()
             if let kicked {
@@ -230,6 +217,82 @@ public actor BotRunner {
         return .stopped
     }
 
+    /// Runs one session's events through the plugins until the link ends;
+    /// returns the reason when the server kicked the bot out.
+    ///
+    /// A reader task moves events from the transport into the bounded
+    /// per-room `Inbox` as fast as they come (dropping the bot's own echoes
+    /// on the way); this loop hands them to the plugins in batches. So a
+    /// flood meets the shedding policy instead of an unbounded stream.
+    private func pump(_ s: any TransportSession) async -> String? {
+        let inbox = Inbox(bound: spec.flow.roomQueue)
+        let name = self.name
+        let observer = self.observer
+        let reader = Task {
+            do {
+                for try await event in s.events {
+                    if case .chat(let chat) = event {
+                        observer.event(name, chat)
+                        if Self.isOwn(chat, name: name) { continue }
+                    }
+                    inbox.push(event)
+                }
+                inbox.finish(error: nil)
+            } catch {
+                inbox.finish(error: error)
+            }
+        }
+        defer { reader.cancel() }
+        var lastShedReport = BotHost.now()
+        while true {
+            switch await inbox.next(limit: Self.batchLimit) {
+            case .end(let error):
+                if let error, !stopping { log(.warn, "link lost: \(error)") }
+                reportShed(inbox)
+                return nil
+            case .events(let events):
+                var chats: [BotEvent] = []
+                chats.reserveCapacity(events.count)
+                for event in events {
+                    switch event {
+                    case .kicked(let reason):
+                        await handle(chats)
+                        return reason
+                    case .backfill(let room, let messages, let through):
+                        await handle(chats)
+                        chats.removeAll()
+                        await backfill(room: room, messages: messages, through: through)
+                    case .chat(let chat):
+                        chats.append(chat)
+                    }
+                    if failure != nil { return nil }
+                }
+                await handle(chats)
+                if failure != nil { return nil }
+            }
+            if BotHost.now() - lastShedReport >= 1 {
+                lastShedReport = BotHost.now()
+                reportShed(inbox)
+            }
+        }
+    }
+
+    /// Events handed to the Lua thread in one hop at most: enough to share the
+    /// hop's cost under load, few enough that timers and sends are not held up.
+    static let batchLimit = 64
+
+    /// One log line per room that shed events since the last report.
+    private func reportShed(_ inbox: Inbox) {
+        for (room, n) in inbox.takeShed() {
+            stats.eventsShed += n
+            RuntimeMetrics.eventsShed.increment(by: n)
+            log(.warn, "room \(room): shed \(n) incoming events (more than \(spec.flow.roomQueue) waiting; oldest messages dropped first)")
+        }
+    }
+
+    /// Seconds on a clock that only moves forward (for the rate cap).
+    static func monotonic() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
+
     /// Waits before the next attempt; nil to try again, an outcome to give up.
     private func waitBackoff() async -> BotOutcome? {
         let delay = backoff.nextDelay()
@@ -257,7 +320,7 @@ public actor BotRunner {
     /// (re)connect, and a reconnect must not look like an arrival to plugins.
     /// Its own messages come back too (servers echo to the sender); the bot
     /// would drop them unseen, so they never make the trip to the Lua thread.
-    private func isOwn(_ e: BotEvent) -> Bool {
+    private static func isOwn(_ e: BotEvent, name: String) -> Bool {
         switch e {
         case .join(_, let user, _), .leave(_, let user, _): user == name
         case .message(let m): m.user == name
@@ -274,12 +337,21 @@ public actor BotRunner {
     // MARK: router and plugin host
 
     private func handle(_ event: BotEvent) async {
-        guard let host, failure == nil else { return }
+        await handle([event])
+    }
+
+    /// Delivers events in order, in one hop to the Lua thread.
+    private func handle(_ events: [BotEvent]) async {
+        guard let host, failure == nil, !events.isEmpty else { return }
         do {
             let started = ContinuousClock.now
-            let (actions, due) = try await host.handle(event)
-            RuntimeMetrics.handlerLatency.record(duration: ContinuousClock.now - started)
-            RuntimeMetrics.events[event.kind]?.increment()
+            let (actions, due) = try await host.handle(events)
+            // Per event: a batch's time is shared by its events.
+            let each = (ContinuousClock.now - started) / events.count
+            for e in events {
+                RuntimeMetrics.handlerLatency.record(duration: each)
+                RuntimeMetrics.events[e.kind]?.increment()
+            }
             dispatch(actions)
             rescheduleTimers(due)
         } catch {
@@ -351,6 +423,12 @@ public actor BotRunner {
             if outbox.isExpired(e, now: BotHost.now()) {
                 outbox.removeFirst()
                 await drop(e, "expired after waiting \(Int(spec.presence.outboxExpiry)) s offline")
+                continue
+            }
+            // The rate cap: wait for a token (the outbox keeps the send meanwhile).
+            let wait = sendRate.take(now: Self.monotonic())
+            if wait > 0 {
+                try? await Task.sleep(for: .milliseconds(Int((wait * 1000).rounded(.up))))
                 continue
             }
             do {

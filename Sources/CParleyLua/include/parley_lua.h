@@ -85,6 +85,11 @@ typedef struct parley_ctx {
     /* ---- per-event quotas enforced in C ---- */
     int sends_per_event;
     int sends_used;
+    /* The bot's outbox, per plugin: sends of this plugin still waiting for the
+     * transport when the event began, and how many may wait (0 = no bound).
+     * Bounds what a plugin can queue across events (timers that send forever). */
+    int outbox_waiting;
+    int outbox_limit;
     size_t max_message_bytes;       /* byte limit for bot.send text */
     size_t max_message_chars;       /* 0 = none; characters, checked by host when bytes exceed it */
     int logs_per_event;

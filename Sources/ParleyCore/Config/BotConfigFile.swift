@@ -31,6 +31,8 @@ public struct BotConfig: Sendable {
     public var line: Int
     /// `[bot.presence]`: reconnects and the offline outbox.
     public var presence = PresenceOptions()
+    /// `[bot.flow]`: incoming queue bounds and the outgoing rate cap.
+    public var flow = FlowOptions()
     /// `[bot.streamchat]`: that transport's own keys.
     public var streamchat = StreamChatOptions()
     /// `[bot.socketio]`: that transport's own keys.
@@ -125,6 +127,7 @@ public struct BotConfigFile: Sendable {
         let prefix = try t.string("prefix", default: "!")
         let limits = try t.optionalTable("limits") { l in try readLimits(l, base: PluginLimits()) } ?? PluginLimits()
         let presence = try t.optionalTable("presence") { p in try PresenceOptions.read(p) } ?? PresenceOptions()
+        let flow = try t.optionalTable("flow") { f in try FlowOptions.read(f) } ?? FlowOptions()
         let streamchat = try t.optionalTable("streamchat") { s in try StreamChatOptions.read(s) } ?? StreamChatOptions()
         var socketio = try t.optionalTable("socketio") { s in try SocketIOOptions.read(s) } ?? SocketIOOptions()
         socketio.caFile = socketio.caFile.map(resolve)
@@ -182,6 +185,7 @@ public struct BotConfigFile: Sendable {
                       fsync: fsync, history: history, commandPrefix: prefix,
                       limits: limits, pluginLimits: pluginLimits, pluginConfig: pluginConfig, line: line)
             b.presence = presence
+            b.flow = flow
             b.streamchat = streamchat
             b.socketio = socketio
             b.stomp = stomp
@@ -205,6 +209,7 @@ public struct BotConfigFile: Sendable {
         o.stateKeyBytes = try l.int("state_key_bytes", default: base.stateKeyBytes, range: 1...(1 << 20))
         o.stateValueBytes = try l.int("state_value_bytes", default: base.stateValueBytes, range: 16...(1 << 30))
         o.stateTotalBytes = try l.int("state_total_bytes", default: base.stateTotalBytes, range: 16...(1 << 34))
+        o.outboxSends = try l.int("outbox_sends", default: base.outboxSends, range: 1...10_000_000)
         o.failuresBeforeDisable = try l.int("failures_before_disable", default: base.failuresBeforeDisable, range: 1...1_000_000)
         return o
     }

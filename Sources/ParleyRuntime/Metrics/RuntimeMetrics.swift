@@ -19,6 +19,8 @@ enum RuntimeMetrics {
     static let budgetTrips = Counter(label: "parley_budget_trips_total")
     static let sends = Counter(label: "parley_sends_total")
     static let sendsDropped = Counter(label: "parley_sends_dropped_total")
+    /// Incoming events a full room queue shed (`[bot.flow] room_queue`).
+    static let eventsShed = Counter(label: "parley_events_shed_total")
     static let reconnects = Counter(label: "parley_reconnects_total")
     static let journalSync = Timer(label: "parley_journal_sync_duration_seconds")
 

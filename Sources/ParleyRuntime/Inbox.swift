@@ -1,0 +1,181 @@
+import NIOCore
+import ParleyCore
+import ParleyTransports
+import Synchronization
+
+/// Events a session delivered that the bot's plugins have not handled yet:
+/// one bounded FIFO per room, filled by a reader task that never waits for
+/// the plugins, emptied in batches by the bot's handler loop.
+///
+/// Why a reader task and a bound: the transports hand over events through an
+/// unbounded stream, so a flood the plugins cannot keep up with used to pile
+/// up there until the process ran out of memory. Reading it eagerly into a
+/// bounded queue turns the flood into a policy (`FlowOptions`): past the
+/// bound a room sheds its oldest message or typing event, counts it and
+/// carries on, so memory stays flat and the newest message (a canary, a
+/// moderator's next case) is still answered promptly.
+///
+/// Why batches: one hop to the bot's Lua thread per batch instead of per
+/// event; under load the batch grows and the hop cost is shared.
+final class Inbox: Sendable {
+    /// What the handler loop gets: events in per-room order, or the end of the session.
+    enum Item: Sendable {
+        case events([TransportEvent])
+        /// The stream finished; `error` is why the link was lost (nil: a clean end).
+        case end(error: (any Error)?)
+    }
+
+    private struct Lane {
+        var queue = CircularBuffer<TransportEvent>()
+        /// Events shed since the last `takeShed()`.
+        var shed = 0
+    }
+
+    private struct State {
+        var lanes: [String: Lane] = [:]
+        /// Rooms with waiting events, in the order they became non-empty (round robin).
+        var ready: [String] = []
+        var count = 0
+        var ended = false
+        var error: (any Error)?
+        var waiter: CheckedContinuation<Void, Never>?
+        var shedTotal = 0
+    }
+
+    private let state = Mutex(State())
+    private let bound: Int
+
+    init(bound: Int) { self.bound = max(1, bound) }
+
+    /// Total events shed over this inbox's life.
+    var shedTotal: Int { state.withLock { $0.shedTotal } }
+
+    /// Takes one event from the session; sheds per the policy when its room is full.
+    func push(_ event: TransportEvent) {
+        let key = Self.room(of: event)
+        let waiter: CheckedContinuation<Void, Never>? = state.withLock { s in
+            var lane = s.lanes.removeValue(forKey: key) ?? Lane()
+            if lane.queue.isEmpty { s.ready.append(key) }
+            if lane.queue.count >= bound, Self.sheddable(event), Self.shedOne(&lane.queue) {
+                lane.shed += 1
+                s.shedTotal += 1
+                s.count -= 1
+            }
+            lane.queue.append(event)
+            s.count += 1
+            s.lanes[key] = lane
+            defer { s.waiter = nil }
+            return s.waiter
+        }
+        waiter?.resume()
+    }
+
+    /// The session's stream ended; the handler loop drains what is queued, then sees `.end`.
+    func finish(error: (any Error)?) {
+        let waiter: CheckedContinuation<Void, Never>? = state.withLock { s in
+            s.ended = true
+            s.error = error
+            defer { s.waiter = nil }
+            return s.waiter
+        }
+        waiter?.resume()
+    }
+
+    /// Up to `limit` events, taken round robin over the rooms (each room's
+    /// events stay in order), waiting for at least one; `.end` once the
+    /// stream finished and everything before it was taken.
+    func next(limit: Int) async -> Item {
+        while true {
+            let item: Item? = state.withLock { s in
+                if s.count > 0 { return .events(Self.take(&s, limit: limit)) }
+                return s.ended ? .end(error: s.error) : nil
+            }
+            if let item { return item }
+            await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+                let ready = state.withLock { s in
+                    if s.count > 0 || s.ended { return true }
+                    s.waiter = c
+                    return false
+                }
+                if ready { c.resume() }
+            }
+        }
+    }
+
+    /// Events shed per room since the last call (rooms with none are left out).
+    func takeShed() -> [(room: String, count: Int)] {
+        state.withLock { s in
+            var out: [(String, Int)] = []
+            for key in s.lanes.keys where s.lanes[key]!.shed > 0 {
+                out.append((key, s.lanes[key]!.shed))
+                s.lanes[key]!.shed = 0
+            }
+            return out
+        }
+    }
+
+    private static func take(_ s: inout State, limit: Int) -> [TransportEvent] {
+        var out: [TransportEvent] = []
+        out.reserveCapacity(min(limit, s.count))
+        // One event per room per turn until the batch is full or every room is empty.
+        while out.count < limit, !s.ready.isEmpty {
+            var next: [String] = []
+            for key in s.ready {
+                // In place through the dictionary: a copy of the lane would copy its whole queue.
+                guard out.count < limit, let e = s.lanes[key]?.queue.popFirst() else {
+                    if s.lanes[key]?.queue.isEmpty == false { next.append(key) }
+                    continue
+                }
+                out.append(e)
+                s.count -= 1
+                if s.lanes[key]?.queue.isEmpty == false { next.append(key) }
+            }
+            s.ready = next
+        }
+        return out
+    }
+
+    /// Removes the oldest message or typing event; failing that, the oldest
+    /// join/leave/roster. History catch-up and kicks are never shed.
+    private static func shedOne(_ q: inout CircularBuffer<TransportEvent>) -> Bool {
+        var fallback: CircularBuffer<TransportEvent>.Index?
+        var i = q.startIndex
+        while i != q.endIndex {
+            if case .chat(let e) = q[i] {
+                switch e {
+                case .message, .typing:
+                    q.remove(at: i)
+                    return true
+                case .connection: break
+                default: if fallback == nil { fallback = i }
+                }
+            }
+            i = q.index(after: i)
+        }
+        if let fallback {
+            q.remove(at: fallback)
+            return true
+        }
+        return false
+    }
+
+    private static func sheddable(_ e: TransportEvent) -> Bool {
+        if case .chat(let c) = e, case .connection = c { return false }
+        if case .chat = e { return true }
+        return false
+    }
+
+    /// The lane an event queues in: its room, or "" for what concerns the whole session.
+    private static func room(of e: TransportEvent) -> String {
+        switch e {
+        case .kicked: ""
+        case .backfill(let room, _, _): room
+        case .chat(let c):
+            switch c {
+            case .message(let m): m.room
+            case .join(let room, _, _), .leave(let room, _, _), .typing(let room, _, _), .roster(let room, _): room
+            case .connection: ""
+            }
+        }
+    }
+}

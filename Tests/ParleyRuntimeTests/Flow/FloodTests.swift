@@ -1,0 +1,101 @@
+import Foundation
+import ParleyCore
+import ParleyLua
+import ParleyRuntime
+import ParleyServers
+import Testing
+
+/// `[bot.flow]` end to end over the embedded StreamChat server: a flood the
+/// plugins cannot keep up with is shed per room (drop-oldest, counted,
+/// logged) and a canary after it is still answered promptly; the outgoing
+/// rate cap holds; a plugin that tries to send without end is refused and
+/// reported, not obeyed.
+@Suite(.timeLimit(.minutes(3)), .serialized)
+struct FloodTests {
+    @Test func aFloodIsShedOldestFirstAndTheCanaryAfterItIsAnswered() async throws {
+        let server = try await StreamChatServer.start(.init())
+        defer { Task { await server.shutdown() } }
+        let slow = """
+        -- 5 ms of work per message: at most 200 messages a second.
+        bot.on("message", function(msg)
+          if msg.text == "canary" then msg:reply("tweet") return end
+          local t = os.clock() + 0.005
+          while os.clock() < t do end
+        end)
+        """
+        let rec = Recorder()
+        var spec = try botSpec(name: "moderator", port: server.port, plugins: [("slow", slow)])
+        spec.flow.roomQueue = 100
+        let runner = BotRunner(spec: spec, observer: rec.observer)
+        let run = Task { await runner.run() }
+        let flooder = try await Person("flooder", port: server.port)
+        #expect(await eventually { flooder.joins(of: "moderator") == 1 })
+
+        // 3,000 messages as fast as the socket takes them: 15 s of plugin work.
+        for i in 1...3_000 { try await flooder.say("flood \(i)") }
+        let sent = ContinuousClock.now
+        try await flooder.say("canary")
+        #expect(await eventually { flooder.texts(from: "moderator").contains("tweet") }, "the canary was answered")
+        let answeredIn = ContinuousClock.now - sent
+        // With 100 waiting at most, the canary waits ~0.5 s of work; a debug
+        // build on a loaded CI machine gets some slack (the 1 s figure is `make bench`'s).
+        #expect(answeredIn < .seconds(5), "canary answered in \(answeredIn)")
+        let shed = await runner.stats.eventsShed
+        #expect(shed > 1_000, "shed \(shed) of 3,000")
+        #expect(rec.logs(containing: "room lobby: shed").isEmpty == false)
+
+        await runner.stop()
+        _ = await run.value
+        await flooder.leave()
+    }
+
+    @Test func theRateCapHoldsAndARunawayPluginIsRefusedAndReported() async throws {
+        let server = try await StreamChatServer.start(.init())
+        defer { Task { await server.shutdown() } }
+        let runaway = """
+        -- Tries to send a million messages at once on "!spam", and from then
+        -- on 20 more every tenth of a second, never looking at what bot.send says.
+        local on = false
+        bot.every(0.1, function()
+          if not on then return end
+          for i = 1, 20 do bot.send("lobby", "tick") end
+        end)
+        bot.command("spam", function(msg)
+          on = true
+          for i = 1, 1000000 do bot.send(msg.room, "spam " .. i) end
+        end)
+        """
+        let rec = Recorder()
+        var spec = try botSpec(name: "spammer", port: server.port, plugins: [("runaway", runaway)])
+        spec.flow.sendRate = 20
+        spec.flow.sendBurst = 5
+        spec.options.limits.outboxSends = 50
+        spec.options.limits.instructions = 100_000_000
+        spec.options.limits.timeMilliseconds = 5_000
+        let runner = BotRunner(spec: spec, observer: rec.observer)
+        let run = Task { await runner.run() }
+        let alice = try await Person("alice", port: server.port)
+        #expect(await eventually { alice.joins(of: "spammer") == 1 })
+
+        try await alice.say("!spam")
+        let started = ContinuousClock.now
+        // The million: refused after the per-event quota, and reported.
+        #expect(await eventually { !rec.logs(containing: "send quota exceeded: at most 20 sends per event").isEmpty })
+        // The timer keeps trying: refused at the outbox bound, and reported.
+        #expect(await eventually { !rec.logs(containing: "outbox full: 50 sends of this plugin are waiting").isEmpty })
+        try await Task.sleep(for: .seconds(3))
+        let elapsed = (ContinuousClock.now - started) / .seconds(1)
+        let heard = alice.texts(from: "spammer").filter { $0 == "tick" || $0.hasPrefix("spam ") }.count
+        // Burst + rate × time (+1 for the token in flight), never the thousands asked for.
+        #expect(heard <= 5 + Int(20 * elapsed) + 1, "\(heard) sends in \(elapsed) s")
+        #expect(heard >= 20, "the cap slows the plugin down, it does not silence it (\(heard))")
+        #expect(alice.texts(from: "spammer").filter { $0.hasPrefix("spam ") }.count == 20)
+
+        // Refusals are errors of kind quota, attributed to the plugin.
+        let reports = rec.logs.filter { $0.plugin == "runaway" && $0.text.hasPrefix("quota:") }
+        #expect(reports.isEmpty == false)
+        await runner.stop(drainTimeout: 0)
+        _ = await run.value
+        await alice.leave()
+    }
+}

@@ -1,0 +1,107 @@
+import ParleyCore
+import ParleyTransports
+import Testing
+@testable import ParleyRuntime
+
+/// The per-room incoming queue, the outbox's turns and the outgoing rate cap, on their own.
+struct FlowUnitTests {
+    private func msg(_ text: String, room: String = "lobby") -> TransportEvent {
+        .chat(.message(ChatMessage(room: room, user: "alice", text: text)))
+    }
+
+    private func texts(_ events: [TransportEvent]) -> [String] {
+        events.map {
+            switch $0 {
+            case .chat(.message(let m)): m.text
+            case .chat(.join(_, let u, _)): "join " + u
+            case .backfill(let room, _, _): "backfill " + room
+            default: "?"
+            }
+        }
+    }
+
+    @Test func aFullRoomShedsItsOldestMessageFirstAndKeepsEachRoomInOrder() async {
+        let inbox = Inbox(bound: 3)
+        inbox.push(.chat(.join(room: "lobby", user: "bob", time: nil)))
+        for t in ["m1", "m2", "m3", "m4"] { inbox.push(msg(t)) }
+        inbox.push(msg("o1", room: "other"))
+        inbox.push(.backfill(room: "lobby", messages: [], through: RoomCursor(cursor: "c0", time: 0)))
+        guard case .events(let batch) = await inbox.next(limit: 100) else {
+            Issue.record("expected events")
+            return
+        }
+        // m1 and m2 were shed (the join stayed), catch-up is never shed;
+        // rooms take turns, each in its own order.
+        #expect(texts(batch) == ["join bob", "o1", "m3", "m4", "backfill lobby"])
+        #expect(inbox.takeShed().map(\.count) == [2])
+        #expect(inbox.takeShed().isEmpty)
+        #expect(inbox.shedTotal == 2)
+    }
+
+    @Test func joinsAreShedOnlyWhenNoMessageIsLeftToShed() async {
+        let inbox = Inbox(bound: 2)
+        for u in ["a", "b", "c"] { inbox.push(.chat(.join(room: "lobby", user: u, time: nil))) }
+        guard case .events(let batch) = await inbox.next(limit: 100) else { return }
+        #expect(texts(batch) == ["join b", "join c"])
+    }
+
+    @Test func batchesAreBoundedAndTheEndComesAfterEverythingQueued() async {
+        let inbox = Inbox(bound: 100)
+        for i in 1...10 { inbox.push(msg("m\(i)")) }
+        inbox.finish(error: nil)
+        guard case .events(let first) = await inbox.next(limit: 4) else { return }
+        #expect(texts(first) == ["m1", "m2", "m3", "m4"])
+        guard case .events(let rest) = await inbox.next(limit: 100) else { return }
+        #expect(rest.count == 6)
+        guard case .end(let error) = await inbox.next(limit: 100) else {
+            Issue.record("expected the end")
+            return
+        }
+        #expect(error == nil)
+    }
+
+    @Test func aWaitingReaderWakesForTheNextEvent() async {
+        let inbox = Inbox(bound: 10)
+        async let got = inbox.next(limit: 10)
+        try? await Task.sleep(for: .milliseconds(50))
+        inbox.push(msg("late"))
+        guard case .events(let batch) = await got else { return }
+        #expect(texts(batch) == ["late"])
+    }
+
+    @Test func theRateCapLetsABurstGoThenOnePerInterval() {
+        var flow = FlowOptions()
+        flow.sendRate = 10
+        flow.sendBurst = 3
+        var rate = SendRate(flow, now: 100)
+        #expect((0..<3).map { _ in rate.take(now: 100) } == [0, 0, 0])
+        #expect(abs(rate.take(now: 100) - 0.1) < 1e-9)
+        #expect(abs(rate.take(now: 100.05) - 0.05) < 1e-9)
+        #expect(rate.take(now: 100.1) == 0)
+        // A long quiet spell refills only up to the burst.
+        #expect((0..<3).map { _ in rate.take(now: 200) } == [0, 0, 0])
+        #expect(abs(rate.take(now: 200) - 0.1) < 1e-9)
+        flow.sendRate = 0
+        var free = SendRate(flow, now: 0)
+        #expect((0..<1000).allSatisfy { _ in free.take(now: 0) == 0 })
+    }
+
+    @Test func pluginsTakeTurnsInTheOutboxAndEachKeepsItsOrder() {
+        var outbox = Outbox(expiry: 300)
+        func add(_ plugin: String, _ text: String) {
+            outbox.append(Outbox.Entry(id: text, plugin: plugin, room: "lobby", text: text, queued: 0))
+        }
+        for i in 1...3 { add("moderator", "m\(i)") }
+        add("canary", "c1")
+        var order: [String] = []
+        while let e = outbox.first {
+            order.append(e.text)
+            // Appended while this send is in flight (between `first` and
+            // `removeFirst`, as in the drain): joins the rotation, does not jump it.
+            if e.text == "m2" { add("canary", "c2") }
+            outbox.removeFirst()
+        }
+        #expect(order == ["m1", "c1", "m2", "c2", "m3"])
+        #expect(outbox.isEmpty && outbox.count == 0)
+    }
+}
