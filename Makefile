@@ -3,7 +3,7 @@ SHELL := /bin/bash
 export PATH := /opt/swift/usr/bin:$(PATH)
 SWIFT ?= swift
 
-.PHONY: build test demo bench clean venv fuzz fuzz-smoke fuzz-build
+.PHONY: build test demo bench clean venv fuzz fuzz-smoke fuzz-build reliability
 
 build:
 	$(SWIFT) build --product parley
@@ -61,3 +61,9 @@ fuzz-smoke: fuzz-build
 
 clean:
 	rm -rf .build .build-fuzz
+
+# Issue 8's report: fuzzing (FUZZ_RUNS per target), the chaos table of every
+# transport, the flood figures (FLOOD_SECONDS), printed as one summary.
+# Takes about an hour with the defaults; FUZZ_RUNS=20000 FLOOD_SECONDS=10 for a quick look.
+reliability: venv
+	bash Tests/reliability.sh

@@ -20,6 +20,7 @@ import Synchronization
 enum FloodBench {
     static let botName = "moderator"
     static let flooders = 4
+    static let historyMax = 10_000
 
     /// A stand-in for a person's second plugin: answers "!canary" at once.
     static let canaryPlugin = """
@@ -84,7 +85,8 @@ enum FloodBench {
         let mid = await midCanary.value
         try await Task.sleep(for: .seconds(1))
         sampling.cancel()
-        let peak = rss.peakKiB, at10 = rss.peak(before: 10), hwm = BenchProcess.highWaterKiB(bot.pid)
+        let peak = rss.peakKiB, hwm = BenchProcess.highWaterKiB(bot.pid)
+        let curve = [0.25, 0.5, 0.75, 1.0].map { f in "\(Int(seconds * f)) s: \(rss.peak(before: seconds * f + 0.5) / 1024)" }
         let relayed = server.stats.messagesRelayed
         bot.stop()
         for s in senders { await s.leave() }
@@ -98,7 +100,8 @@ enum FloodBench {
         let flow = FlowOptions()
         print("  offered        \(sent) messages in \(fmt(floodSeconds, 1)) s = \(sent / max(1, Int(floodSeconds))) /s (server relayed \(relayed) lines)")
         print("  bot received   \(events) messages; shed \(shed) (room_queue \(flow.roomQueue), drop-oldest), handled \(events - shed)")
-        print("  bot RSS        peak \(peak / 1024) MiB (first 10 s: \(at10 / 1024) MiB; VmHWM \(hwm / 1024) MiB): bounded")
+        print("  bot RSS        peak \(peak / 1024) MiB (VmHWM \(hwm / 1024) MiB); peak so far at \(curve.joined(separator: ", ")) MiB")
+        print("                 (bounded by room_queue \(flow.roomQueue) events + history_max \(historyMax) messages + outbox_sends \(PluginLimits().outboxSends) per plugin)")
         print("  bot sends      most in any 1 s: \(window) (cap: send_rate \(Int(flow.sendRate))/s, burst \(flow.sendBurst)) \(window <= flow.sendBurst + Int(flow.sendRate) ? "held" : "EXCEEDED")")
         print("  canary         mid-flood \(ms(mid)) ms, at the end \(ms(endCanary)) ms \(endCanary < 1 ? "(within 1 s)" : "(OVER 1 s)")")
         FloodBench.lastFigures.withLock {
@@ -124,7 +127,12 @@ enum FloodBench {
         guard FileManager.default.fileExists(atPath: moderator) else { throw BenchError("\(moderator) not found: run from the package root") }
         let canary = dir + "/canary.lua"
         try canaryPlugin.write(toFile: canary, atomically: true, encoding: .utf8)
-        let spec = BotSpec(options: BotOptions(name: botName),
+        // History is kept in memory up to history_max per room (100,000 by
+        // default): a 10,000 cap lets the run reach every bound it has
+        // (queue, history, outbox), so a flat RSS curve shows they hold.
+        var options = BotOptions(name: botName)
+        options.history = HistoryRetention(maxMessagesPerRoom: historyMax)
+        let spec = BotSpec(options: options,
                            plugins: [.init(name: "moderator", path: moderator), .init(name: "canary", path: canary)],
                            presence: PresenceOptions(),
                            transport: StreamChatTransport(host: "127.0.0.1", port: port, name: botName),

@@ -62,6 +62,7 @@ do {
     try await JournalBench.run(quick: quick)
     try await UsersBench.run(counts: quick ? [1000] : [1000, 5000, 10_000], steadySeconds: quick ? 5 : 15)
     try await SocketIOBench.run(quick: quick)
+    try await FloodBench.run(seconds: quick ? 10 : 60, rate: 10_000)
 } catch {
     print("bench failed: \(error)")
     exit(1)

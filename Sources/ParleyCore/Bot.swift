@@ -25,6 +25,18 @@ public struct BotOptions: Sendable {
 
     public init(name: String) { self.name = name }
 
+    /// Whether a message's text speaks to the bot: it starts with the command
+    /// prefix, or with the bot's name ("parley: help", "@parley help"). A
+    /// cheap test for the runtime's shedding order, which keeps such messages
+    /// longest in a flood; what counts as a command is still decided by the
+    /// prelude's `parse_command`, which this mirrors loosely.
+    public func isAddressed(_ text: String) -> Bool {
+        if !commandPrefix.isEmpty, text.hasPrefix(commandPrefix) { return true }
+        var t = text.drop { $0 == " " || $0 == "\t" }
+        if t.first == "@" { t = t.dropFirst() }
+        return t.prefix(name.count).lowercased() == name.lowercased()
+    }
+
     func limits(for plugin: String) -> PluginLimits {
         var l = pluginLimits[plugin] ?? limits
         if let m = transport.maxBytes { l.messageBytes = min(l.messageBytes, m) }

@@ -225,7 +225,8 @@ public actor BotRunner {
     /// on the way); this loop hands them to the plugins in batches. So a
     /// flood meets the shedding policy instead of an unbounded stream.
     private func pump(_ s: any TransportSession) async -> String? {
-        let inbox = Inbox(bound: spec.flow.roomQueue)
+        let options = spec.options
+        let inbox = Inbox(bound: spec.flow.roomQueue, addressed: { options.isAddressed($0) })
         let name = self.name
         let observer = self.observer
         let reader = Task {

@@ -11,7 +11,8 @@ import Synchronization
 /// unbounded stream, so a flood the plugins cannot keep up with used to pile
 /// up there until the process ran out of memory. Reading it eagerly into a
 /// bounded queue turns the flood into a policy (`FlowOptions`): past the
-/// bound a room sheds its oldest message or typing event, counts it and
+/// bound a room sheds its oldest message or typing event (messages that
+/// speak to the bot last), counts it and
 /// carries on, so memory stays flat and the newest message (a canary, a
 /// moderator's next case) is still answered promptly.
 ///
@@ -44,8 +45,15 @@ final class Inbox: Sendable {
 
     private let state = Mutex(State())
     private let bound: Int
+    private let addressed: @Sendable (String) -> Bool
 
-    init(bound: Int) { self.bound = max(1, bound) }
+    /// `addressed`: whether a message's text speaks to the bot (a command,
+    /// its name); those are shed after other messages, so a person who asks
+    /// the bot something in a flood is still heard.
+    init(bound: Int, addressed: @escaping @Sendable (String) -> Bool = { _ in false }) {
+        self.bound = max(1, bound)
+        self.addressed = addressed
+    }
 
     /// Total events shed over this inbox's life.
     var shedTotal: Int { state.withLock { $0.shedTotal } }
@@ -56,7 +64,7 @@ final class Inbox: Sendable {
         let waiter: CheckedContinuation<Void, Never>? = state.withLock { s in
             var lane = s.lanes.removeValue(forKey: key) ?? Lane()
             if lane.queue.isEmpty { s.ready.append(key) }
-            if lane.queue.count >= bound, Self.sheddable(event), Self.shedOne(&lane.queue) {
+            if lane.queue.count >= bound, Self.sheddable(event), shedOne(&lane.queue) {
                 lane.shed += 1
                 s.shedTotal += 1
                 s.count -= 1
@@ -135,28 +143,34 @@ final class Inbox: Sendable {
         return out
     }
 
-    /// Removes the oldest message or typing event; failing that, the oldest
+    /// Removes the oldest typing event or message not addressed to the bot;
+    /// failing that, the oldest addressed message; failing that, the oldest
     /// join/leave/roster. History catch-up and kicks are never shed.
-    private static func shedOne(_ q: inout CircularBuffer<TransportEvent>) -> Bool {
-        var fallback: CircularBuffer<TransportEvent>.Index?
+    private func shedOne(_ q: inout CircularBuffer<TransportEvent>) -> Bool {
+        var second: CircularBuffer<TransportEvent>.Index?
+        var third: CircularBuffer<TransportEvent>.Index?
         var i = q.startIndex
         while i != q.endIndex {
             if case .chat(let e) = q[i] {
                 switch e {
-                case .message, .typing:
+                case .typing:
                     q.remove(at: i)
                     return true
+                case .message(let m):
+                    if !addressed(m.text) {
+                        q.remove(at: i)
+                        return true
+                    }
+                    if second == nil { second = i }
                 case .connection: break
-                default: if fallback == nil { fallback = i }
+                default: if third == nil { third = i }
                 }
             }
             i = q.index(after: i)
         }
-        if let fallback {
-            q.remove(at: fallback)
-            return true
-        }
-        return false
+        guard let victim = second ?? third else { return false }
+        q.remove(at: victim)
+        return true
     }
 
     private static func sheddable(_ e: TransportEvent) -> Bool {

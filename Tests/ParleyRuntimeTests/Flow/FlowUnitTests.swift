@@ -38,6 +38,15 @@ struct FlowUnitTests {
         #expect(inbox.shedTotal == 2)
     }
 
+    @Test func messagesThatSpeakToTheBotAreShedLast() async {
+        let options = BotOptions(name: "parley")
+        let inbox = Inbox(bound: 3, addressed: { options.isAddressed($0) })
+        for t in ["!canary", "chatter 1", "@Parley help", "chatter 2", "chatter 3", "chatter 4"] { inbox.push(msg(t)) }
+        guard case .events(let batch) = await inbox.next(limit: 100) else { return }
+        #expect(texts(batch) == ["!canary", "@Parley help", "chatter 4"])
+        #expect(options.isAddressed("parley: hi") && options.isAddressed("  !x") == false && !options.isAddressed("hello parley"))
+    }
+
     @Test func joinsAreShedOnlyWhenNoMessageIsLeftToShed() async {
         let inbox = Inbox(bound: 2)
         for u in ["a", "b", "c"] { inbox.push(.chat(.join(room: "lobby", user: u, time: nil))) }
