@@ -7,14 +7,7 @@ import Testing
         try BotConfigFile.parse(text: "[[bot]]\nname = \"b\"\n" + body, path: "/tmp/flow-bot.toml").bots[0]
     }
 
-    func error(_ body: String) -> String {
-        do {
-            _ = try parse(body)
-            return ""
-        } catch {
-            return "\(error)"
-        }
-    }
+    func error(_ body: String) -> String { errorText { _ = try parse(body) } }
 
     @Test func defaultsBoundTheQueueAndCapTheRate() throws {
         let b = try parse("")

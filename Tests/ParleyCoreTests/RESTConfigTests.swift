@@ -20,14 +20,7 @@ import Testing
                                 path: Self.folder + "/bot.toml").bots[0]
     }
 
-    func error(_ body: String, rooms: String = "rooms = [\"acme/general\"]\n") -> String {
-        do {
-            _ = try parse(body, rooms: rooms)
-            return ""
-        } catch {
-            return "\(error)"
-        }
-    }
+    func error(_ body: String, rooms: String = "rooms = [\"acme/general\"]\n") -> String { errorText { _ = try parse(body, rooms: rooms) } }
 
     @Test func defaultsAreTheSeedsServer() throws {
         let b = try parse(Self.account)

@@ -11,14 +11,7 @@ import Testing
         return try BotConfigFile.parse(text: head + body, path: "/tmp/stomp-bot.toml").bots[0]
     }
 
-    func error(_ body: String, server: String? = "ws://127.0.0.1:15674/ws") -> String {
-        do {
-            _ = try parse(body, server: server)
-            return ""
-        } catch {
-            return "\(error)"
-        }
-    }
+    func error(_ body: String, server: String? = "ws://127.0.0.1:15674/ws") -> String { errorText { _ = try parse(body, server: server) } }
 
     @Test func defaultsAreRabbitMQAndCocoTalk() throws {
         let o = try parse("").stomp

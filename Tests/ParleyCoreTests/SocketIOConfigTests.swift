@@ -17,14 +17,7 @@ import Testing
         try BotConfigFile.parse(text: "[[bot]]\nname = \"b\"\ntransport = \"socketio\"\n" + body, path: Self.folder + "/bot.toml").bots[0]
     }
 
-    func error(_ body: String) -> String {
-        do {
-            _ = try parse(body)
-            return ""
-        } catch {
-            return "\(error)"
-        }
-    }
+    func error(_ body: String) -> String { errorText { _ = try parse(body) } }
 
     @Test func defaultsAreSocketChat() throws {
         let b = try parse("")

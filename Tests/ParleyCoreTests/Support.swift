@@ -42,3 +42,14 @@ func temporaryDirectory() throws -> URL {
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     return dir
 }
+
+/// What a throwing call says: its error's text, or "" when it did not throw
+/// (the config tests check that a mistake names its key).
+func errorText(_ attempt: () throws -> Void) -> String {
+    do {
+        try attempt()
+        return ""
+    } catch {
+        return "\(error)"
+    }
+}
