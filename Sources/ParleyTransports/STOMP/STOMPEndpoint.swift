@@ -54,9 +54,10 @@ public struct STOMPEndpoint: Sendable, Equatable, CustomStringConvertible {
         return STOMPEndpoint(link: link, host: host, port: port, tls: tls, requestTarget: target)
     }
 
+    /// The URL for logs: query values masked (a token may ride in one).
     public var description: String {
         switch link {
-        case .websocket: return (tls ? "wss://" : "ws://") + host.urlHost + ":\(port)" + requestTarget
+        case .websocket: return Redactor.url((tls ? "wss://" : "ws://") + host.urlHost + ":\(port)" + requestTarget)
         case .tcp: return (tls ? "stomp+ssl://" : "stomp://") + host.urlHost + ":\(port)"
         }
     }
@@ -76,7 +77,7 @@ enum STOMPDiscovery {
         let address = (try? JSONValue.parse(trimmed))?["url"]?.string ?? trimmed
         guard let endpoint = STOMPEndpoint.parse(address) else {
             throw TransportError(.protocolViolation,
-                                 "discovery \(url) answered \(String(trimmed.prefix(120)).debugDescription), not {\"url\": \"ws://host:port/path\"} or a ws://, wss://, stomp:// URL")
+                                 "discovery \(Redactor.url(url)) answered \(String(trimmed.prefix(120)).debugDescription), not {\"url\": \"ws://host:port/path\"} or a ws://, wss://, stomp:// URL")
         }
         return endpoint
     }
