@@ -1,0 +1,24 @@
+import ParleyCore
+import Testing
+
+/// The one redaction helper: known values masked raw and percent-encoded,
+/// query values and user info masked in URLs whatever they are called.
+struct RedactorTests {
+    @Test func knownSecretsAreMaskedRawAndPercentEncoded() {
+        let r = Redactor(secrets: ["p@ss word/1", "ab"])
+        r.add(["Authorization": "Bearer tok-123", "X-Trace": "trace-id"])
+        r.add(["user": "someone"], all: true)
+        #expect(r("login p@ss word/1 failed") == "login *** failed")
+        #expect(r("GET /x?pw=p%40ss%20word%2F1") == "GET /x?pw=***")
+        #expect(r("Authorization: Bearer tok-123; tok-123 again") == "Authorization: ***; *** again")
+        #expect(r("trace-id stays, someone goes") == "trace-id stays, *** goes")
+        #expect(r("ab is too short to be a secret") == "ab is too short to be a secret")
+    }
+
+    @Test func urlsKeepTheProtocolAndLoseCredentials() {
+        #expect(Redactor.url("http://h:1/socket.io/?EIO=4&transport=polling&sid=abc&token=s3cret&k")
+                == "http://h:1/socket.io/?EIO=4&transport=polling&sid=abc&token=***&k")
+        #expect(Redactor.url("ws://user:pw@host:15674/ws?access_token=x#frag") == "ws://***@host:15674/ws?access_token=***#frag")
+        #expect(Redactor.url("https://host/path") == "https://host/path")
+    }
+}
