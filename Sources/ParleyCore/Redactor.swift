@@ -1,3 +1,4 @@
+import Foundation
 import ParleyWire
 import Synchronization
 
@@ -10,8 +11,8 @@ import Synchronization
 ///
 /// Two layers:
 /// - **Values.** Every known secret (passwords, passcodes, service keys,
-///   tokens, auth payload values, header and query values whose key names a
-///   credential) is replaced by `***` wherever it appears, raw or
+///   tokens, auth payload values, query values, header values whose name
+///   says credential) is replaced by `***` wherever it appears, raw or
 ///   percent-encoded, so even a server that echoes a token into an error
 ///   body cannot make the bot print it.
 /// - **URLs.** `Redactor.url` replaces the value of every query parameter but
@@ -56,6 +57,27 @@ public final class Redactor: Sendable {
     /// `query`, STOMP `connect_headers`); `all` adds every value (an auth payload).
     public func add(_ table: [String: String], all: Bool = false) {
         for (k, v) in table where all || Self.namesCredential(k) { add(v) }
+    }
+
+    /// Adds the values `Redactor.url` masks in `url` (every query value but
+    /// the protocol's, and the password of any user info), so a server that
+    /// echoes the URL back cannot make the bot print them either.
+    public func add(credentialsIn url: String) {
+        var rest = Substring(url)
+        if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
+        if let scheme = rest.range(of: "://") {
+            let authority = rest[scheme.upperBound...].prefix { $0 != "/" && $0 != "?" }
+            if let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") {
+                add(String(authority[authority.index(after: colon)..<at]))
+            }
+        }
+        guard let q = rest.firstIndex(of: "?") else { return }
+        for pair in rest[rest.index(after: q)...].split(separator: "&") {
+            guard let eq = pair.firstIndex(of: "="), !Self.protocolQueryKeys.contains(String(pair[..<eq])) else { continue }
+            let value = String(pair[pair.index(after: eq)...])
+            add(value.removingPercentEncoding ?? value)
+            add(value)
+        }
     }
 
     /// `text` with every known secret masked.

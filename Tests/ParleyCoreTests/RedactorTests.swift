@@ -21,4 +21,10 @@ struct RedactorTests {
         #expect(Redactor.url("ws://user:pw@host:15674/ws?access_token=x#frag") == "ws://***@host:15674/ws?access_token=***#frag")
         #expect(Redactor.url("https://host/path") == "https://host/path")
     }
+
+    @Test func aURLsCredentialsAreMaskedWhereverTheyAreEchoed() {
+        let r = Redactor()
+        r.add(credentialsIn: "ws://bot:pa55word@host/ws?EIO=4&access_token=tok%2F42&x=long-value")
+        #expect(r("echo: pa55word tok/42 tok%2F42 long-value EIO=4") == "echo: *** *** *** *** EIO=4")
+    }
 }

@@ -70,9 +70,14 @@ public struct STOMPEndpoint: Sendable, Equatable, CustomStringConvertible {
 /// its users to another socket server after a failover.
 enum STOMPDiscovery {
     static func resolve(_ url: String, timeout: Double) async throws -> STOMPEndpoint {
-        let text = try await HTTPClients.request(
-            client: HTTPClients.client(caFile: nil), url: url, method: .GET, headers: [:], body: nil,
-            timeout: .milliseconds(Int64(timeout * 1000)), limit: 64 << 10)
+        let text: String
+        do {
+            text = try await HTTPClients.request(
+                client: HTTPClients.client(caFile: nil), url: url, method: .GET, headers: [:], body: nil,
+                timeout: .milliseconds(Int64(timeout * 1000)), limit: 64 << 10)
+        } catch let e as TransportError {
+            throw TransportError(e.kind, "STOMP discovery failed: \(e.message)")
+        }
         let trimmed = String(text.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
         let address = (try? JSONValue.parse(trimmed))?["url"]?.string ?? trimmed
         guard let endpoint = STOMPEndpoint.parse(address) else {

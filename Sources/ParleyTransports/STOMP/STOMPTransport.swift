@@ -26,7 +26,8 @@ public struct STOMPTransport: Transport {
     public var connectTimeout: Double
     /// Already masked by `redactor`.
     public var log: @Sendable (String) -> Void
-    /// The passcode and the credential CONNECT and upgrade headers.
+    /// The passcode, the credential CONNECT and upgrade headers, and the query
+    /// values of the server and discovery URLs.
     public let redactor: Redactor
 
     public init(endpoint: STOMPEndpoint?, name: String, rooms: [String] = ["lobby"], options: STOMPOptions = STOMPOptions(),
@@ -39,6 +40,8 @@ public struct STOMPTransport: Transport {
         let redactor = Redactor(secrets: [options.passcode].compactMap { $0 })
         redactor.add(options.connectHeaders)
         redactor.add(options.headers)
+        redactor.add(credentialsIn: endpoint?.requestTarget ?? "")
+        redactor.add(credentialsIn: options.discovery ?? "")
         self.redactor = redactor
         self.log = redactor.wrap(log)
     }

@@ -27,7 +27,7 @@ public struct SocketIOTransport: Transport {
     public var connectTimeout: Double
     /// Already masked by `redactor`.
     public var log: @Sendable (String) -> Void
-    /// The auth payload's values and the credential headers and query parameters.
+    /// The auth payload's and the query's values, and the credential headers.
     public let redactor: Redactor
 
     public init(endpoint: SocketIOEndpoint, name: String, rooms: [String] = ["lobby"], options: SocketIOOptions = SocketIOOptions(),
@@ -42,7 +42,7 @@ public struct SocketIOTransport: Transport {
         self.connectTimeout = connectTimeout
         let redactor = Redactor()
         redactor.add(options.headers)
-        redactor.add(options.query)
+        redactor.add(options.query, all: true)
         redactor.add(options.auth ?? [:], all: true)
         self.redactor = redactor
         self.log = redactor.wrap(log)
