@@ -76,6 +76,8 @@ public actor BotRunner {
     private let spec: BotSpec
     private let observer: RuntimeObserver
     private let executors: LuaExecutorPool
+    /// The transport's: every log line and outcome of this bot is masked with it.
+    private let redactor: Redactor
 
     private var host: BotHost?
     private var session: (any TransportSession)?
@@ -98,6 +100,7 @@ public actor BotRunner {
         self.spec = spec
         self.observer = observer
         self.executors = executors
+        self.redactor = spec.transport.redactor
         self.outbox = Outbox(expiry: spec.presence.outboxExpiry)
         self.backoff = Backoff(options: spec.presence, seed: seed ?? UInt64.random(in: 1...UInt64.max))
         self.sendRate = SendRate(spec.flow, now: Self.monotonic())
@@ -111,9 +114,9 @@ public actor BotRunner {
             try await open()
         } catch {
             log(.error, "cannot start: \(error)")
-            return .failed("\(error)")
+            return .failed(redactor("\(error)"))
         }
-        let outcome = await presenceLoop()
+        let outcome = masked(await presenceLoop())
         timerTask?.cancel()
         await host?.close()
         log(.info, "stopped: \(outcome)")
@@ -293,6 +296,17 @@ public actor BotRunner {
 
     /// Seconds on a clock that only moves forward (for the rate cap).
     static func monotonic() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
+
+    /// The outcome with the transport's secrets masked in its reason (a
+    /// server's refusal can quote what it was sent).
+    private nonisolated func masked(_ o: BotOutcome) -> BotOutcome {
+        switch o {
+        case .stopped: .stopped
+        case .gaveUp(let why): .gaveUp(redactor(why))
+        case .kicked(let why): .kicked(redactor(why))
+        case .failed(let why): .failed(redactor(why))
+        }
+    }
 
     /// Waits before the next attempt; nil to try again, an outcome to give up.
     private func waitBackoff() async -> BotOutcome? {
@@ -514,6 +528,6 @@ public actor BotRunner {
     }
 
     private nonisolated func log(_ level: LogRecord.Level, _ text: String, plugin: String? = nil) {
-        observer.log(LogRecord(time: BotHost.now(), bot: name, plugin: plugin, level: level, text: text))
+        observer.log(LogRecord(time: BotHost.now(), bot: name, plugin: plugin, level: level, text: redactor(text)))
     }
 }

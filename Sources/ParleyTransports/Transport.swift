@@ -27,10 +27,18 @@ public protocol Transport: Sendable {
     /// what it missed (REST's `cursor_date`) catches up from there before any
     /// live event, also after a restart; the others ignore it.
     func connect(resumingAfter cursors: [String: RoomCursor]) async throws -> any TransportSession
+
+    /// Masks this transport's secrets (passwords, tokens, credential headers):
+    /// the transport passes its own log lines through it, and the runtime
+    /// every line and outcome of the bot that uses it.
+    var redactor: Redactor { get }
 }
 
 extension Transport {
     public var kickPolicy: KickPolicy { .stop }
+
+    /// Transports without secrets (StreamChat) mask nothing.
+    public var redactor: Redactor { Redactor() }
 
     /// Transports without catch-up connect as usual.
     public func connect(resumingAfter cursors: [String: RoomCursor]) async throws -> any TransportSession {

@@ -27,6 +27,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("max-connections"), help: "Connections beyond this are closed on accept (per server; for Socket.IO also sessions).")
     var maxConnections = 20_000
 
+    @Option(name: .customLong("max-queued-kb"), help: ArgumentHelp("A client with more than this many KiB waiting for it (it does not read, or does not poll) is dropped (per client, both servers).", valueName: "KiB"))
+    var maxQueuedKB = 4096
+
+    @Option(name: .customLong("max-payload"), help: ArgumentHelp("Socket.IO: the largest polling body or WebSocket message a client may send; more drops the client.", valueName: "bytes"))
+    var maxPayload = 1_000_000
+
     @Option(name: .customLong("ping-interval"), help: ArgumentHelp("Socket.IO: how often the server pings each client.", valueName: "seconds"))
     var pingInterval: Double = 25
 
@@ -43,6 +49,8 @@ struct ServeCommand: AsyncParsableCommand {
         if let socketio { _ = try Self.split(socketio, key: "--socketio") }
         guard idleTimeout >= 0, idleTimeout.isFinite else { throw ValidationError("--idle-timeout must be 0 or more seconds") }
         guard maxConnections > 0 else { throw ValidationError("--max-connections must be positive") }
+        guard (1...(1 << 20)).contains(maxQueuedKB) else { throw ValidationError("--max-queued-kb must be 1 to 1048576") }
+        guard (1...(1 << 30)).contains(maxPayload) else { throw ValidationError("--max-payload must be 1 to 1073741824 bytes") }
         guard pingInterval > 0, pingInterval.isFinite else { throw ValidationError("--ping-interval must be more than 0 seconds") }
         guard pingTimeout > 0, pingTimeout.isFinite else { throw ValidationError("--ping-timeout must be more than 0 seconds") }
     }
@@ -60,6 +68,7 @@ struct ServeCommand: AsyncParsableCommand {
                     port: port,
                     idleTimeout: idleTimeout > 0 ? Self.duration(idleTimeout) : nil,
                     maxConnections: maxConnections,
+                    maxOutboundBytes: maxQueuedKB * 1024,
                     log: log
                 )
                 let server = try await StreamChatServer.start(config)
@@ -73,7 +82,9 @@ struct ServeCommand: AsyncParsableCommand {
                     port: port,
                     pingInterval: Self.duration(pingInterval),
                     pingTimeout: Self.duration(pingTimeout),
+                    maxPayload: maxPayload,
                     maxConnections: maxConnections,
+                    maxOutboundBytes: maxQueuedKB * 1024,
                     log: log
                 )
                 let server = try await SocketChatServer.start(config)

@@ -7,11 +7,15 @@ import Testing
 /// The real `parley` binary (`make test` builds it first).
 let parleyBinary = packageRoot.appendingPathComponent(".build/debug/parley").path
 
-/// Runs `parley` with arguments; returns the process (already started).
-func launchParley(_ args: [String], stdout: Pipe? = nil, stderr: Pipe? = nil) throws -> Process {
+/// Runs `parley` with arguments (and `environment` added to this process's);
+/// returns the process (already started).
+func launchParley(_ args: [String], stdout: Pipe? = nil, stderr: Pipe? = nil, environment: [String: String] = [:]) throws -> Process {
     let p = Process()
     p.executableURL = URL(fileURLWithPath: parleyBinary)
     p.arguments = args
+    if !environment.isEmpty {
+        p.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+    }
     p.standardOutput = stdout ?? FileHandle.nullDevice
     p.standardError = stderr ?? FileHandle.nullDevice
     try p.run()

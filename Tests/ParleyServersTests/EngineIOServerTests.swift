@@ -1,5 +1,6 @@
 import NIOCore
 import NIOHTTP1
+import NIOPosix
 import NIOWebSocket
 import ParleyServers
 import ParleyWire
@@ -401,6 +402,36 @@ struct EngineIOWebSocketTests {
             #expect(await ann.next() == .closed)
             #expect(await eventually { server.stats.sessions == 0 })
             #expect(server.stats.clientsDropped == 0)
+        }
+    }
+
+    /// Half-open and oversized requests cost a slot only briefly: a connection
+    /// that never sends a request, or stops in the middle of its headers, is
+    /// closed after pingInterval + pingTimeout of silence; a header block over
+    /// 80 KiB (NIO's limit) is refused at once. A client in the room stays.
+    @Test func silentHalfSentAndOversizedRequestsAreClosed() async throws {
+        let log = LogSink()
+        try await withSocketChatServer(.init(pingInterval: .milliseconds(400), pingTimeout: .milliseconds(400), log: log.log)) { server in
+            func connect() async throws -> Channel {
+                try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).connect(host: "127.0.0.1", port: server.port).get()
+            }
+            let ann = try await RawWebSocketClient.connect(port: server.port, answeringPings: true, greeting: ["40", #"42["connectUser","ann"]"#])
+            let started = ContinuousClock.now
+            let silent = try await connect()
+            let half = try await connect()
+            try await half.writeAndFlush(ByteBuffer(string: "GET /socket.io/?EIO=4&transport=polling HTTP/1.1\r\nHost: x\r\n"))
+            let big = try await connect()
+            big.writeAndFlush(ByteBuffer(string: "GET /socket.io/?EIO=4&transport=polling HTTP/1.1\r\nX-Big: "
+                                         + String(repeating: "a", count: 200 * 1024)), promise: nil)
+            try await big.closeFuture.get()
+            #expect(ContinuousClock.now - started < .milliseconds(700), "the oversized header was refused at once")
+            try await silent.closeFuture.get()
+            try await half.closeFuture.get()
+            let after = ContinuousClock.now - started
+            #expect(after >= .milliseconds(700) && after < .seconds(5), "closed after \(after)")
+            ann.send(#"42["startType","ann"]"#)
+            _ = try await ann.text { $0 == #"42["userTypingUpdate",{"ann":1}]"# }
+            #expect(server.stats.clientsDropped == 0, "\(log.all)")
         }
     }
 

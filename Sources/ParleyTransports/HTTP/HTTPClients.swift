@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
+import ParleyCore
 
 /// The HTTP clients of every transport (Socket.IO polling, REST, STOMP
 /// discovery): one per CA file (none: the system trust store alone), made on first use and kept for the life of the
@@ -24,6 +25,8 @@ enum HTTPClients {
 
     /// One request; non-200 answers are errors naming the status and body.
     /// Used for polling and for STOMP discovery; REST reads statuses itself.
+    /// Errors name the URL with its query values masked (`Redactor.url`): a
+    /// query may carry a token.
     static func request(client: HTTPClient, url: String, method: HTTPMethod, headers: HTTPHeaders, body: String?,
                         timeout: TimeAmount, limit: Int) async throws -> String {
         var req = HTTPClientRequest(url: url)
@@ -33,21 +36,22 @@ enum HTTPClients {
             req.headers.replaceOrAdd(name: "Content-Type", value: "text/plain;charset=UTF-8")
             req.body = .bytes(ByteBuffer(string: body))
         }
+        let named = Redactor.url(url)
         let response: HTTPClientResponse
         do {
             response = try await client.execute(req, timeout: timeout)
         } catch {
-            throw TransportError(.connect, "\(method) \(url): \(error)")
+            throw TransportError(.connect, "\(method) \(named): \(TransportTLS.describe(error))")
         }
         let bytes: ByteBuffer
         do {
             bytes = try await response.body.collect(upTo: limit)
         } catch {
-            throw TransportError(.protocolViolation, "\(method) \(url): answer over \(limit) bytes or cut short: \(error)")
+            throw TransportError(.protocolViolation, "\(method) \(named): answer over \(limit) bytes or cut short: \(error)")
         }
         let text = String(buffer: bytes)
         guard response.status == .ok else {
-            throw TransportError(.closed, "\(method) \(url): HTTP \(response.status.code) \(String(text.prefix(200)))")
+            throw TransportError(.closed, "\(method) \(named): HTTP \(response.status.code) \(String(text.prefix(200)))")
         }
         return text
     }

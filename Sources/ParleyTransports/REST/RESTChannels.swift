@@ -11,8 +11,8 @@ struct RESTChannel: Sendable, Equatable {
     /// `{api_prefix}/workspaces/{wid}/channels/{channel}/chats`, the channel by name or id as configured.
     func chatsPath(_ options: RESTOptions) -> String {
         let channel = options.channelInPath == .id ? channelId : name
-        return options.apiPrefix + "/workspaces/\(SocketIOEndpoint.percentEncoded(workspaceId))/channels/"
-            + SocketIOEndpoint.percentEncoded(channel) + "/chats"
+        return options.apiPrefix + "/workspaces/\(workspaceId.percentEncoded)/channels/"
+            + channel.percentEncoded + "/chats"
     }
 
     func namespace(_ options: RESTOptions) -> String {
@@ -43,7 +43,7 @@ enum RESTChannels {
                 let names = wlist.compactMap { $0["name"]?.string }.sorted()
                 throw TransportError(.refused, "room '\(room)': the bot is in no workspace '\(wname)' (it is in: \(names.joined(separator: ", ")))")
             }
-            let listPath = options.apiPrefix + "/workspaces/\(SocketIOEndpoint.percentEncoded(wid))/channels"
+            let listPath = options.apiPrefix + "/workspaces/\(wid.percentEncoded)/channels"
             if channelsOf[wid] == nil {
                 guard let list = try await client.call(.GET, listPath).array else {
                     throw TransportError(.protocolViolation, "GET \(listPath): not a list")

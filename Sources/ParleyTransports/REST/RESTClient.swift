@@ -37,13 +37,16 @@ final class RESTClient: Sendable {
     let options: RESTOptions
     private let http: HTTPClient
     private let tokens = NIOLockedValueBox<Tokens?>(nil)
+    /// Learns each token as the server hands it out.
+    private let redactor: Redactor
     private let log: @Sendable (String) -> Void
 
-    init(endpoint: SocketIOEndpoint, options: RESTOptions, log: @escaping @Sendable (String) -> Void) {
+    init(endpoint: SocketIOEndpoint, options: RESTOptions, redactor: Redactor, log: @escaping @Sendable (String) -> Void) {
         let host = endpoint.host.urlHost
         base = (endpoint.tls ? "https://" : "http://") + host + ":\(endpoint.port)"
         self.options = options
         http = HTTPClients.client(caFile: endpoint.tls ? options.caFile : nil)
+        self.redactor = redactor
         self.log = log
     }
 
@@ -71,6 +74,8 @@ final class RESTClient: Sendable {
             throw TransportError(.protocolViolation, "the login answer has no token.accessToken, token.refreshToken or user_id")
         }
         let account = Account(userId: userId, nickname: json["nickname"]?.string ?? options.email)
+        redactor.add(access)
+        redactor.add(refresh)
         tokens.withLockedValue { $0 = Tokens(access: access, refresh: refresh, account: account) }
         log("rest: logged in as \(options.email) (user \(userId))")
         return account
@@ -97,6 +102,7 @@ final class RESTClient: Sendable {
             tokens.withLockedValue { $0 = nil }
             throw TransportError(.kicked, "the server refused to refresh the access token (HTTP \(answer.status)\(Self.errorCode(answer)))")
         }
+        redactor.add(access)
         tokens.withLockedValue { $0?.access = access }
         log("rest: access token refreshed")
     }
@@ -191,7 +197,7 @@ final class RESTClient: Sendable {
         } catch let e as HTTPClientError where e == .deadlineExceeded || e == .readTimeout || e == .connectTimeout {
             throw TransportError(.timeout, "\(method) \(path): no answer within \(Self.seconds(options.requestTimeout)) s")
         } catch {
-            throw TransportError(.connect, "\(method) \(path): \(error)")
+            throw TransportError(.connect, "\(method) \(path): \(TransportTLS.describe(error))")
         }
         do {
             let bytes = try await response.body.collect(upTo: options.maxResponseBytes)

@@ -28,7 +28,10 @@ public struct RESTTransport: Transport {
     public var rooms: [String]
     public var options: RESTOptions
     public var connectTimeout: Double
+    /// Already masked by `redactor`.
     public var log: @Sendable (String) -> Void
+    /// The password, the service key, and the tokens the server hands out.
+    public let redactor: Redactor
     let client: RESTClient
     /// People seen per room, kept across sessions so a reconnect is not an arrival.
     private let known = NIOLockedValueBox<[String: Set<String>]>([:])
@@ -42,8 +45,10 @@ public struct RESTTransport: Transport {
         self.rooms = rooms
         self.options = options
         self.connectTimeout = connectTimeout
-        self.log = log
-        client = RESTClient(endpoint: endpoint, options: options, log: log)
+        let redactor = Redactor(secrets: [options.password, options.serviceKey])
+        self.redactor = redactor
+        self.log = redactor.wrap(log)
+        client = RESTClient(endpoint: endpoint, options: options, redactor: redactor, log: self.log)
     }
 
     public var capabilities: TransportCapabilities { .rest }
@@ -110,7 +115,7 @@ public struct RESTTransport: Transport {
             // is dropped by id (the cursor's own here, others by the bot's
             // journal check of replayed messages).
             let since = max(0, cursor.time - 0.001)
-            path += "?cursor_date=" + SocketIOEndpoint.percentEncoded(RESTDate.format(since))
+            path += "?cursor_date=" + RESTDate.format(since).percentEncoded
         }
         let answer = try await client.call(.GET, path)
         guard let list = answer.array else {

@@ -54,9 +54,10 @@ public struct STOMPEndpoint: Sendable, Equatable, CustomStringConvertible {
         return STOMPEndpoint(link: link, host: host, port: port, tls: tls, requestTarget: target)
     }
 
+    /// The URL for logs: query values masked (a token may ride in one).
     public var description: String {
         switch link {
-        case .websocket: return (tls ? "wss://" : "ws://") + host.urlHost + ":\(port)" + requestTarget
+        case .websocket: return Redactor.url((tls ? "wss://" : "ws://") + host.urlHost + ":\(port)" + requestTarget)
         case .tcp: return (tls ? "stomp+ssl://" : "stomp://") + host.urlHost + ":\(port)"
         }
     }
@@ -69,14 +70,19 @@ public struct STOMPEndpoint: Sendable, Equatable, CustomStringConvertible {
 /// its users to another socket server after a failover.
 enum STOMPDiscovery {
     static func resolve(_ url: String, timeout: Double) async throws -> STOMPEndpoint {
-        let text = try await HTTPClients.request(
-            client: HTTPClients.client(caFile: nil), url: url, method: .GET, headers: [:], body: nil,
-            timeout: .milliseconds(Int64(timeout * 1000)), limit: 64 << 10)
+        let text: String
+        do {
+            text = try await HTTPClients.request(
+                client: HTTPClients.client(caFile: nil), url: url, method: .GET, headers: [:], body: nil,
+                timeout: .milliseconds(Int64(timeout * 1000)), limit: 64 << 10)
+        } catch let e as TransportError {
+            throw TransportError(e.kind, "STOMP discovery failed: \(e.message)")
+        }
         let trimmed = String(text.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
         let address = (try? JSONValue.parse(trimmed))?["url"]?.string ?? trimmed
         guard let endpoint = STOMPEndpoint.parse(address) else {
             throw TransportError(.protocolViolation,
-                                 "discovery \(url) answered \(String(trimmed.prefix(120)).debugDescription), not {\"url\": \"ws://host:port/path\"} or a ws://, wss://, stomp:// URL")
+                                 "discovery \(Redactor.url(url)) answered \(String(trimmed.prefix(120)).debugDescription), not {\"url\": \"ws://host:port/path\"} or a ws://, wss://, stomp:// URL")
         }
         return endpoint
     }

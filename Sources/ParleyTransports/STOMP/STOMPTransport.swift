@@ -24,7 +24,11 @@ public struct STOMPTransport: Transport {
     public var rooms: [String]
     public var options: STOMPOptions
     public var connectTimeout: Double
+    /// Already masked by `redactor`.
     public var log: @Sendable (String) -> Void
+    /// The passcode, the credential CONNECT and upgrade headers, and the query
+    /// values of the server and discovery URLs.
+    public let redactor: Redactor
 
     public init(endpoint: STOMPEndpoint?, name: String, rooms: [String] = ["lobby"], options: STOMPOptions = STOMPOptions(),
                 connectTimeout: Double = 10, log: @escaping @Sendable (String) -> Void = { _ in }) {
@@ -33,7 +37,13 @@ public struct STOMPTransport: Transport {
         self.rooms = rooms.isEmpty ? ["lobby"] : rooms
         self.options = options
         self.connectTimeout = connectTimeout
-        self.log = log
+        let redactor = Redactor(secrets: [options.passcode].compactMap { $0 })
+        redactor.add(options.connectHeaders)
+        redactor.add(options.headers)
+        redactor.add(credentialsIn: endpoint?.requestTarget ?? "")
+        redactor.add(credentialsIn: options.discovery ?? "")
+        self.redactor = redactor
+        self.log = redactor.wrap(log)
     }
 
     public var capabilities: TransportCapabilities { .stomp(typing: !options.types.typing.isEmpty) }
@@ -96,7 +106,7 @@ public struct STOMPTransport: Transport {
     private func resolve() async throws -> STOMPEndpoint {
         if let discovery = options.discovery {
             let e = try await STOMPDiscovery.resolve(discovery, timeout: connectTimeout)
-            log("stomp: discovery \(discovery) names \(e)")
+            log("stomp: discovery \(Redactor.url(discovery)) names \(e)")
             return e
         }
         guard let endpoint else { throw TransportError(.refused, "no STOMP server and no discovery URL configured") }

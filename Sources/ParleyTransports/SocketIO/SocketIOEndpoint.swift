@@ -48,32 +48,14 @@ public struct SocketIOEndpoint: Sendable, Equatable {
     /// The request target of an Engine.IO request: `path?EIO=4&transport=…[&sid=…][&extra]`.
     func target(transport: SocketIOOptions.Link, sid: String?) -> String {
         var s = path + "?EIO=\(EngineIO.version)&transport=" + transport.rawValue
-        if let sid { s += "&sid=" + Self.percentEncoded(sid) }
-        for (k, v) in query { s += "&" + Self.percentEncoded(k) + "=" + Self.percentEncoded(v) }
+        if let sid { s += "&sid=" + sid.percentEncoded }
+        for (k, v) in query { s += "&" + k.percentEncoded + "=" + v.percentEncoded }
         return s
     }
 
     /// The same request as an absolute `http(s)://` URL, for the HTTP client.
     func url(transport: SocketIOOptions.Link, sid: String?) -> String {
         return (tls ? "https://" : "http://") + host.urlHost + ":\(port)" + target(transport: transport, sid: sid)
-    }
-
-    /// RFC 3986 unreserved characters pass; everything else is %XX.
-    static func percentEncoded(_ s: String) -> String {
-        var out = ""
-        for b in s.utf8 {
-            switch b {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
-                out.unicodeScalars.append(Unicode.Scalar(b))
-            default:
-                let hex = Array("0123456789ABCDEF".utf8)
-                out.unicodeScalars.append("%")
-                out.unicodeScalars.append(Unicode.Scalar(hex[Int(b >> 4)]))
-                out.unicodeScalars.append(Unicode.Scalar(hex[Int(b & 15)]))
-            }
-        }
-        return out
     }
 }
 
@@ -91,5 +73,17 @@ enum TransportTLS {
         var c = TLSConfiguration.makeClientConfiguration()
         if let caFile { c.additionalTrustRoots = [.file(caFile)] }
         return c
+    }
+
+    /// `error` in words, naming TLS when it is a failed handshake or a refused
+    /// certificate (an untrusted CA, a certificate for another host name), so
+    /// the log says what to fix. Every transport's connect errors go through it.
+    static func describe(_ error: any Error) -> String {
+        let text = "\(error)"
+        let isTLS = error is NIOSSLError || error is NIOSSLExtraError
+            || ["NIOSSL", "BoringSSL", "CERTIFICATE"].contains { text.contains($0) }
+        guard isTLS else { return text }
+        return "TLS handshake failed: the server's certificate was not accepted (not signed by a trusted CA, "
+            + "or for another host name; ca_file adds trusted CAs): \(text)"
     }
 }

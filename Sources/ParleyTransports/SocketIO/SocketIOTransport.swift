@@ -25,7 +25,10 @@ public struct SocketIOTransport: Transport {
     public var rooms: [String]
     public var options: SocketIOOptions
     public var connectTimeout: Double
+    /// Already masked by `redactor`.
     public var log: @Sendable (String) -> Void
+    /// The auth payload's and the query's values, and the credential headers.
+    public let redactor: Redactor
 
     public init(endpoint: SocketIOEndpoint, name: String, rooms: [String] = ["lobby"], options: SocketIOOptions = SocketIOOptions(),
                 connectTimeout: Double = 10, log: @escaping @Sendable (String) -> Void = { _ in }) {
@@ -37,7 +40,12 @@ public struct SocketIOTransport: Transport {
         self.rooms = rooms.isEmpty ? ["lobby"] : rooms
         self.options = options
         self.connectTimeout = connectTimeout
-        self.log = log
+        let redactor = Redactor()
+        redactor.add(options.headers)
+        redactor.add(options.query, all: true)
+        redactor.add(options.auth ?? [:], all: true)
+        self.redactor = redactor
+        self.log = redactor.wrap(log)
     }
 
     public var capabilities: TransportCapabilities {

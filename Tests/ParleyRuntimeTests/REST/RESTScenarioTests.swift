@@ -318,7 +318,8 @@ struct RESTScenarioTests {
         await server.stop()
     }
 
-    /// https and wss with a private CA named by `ca_file`; without it the certificate is refused.
+    /// https and wss with a private CA named by `ca_file`; without it, or for
+    /// another host name, the certificate is refused with an error naming TLS.
     @Test func tlsWithAPrivateCA() async throws {
         let pki = try await TestPKI.make()
         let server = try await RESTServer.start(pki: pki)
@@ -337,8 +338,19 @@ struct RESTScenarioTests {
         untrusting.requestTimeout = 2
         let doubter = RESTTransport(endpoint: SocketIOEndpoint(host: "127.0.0.1", port: server.port, tls: true), name: "parley",
                                     rooms: ["acme/general"], options: untrusting, connectTimeout: 2)
-        await #expect(throws: TransportError.self) { _ = try await doubter.connect() }
+        await #expect { _ = try await doubter.connect() } throws: { SocketIOTLSTests.isCertificateError($0) }
+
         await server.stop()
+
+        // The CA is trusted, but the certificate is made out to another name.
+        let elsewhere = try await TestPKI.make(subjectAltName: "DNS:elsewhere.example")
+        let misnamedServer = try await RESTServer.start(pki: elsewhere)
+        var misnamed = untrusting
+        misnamed.caFile = elsewhere.caFile
+        let wrongName = RESTTransport(endpoint: SocketIOEndpoint(host: "127.0.0.1", port: misnamedServer.port, tls: true), name: "parley",
+                                      rooms: ["acme/general"], options: misnamed, connectTimeout: 2)
+        await #expect { _ = try await wrongName.connect() } throws: { SocketIOTLSTests.isCertificateError($0) }
+        await misnamedServer.stop()
     }
 
     /// Multipart sends, the channel addressed by id.

@@ -7,7 +7,7 @@ import ParleyWire
 import Synchronization
 
 /// A scriptable STOMP-over-WebSocket "broker": it upgrades any request to
-/// `/ws`, answers CONNECT with CONNECTED (no heart-beats) and every frame
+/// `/ws` (whatever its query), answers CONNECT with CONNECTED (no heart-beats) and every frame
 /// that asks for a receipt with its RECEIPT, records what the client sends,
 /// and otherwise sends exactly the WebSocket messages a test tells it to,
 /// well-formed or not.
@@ -32,7 +32,7 @@ final class RawSTOMPPeer: Sendable {
                     let upgrader = NIOWebSocketServerUpgrader(
                         maxFrameSize: 1 << 24,
                         shouldUpgrade: { channel, head in
-                            channel.eventLoop.makeSucceededFuture(head.uri == "/ws" ? HTTPHeaders() : nil)
+                            channel.eventLoop.makeSucceededFuture(head.uri.split(separator: "?").first == "/ws" ? HTTPHeaders() : nil)
                         },
                         upgradePipelineHandler: { channel, _ in
                             channel.eventLoop.makeCompletedFuture {

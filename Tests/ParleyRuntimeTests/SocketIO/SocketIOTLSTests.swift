@@ -1,16 +1,18 @@
 import Foundation
 import ParleyCore
+import ParleyRuntime
 @testable import ParleyTransports
 import Testing
 
 /// A throwaway certificate authority and a server certificate for 127.0.0.1
-/// (an IP SAN), made with the `openssl` command-line tool in a temp folder.
+/// (an IP SAN; `subjectAltName` names another), made with the `openssl`
+/// command-line tool in a temp folder.
 struct TestPKI: Sendable {
     let caFile: String
     let certFile: String
     let keyFile: String
 
-    static func make() async throws -> TestPKI {
+    static func make(subjectAltName: String = "IP:127.0.0.1") async throws -> TestPKI {
         let dir = try temporaryDirectory()
         func path(_ name: String) -> String { dir.appendingPathComponent(name).path }
         let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
@@ -19,7 +21,7 @@ struct TestPKI: Sendable {
                      "-addext", "keyUsage=critical,keyCertSign,cRLSign"])
         try await openssl(["req", "-new"] + ec + ["-keyout", path("server.key"), "-out", path("server.csr"), "-subj", "/CN=127.0.0.1"])
         try """
-        subjectAltName=IP:127.0.0.1
+        subjectAltName=\(subjectAltName)
         basicConstraints=critical,CA:FALSE
         keyUsage=critical,digitalSignature
         extendedKeyUsage=serverAuth
@@ -56,12 +58,19 @@ struct TestPKI: Sendable {
 @Suite(.timeLimit(.minutes(1)))
 struct SocketIOTLSTests {
     static func transport(_ name: String, port: Int, links: [SocketIOOptions.Link], caFile: String?,
-                          connectTimeout: Double = 5) -> SocketIOTransport {
+                          connectTimeout: Double = 5, log: @escaping @Sendable (String) -> Void = { _ in }) -> SocketIOTransport {
         var options = SocketIOOptions()
         options.transports = links
         options.caFile = caFile
         return SocketIOTransport(endpoint: SocketIOEndpoint(host: "127.0.0.1", port: port, tls: true), name: name,
-                                 options: options, connectTimeout: connectTimeout)
+                                 options: options, connectTimeout: connectTimeout, log: log)
+    }
+
+    /// Whether `error` is a TransportError whose message names TLS and the certificate.
+    static func isCertificateError(_ error: any Error) -> Bool {
+        guard let e = error as? TransportError else { return false }
+        let m = e.message.lowercased()
+        return m.contains("tls") && m.contains("certificate")
     }
 
     /// With `ca_file` set to the private CA, a session over wss, over https
@@ -98,9 +107,50 @@ struct SocketIOTLSTests {
                 let session = try await Self.transport("doubter", port: server.port, links: links, caFile: nil, connectTimeout: 1).connect()
                 await session.close()
             } throws: { error in
-                guard let e = error as? TransportError else { return false }
-                return e.message.lowercased().contains("certificate")
+                Self.isCertificateError(error)
             }
+        }
+        await server.stop()
+    }
+
+    /// The CA is trusted but the certificate is made out to another name
+    /// (`DNS:elsewhere.example`, no IP): refused over either link, and the
+    /// error says so. (NIOSSL matches an IP SAN against the address connected
+    /// to, whatever name was asked for, so a certificate for 127.0.0.1 is
+    /// good for `localhost` too.)
+    @Test func aCertificateForAnotherNameIsRefused() async throws {
+        let pki = try await TestPKI.make(subjectAltName: "DNS:elsewhere.example")
+        let server = try await PythonSocketChat.start(["--certfile", pki.certFile, "--keyfile", pki.keyFile])
+        for links in [[SocketIOOptions.Link.websocket], [.polling]] {
+            await #expect {
+                let session = try await Self.transport("wrongname", port: server.port, links: links, caFile: pki.caFile,
+                                                       connectTimeout: 1).connect()
+                await session.close()
+            } throws: { error in
+                Self.isCertificateError(error)
+            }
+        }
+        await server.stop()
+    }
+
+    /// A bot facing an untrusted certificate does not crash or give up: it
+    /// logs a TLS error each attempt and keeps retrying with backoff, and
+    /// connects once it is pointed at the CA.
+    @Test func aBotKeepsRetryingAnUntrustedCertificate() async throws {
+        let pki = try await TestPKI.make()
+        let server = try await PythonSocketChat.start(["--certfile", pki.certFile, "--keyfile", pki.keyFile])
+        for links in [[SocketIOOptions.Link.websocket], [.polling]] {
+            let rec = Recorder()
+            let spec = try botSpec(name: "doubter", port: server.port, plugins: [],
+                                   transport: Self.transport("doubter", port: server.port, links: links, caFile: nil, connectTimeout: 1))
+            let runner = BotRunner(spec: spec, observer: rec.observer)
+            let run = Task { await runner.run() }
+            #expect(await eventually { await runner.stats.connectFailures >= 3 })
+            let failures = rec.logs(containing: "cannot connect")
+            #expect(failures.count >= 3 && failures.allSatisfy { $0.text.contains("TLS") && $0.text.contains("certificate") },
+                    "\(failures.map(\.text))")
+            await runner.stop()
+            #expect(await run.value == .stopped)
         }
         await server.stop()
     }
