@@ -8,7 +8,8 @@ import Testing
 let parleyBinary = packageRoot.appendingPathComponent(".build/debug/parley").path
 
 /// Runs `parley` with arguments; returns the process (already started).
-func launchParley(_ args: [String], stdout: Pipe? = nil, stderr: Pipe? = nil) throws -> Process {
+/// `stdout`/`stderr` take a `Pipe` or a `FileHandle` (a log file); nil discards.
+func launchParley(_ args: [String], stdout: Any? = nil, stderr: Any? = nil) throws -> Process {
     let p = Process()
     p.executableURL = URL(fileURLWithPath: parleyBinary)
     p.arguments = args
