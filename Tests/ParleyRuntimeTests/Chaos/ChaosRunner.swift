@@ -216,15 +216,25 @@ final class ChaosRunner: Sendable {
 
     // MARK: the run
 
+    /// Runs the scenario. A test that runs out of time is cancelled: the bot
+    /// child is killed then, so it never outlives the test.
     func run() async throws -> Report {
+        let bot = BotProcess(config: dir.appendingPathComponent("bot.toml").path, logs: dir)
+        return try await withTaskCancellationHandler {
+            try await scenario(bot)
+        } onCancel: {
+            bot.killNow()
+        }
+    }
+
+    private func scenario(_ bot: BotProcess) async throws -> Report {
         let proxy = try await LinkProxy.start(upstreamPort: target.upstreamPort)
-        let config = try writeConfig(proxyPort: proxy.port)
+        try writeConfig(proxyPort: proxy.port)
         var rng = SeededRandom(seed: plan.seed)
         var faults = Array(repeating: Fault.restart, count: plan.restarts) + Array(repeating: .kill, count: plan.kills)
             + Array(repeating: .drop, count: plan.drops)
         faults.shuffle(using: &rng)
 
-        let bot = BotProcess(config: config, logs: dir)
         try bot.launch()
         // The first arrival: the bot is up before the chaos starts.
         let firstUp = await eventually(bounds.startup * 3) { await !self.target.botArrivals().isEmpty }
@@ -244,9 +254,12 @@ final class ChaosRunner: Sendable {
             let since: Date
             switch fault {
             case .restart:
+                // The bot may be back before restartServer returns (RabbitMQ's await_startup
+                // takes its time), so any arrival after the fault counts: the old server's
+                // room saw none after the bot's last recovery.
                 try await target.restartServer()
-                since = Date()
-                bound = since.timeIntervalSince(t0) + bounds.backoffMax + bounds.connect
+                since = t0
+                bound = Date().timeIntervalSince(t0) + bounds.backoffMax + bounds.connect
             case .kill:
                 await bot.kill()
                 verifyRuns += 1
@@ -333,7 +346,7 @@ final class ChaosRunner: Sendable {
 
     // MARK: the bot
 
-    private func writeConfig(proxyPort: Int) throws -> String {
+    private func writeConfig(proxyPort: Int) throws {
         let plugins = ["greeter", "moderator"].map { packageRoot.appendingPathComponent("Plugins/\($0).lua").path }
         let (keys, tables) = target.botConfig(proxyPort: proxyPort)
         let text = """
@@ -352,7 +365,6 @@ final class ChaosRunner: Sendable {
         """
         let path = dir.appendingPathComponent("bot.toml").path
         try text.write(toFile: path, atomically: true, encoding: .utf8)
-        return path
     }
 
     /// `parley journal verify` on the bot's journal (the bot is not running).
@@ -411,6 +423,11 @@ final class BotProcess: Sendable {
         FileManager.default.createFile(atPath: path, contents: nil)
         let p = try launchParley(["run", config], stderr: FileHandle(forWritingAtPath: path))
         current.withLock { $0.process = p }
+    }
+
+    /// SIGKILL without waiting (a cancelled test cannot wait).
+    func killNow() {
+        if let p = current.withLock({ $0.process }), p.isRunning { Foundation.kill(p.processIdentifier, SIGKILL) }
     }
 
     func kill() async {

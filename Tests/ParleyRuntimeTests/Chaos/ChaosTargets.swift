@@ -178,7 +178,9 @@ final class RESTChaos: ChaosTarget {
     private let server: Mutex<RESTServer>
     private let arguments: [String]
     private let recordFile: String
-    static let ping = (interval: 0.5, timeout: 0.5)
+    /// Whole seconds for the interval: python-engineio announces int(interval) × 1000 ms, and
+    /// only the SocketChat fixture patches that (0.5 would be announced as 0, which the bot refuses).
+    static let ping = (interval: 1.0, timeout: 0.5)
 
     private init(server: RESTServer, arguments: [String], recordFile: String) {
         upstreamPort = server.port
