@@ -166,6 +166,8 @@ final class ChaosRunner: Sendable {
         var finalExit: Int32
         var people: Int
         var peopleLines: Int
+        /// The transport's silent-link detection bound (seconds) and the setting behind it.
+        var detectionBound: Double
         var detectionRule: String
         var bounds: Bounds
 
@@ -190,14 +192,13 @@ final class ChaosRunner: Sendable {
                 switch kind {
                 case .restart: bound = "server downtime + \(f(bounds.backoffMax)) s backoff max + \(f(bounds.connect)) s connect"
                 case .kill: bound = "journal verify + \(f(bounds.startup)) s startup"
-                case .drop: bound = "\(f(detectionBoundFor)) s detection (\(detectionRule)) + \(f(bounds.backoffMax)) s backoff max + \(f(bounds.connect)) s connect"
+                case .drop: bound = "\(f(detectionBound)) s detection (\(detectionRule)) + \(f(bounds.backoffMax)) s backoff max + \(f(bounds.connect)) s connect"
                 }
                 lines.append("  \(kind.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0)) \(of.filter(\.recovered).count)/\(of.count) within bound | median \(f(Report.median(t))) s max \(f(t.max() ?? .nan)) s | bound: \(bound)")
             }
             lines.append("  \(people) people said \(peopleLines) lines; the bot's acknowledged sends \(acknowledged) (\(unconfirmedAtEnd) unconfirmed at the end), repeats \(repeats), never journaled \(unjournaled.count); clean exit \(finalExit == 0 ? "yes" : "no (\(finalExit))")")
             return lines.joined(separator: "\n")
         }
-        var detectionBoundFor: Double
     }
 
     let target: any ChaosTarget
@@ -216,14 +217,19 @@ final class ChaosRunner: Sendable {
 
     // MARK: the run
 
-    /// Runs the scenario. A test that runs out of time is cancelled: the bot
-    /// child is killed then, so it never outlives the test.
+    /// Runs the scenario. The bot child never outlives it: a test that runs
+    /// out of time is cancelled, and a fault that throws ends the run; both kill it.
     func run() async throws -> Report {
         let bot = BotProcess(config: dir.appendingPathComponent("bot.toml").path, logs: dir)
-        return try await withTaskCancellationHandler {
-            try await scenario(bot)
-        } onCancel: {
+        do {
+            return try await withTaskCancellationHandler {
+                try await scenario(bot)
+            } onCancel: {
+                bot.killNow()
+            }
+        } catch {
             bot.killNow()
+            throw error
         }
     }
 
@@ -250,7 +256,7 @@ final class ChaosRunner: Sendable {
             // A random moment: people keep talking meanwhile, so faults land mid-handler too.
             try await Task.sleep(for: .milliseconds(Int.random(in: 150...900, using: &rng)))
             let t0 = Date()
-            var bound: Double
+            let bound: Double
             let since: Date
             switch fault {
             case .restart:
@@ -340,8 +346,8 @@ final class ChaosRunner: Sendable {
             acknowledged: acknowledged.count, unconfirmedAtEnd: intents.count - acknowledged.count,
             duplicates: duplicates, lost: lost(), unjournaled: unjournaled,
             verifyClean: verifyClean, verifyRuns: verifyRuns, verifyFailures: verifyFailures, finalExit: exit,
-            people: people.joined, peopleLines: people.lines, detectionRule: target.detectionRule, bounds: bounds,
-            detectionBoundFor: target.detectionBound)
+            people: people.joined, peopleLines: people.lines, detectionBound: target.detectionBound,
+            detectionRule: target.detectionRule, bounds: bounds)
     }
 
     // MARK: the bot
