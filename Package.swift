@@ -121,7 +121,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ParleyRuntimeTests",
-            dependencies: ["ParleyRuntime", "ParleyTransports", "ParleyServers", "ParleyCore", "ParleyWire", "ParleyLua",
+            dependencies: ["ParleyRuntime", "ParleyTransports", "ParleyServers", "ParleyCore", "ParleyWire", "ParleyLua", "ParleyJournal",
                            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                            .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOWebSocket", package: "swift-nio"),
                            // The REST tests drive the python fixture's test endpoints over HTTP.

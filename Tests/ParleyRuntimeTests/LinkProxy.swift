@@ -5,38 +5,57 @@ import Synchronization
 /// A loopback TCP proxy that can go silent: `blackhole()` stops forwarding in
 /// both directions without closing anything, the way a dead NAT entry or a
 /// pulled cable looks to both ends. Used to prove heartbeat loss is noticed.
+/// `silenceExisting()` does the same to the connections open now only, so a
+/// client that notices and reconnects gets through at once (a dead NAT entry:
+/// the old flow is gone, a new one works).
 final class LinkProxy: Sendable {
     let port: Int
     private let channel: Channel
     private let silent: SilentFlag
+    private let links: Links
 
-    private init(port: Int, channel: Channel, silent: SilentFlag) {
+    private init(port: Int, channel: Channel, silent: SilentFlag, links: Links) {
         self.port = port
         self.channel = channel
         self.silent = silent
+        self.links = links
     }
 
     static func start(upstreamPort: Int) async throws -> LinkProxy {
         let box = SilentFlag()
+        let links = Links()
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { inbound in
                 ClientBootstrap(group: inbound.eventLoop)
                     .connect(host: "127.0.0.1", port: upstreamPort)
                     .flatMap { outbound in
-                        inbound.pipeline.addHandler(Glue(peer: outbound, silent: box)).flatMap {
-                            outbound.pipeline.addHandler(Glue(peer: inbound, silent: box))
+                        let link = SilentFlag()
+                        links.open.withLock { $0.append(link) }
+                        return inbound.pipeline.addHandler(Glue(peer: outbound, silent: box, link: link)).flatMap {
+                            outbound.pipeline.addHandler(Glue(peer: inbound, silent: box, link: link))
                         }
                     }
             }
             .bind(host: "127.0.0.1", port: 0).get()
-        return LinkProxy(port: channel.localAddress!.port!, channel: channel, silent: box)
+        return LinkProxy(port: channel.localAddress!.port!, channel: channel, silent: box, links: links)
     }
 
     func blackhole() { silent.set(true) }
     func restore() { silent.set(false) }
 
+    /// Every connection open now goes silent for good; later ones flow.
+    func silenceExisting() {
+        let now = links.open.withLock { l in defer { l.removeAll() }; return l }
+        for l in now { l.set(true) }
+    }
+
     func stop() async { try? await channel.close().get() }
+}
+
+/// The connections' own flags, for `silenceExisting`.
+private final class Links: Sendable {
+    let open = Mutex<[SilentFlag]>([])
 }
 
 /// Shares the proxy's flag with its handlers.
@@ -52,15 +71,18 @@ private final class Glue: ChannelInboundHandler {
 
     private let peer: Channel
     private let silent: SilentFlag
+    /// This connection's own switch (`silenceExisting`).
+    private let link: SilentFlag
 
-    init(peer: Channel, silent: SilentFlag) {
+    init(peer: Channel, silent: SilentFlag, link: SilentFlag) {
         self.peer = peer
         self.silent = silent
+        self.link = link
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         // Test traffic is small: forward without backpressure.
-        if !silent.isSilent { peer.writeAndFlush(unwrapInboundIn(data), promise: nil) }
+        if !silent.isSilent, !link.isSilent { peer.writeAndFlush(unwrapInboundIn(data), promise: nil) }
     }
 
     func channelInactive(context: ChannelHandlerContext) {

@@ -8,8 +8,9 @@ import Testing
 let parleyBinary = packageRoot.appendingPathComponent(".build/debug/parley").path
 
 /// Runs `parley` with arguments (and `environment` added to this process's);
-/// returns the process (already started).
-func launchParley(_ args: [String], stdout: Pipe? = nil, stderr: Pipe? = nil, environment: [String: String] = [:]) throws -> Process {
+/// returns the process (already started). `stdout`/`stderr` take a `Pipe` or
+/// a `FileHandle` (a log file); nil discards.
+func launchParley(_ args: [String], stdout: Any? = nil, stderr: Any? = nil, environment: [String: String] = [:]) throws -> Process {
     let p = Process()
     p.executableURL = URL(fileURLWithPath: parleyBinary)
     p.arguments = args

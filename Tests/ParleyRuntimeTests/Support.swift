@@ -35,6 +35,7 @@ final class Person: Sendable {
     let session: any TransportSession
     private let heard = Mutex<[BotEvent]>([])
     private let reader = Mutex<Task<Void, Never>?>(nil)
+    private let linkEnded = Atomic(false)
 
     convenience init(_ name: String, port: Int) async throws {
         try await self.init(name, transport: StreamChatTransport(host: "127.0.0.1", port: port, name: name, connectTimeout: 5))
@@ -49,6 +50,7 @@ final class Person: Sendable {
             do {
                 for try await e in events { if case .chat(let c) = e { self.heard.withLock { $0.append(c) } } }
             } catch {}
+            self.linkEnded.store(true, ordering: .relaxed)
         }
         reader.withLock { $0 = task }
     }
@@ -64,6 +66,10 @@ final class Person: Sendable {
     func leaves(of user: String) -> Int {
         heard.withLock { $0.filter { if case .leave(_, let u, _) = $0 { u == user } else { false } }.count }
     }
+
+    /// False once the session's event stream ended (the server went away, the
+    /// link died): a person who wants to go on talking must connect again.
+    var isLinked: Bool { !linkEnded.load(ordering: .relaxed) }
 
     /// Every event heard, in order.
     var events: [BotEvent] { heard.withLock { $0 } }

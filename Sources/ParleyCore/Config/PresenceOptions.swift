@@ -46,11 +46,18 @@ public struct StreamChatOptions: Sendable, Equatable {
     /// A server that never ends its lines: after this long without more bytes,
     /// what arrived counts as one line (Parley's own server ends lines with `\n`).
     public var unterminatedFlush: Double = 0.25
+    /// A send counts as delivered once the server's echo of it came back
+    /// (the server relays to everyone, the sender included, in order); with
+    /// no echo within this many seconds the link counts as broken, is dropped,
+    /// and the send stays in the outbox. 0: a send counts once written to the
+    /// socket, and one written into a link that has silently died is lost.
+    public var echoTimeout: Double = 10
 
     public init() {}
 
     static func read(_ t: TableReader) throws(ConfigError) -> StreamChatOptions {
         var o = StreamChatOptions()
+        o.echoTimeout = try t.double("echo_timeout", default: o.echoTimeout, range: 0...3600)
         o.idleTimeout = try t.double("idle_timeout", default: o.idleTimeout, range: 0...86_400)
         o.keepalive = try t.bool("keepalive", default: o.keepalive)
         o.unterminatedFlush = try t.double("unterminated_flush", default: o.unterminatedFlush, range: 0.01...60)

@@ -34,9 +34,11 @@ final class Hub: Sendable {
 
     private let state = Mutex(State())
     private let maxConnections: Int
+    private let observe: @Sendable (StreamChat.ServerLine) -> Void
 
-    init(maxConnections: Int) {
+    init(maxConnections: Int, observe: @escaping @Sendable (StreamChat.ServerLine) -> Void = { _ in }) {
         self.maxConnections = maxConnections
+        self.observe = observe
     }
 
     var stats: StreamChatServer.Stats { state.withLock { $0.stats } }
@@ -66,6 +68,7 @@ final class Hub: Sendable {
         let line = ByteBuffer(bytes: StreamChat.ServerLine.joined(name).encoded)
         state.withLock { s in
             guard !s.isClosing else { return }
+            observe(.joined(name))
             let key = ObjectIdentifier(channel.eventLoop)
             let members = s.loops[key] ?? LoopChannels(loop: channel.eventLoop)
             s.loops[key] = members
@@ -81,7 +84,10 @@ final class Hub: Sendable {
         state.withLock { s in
             guard let members = s.loops[ObjectIdentifier(channel.eventLoop)], members.remove(id) else { return }
             s.stats.registeredClients -= 1
-            if !s.isClosing { broadcast(line, in: s) }
+            if !s.isClosing {
+                observe(.left(name))
+                broadcast(line, in: s)
+            }
         }
     }
 
@@ -90,6 +96,7 @@ final class Hub: Sendable {
         let line = ByteBuffer(bytes: StreamChat.ServerLine.message(user: user, text: text).encoded)
         state.withLock { s in
             guard !s.isClosing else { return }
+            observe(.message(user: user, text: text))
             s.stats.messagesRelayed += 1
             broadcast(line, in: s)
         }

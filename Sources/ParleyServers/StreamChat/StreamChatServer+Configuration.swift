@@ -1,3 +1,5 @@
+import ParleyWire
+
 extension StreamChatServer {
     /// Where the server listens and the limits that keep one client from
     /// hurting the others. The defaults suit a public server; tests shrink them.
@@ -19,6 +21,12 @@ extension StreamChatServer {
         public var maxOutboundBytes: Int
         /// Receives one line per notable event: dropped clients, refused frames.
         public var log: @Sendable (String) -> Void
+        /// Sees every line the room broadcasts (joins, leaves, relayed
+        /// messages), once each, in broadcast order, before any client gets
+        /// it. An observation tap for tests that need the server's own record
+        /// of what the room received (the chaos runner: a client's view has
+        /// gaps while it reconnects). Called under the room's lock: keep it cheap.
+        public var observe: @Sendable (StreamChat.ServerLine) -> Void = { _ in }
 
         public init(
             host: String = "127.0.0.1",

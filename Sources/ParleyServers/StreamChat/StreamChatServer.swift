@@ -41,7 +41,7 @@ public final class StreamChatServer: Sendable {
         _ config: Configuration,
         on group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) async throws -> StreamChatServer {
-        let hub = Hub(maxConnections: config.maxConnections)
+        let hub = Hub(maxConnections: config.maxConnections, observe: config.observe)
         let outbound = max(1, config.maxOutboundBytes)
         let bootstrap = ServerBootstrap(group: group)
             // A restarted server must be able to bind the port its predecessor's

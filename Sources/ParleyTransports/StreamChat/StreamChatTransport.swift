@@ -17,6 +17,14 @@ extension TransportCapabilities {
 /// notices a vanished peer) plus an idle read timeout (nothing at all
 /// received for `idleTimeout`): either ends the session and presence
 /// reconnects, which on a quiet but healthy link costs one quiet re-login.
+///
+/// Nor has it receipts, but the server echoes every message to its sender,
+/// in order: a send counts as delivered when its echo is back (`echoTimeout`).
+/// A write only says the bytes reached this machine's socket; a link that has
+/// silently died, or a server that is shutting down, swallows them, and a send
+/// counted then would never be sent again. Waiting for the echo makes delivery
+/// at-least-once instead: a send whose echo was lost with the link goes out
+/// again after the reconnect.
 public struct StreamChatTransport: Transport {
     public var host: String
     public var port: Int
@@ -44,6 +52,8 @@ public struct StreamChatTransport: Transport {
         }
         let (events, continuation) = AsyncThrowingStream<TransportEvent, Error>.makeStream()
         let leaving = NIOLockedValueBox(false)
+        let echoes = EchoWaiters()
+        let name = self.name
         let options = self.options
         let log = self.log
         let bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -57,7 +67,7 @@ public struct StreamChatTransport: Transport {
                         try ops.addHandler(IdleStateHandler(readTimeout: .milliseconds(Int64(options.idleTimeout * 1000))))
                     }
                     try ops.addHandler(StreamChatClientHandler(
-                        continuation: continuation, leaving: leaving, options: options, log: log))
+                        continuation: continuation, leaving: leaving, echoes: echoes, name: name, options: options, log: log))
                 }
             }
         let channel: Channel
@@ -73,7 +83,68 @@ public struct StreamChatTransport: Transport {
             channel.close(promise: nil)
             throw TransportError(.closed, "connection to \(host):\(port) lost while announcing: \(error)")
         }
-        return StreamChatSession(channel: channel, events: events, leaving: leaving)
+        return StreamChatSession(channel: channel, events: events, leaving: leaving, echoes: echoes, echoTimeout: options.echoTimeout)
+    }
+}
+
+/// Sends waiting for their echo. The server relays lines in the order it
+/// reads them and echoes each to its sender, so echoes come back in send
+/// order: each own message that arrives completes the oldest line waiting
+/// (by order, not by text, so a server that trims or rewrites a line still
+/// confirms it). Registered before the write, so a fast echo finds its waiter.
+final class EchoWaiters: Sendable {
+    private struct Waiter {
+        var id: UInt64
+        var lines: Int
+        var continuation: CheckedContinuation<Void, Error>
+    }
+    private struct State {
+        var waiters: [Waiter] = []
+        var nextID: UInt64 = 0
+        var ended: TransportError?
+    }
+    private let state = NIOLockedValueBox(State())
+
+    /// Waits for `lines` echoes; returns the waiter's id, or nil when the link
+    /// has already ended (`continuation` is then resumed with the reason).
+    func wait(lines: Int, _ continuation: CheckedContinuation<Void, Error>) -> UInt64? {
+        let outcome = state.withLockedValue { s -> Result<UInt64, TransportError> in
+            if let e = s.ended { return .failure(e) }
+            s.nextID += 1
+            s.waiters.append(Waiter(id: s.nextID, lines: lines, continuation: continuation))
+            return .success(s.nextID)
+        }
+        switch outcome {
+        case .success(let id): return id
+        case .failure(let e):
+            continuation.resume(throwing: e)
+            return nil
+        }
+    }
+
+    /// One own message came back.
+    func echoed() {
+        let done = state.withLockedValue { s -> CheckedContinuation<Void, Error>? in
+            guard !s.waiters.isEmpty else { return nil }
+            s.waiters[0].lines -= 1
+            return s.waiters[0].lines <= 0 ? s.waiters.removeFirst().continuation : nil
+        }
+        done?.resume()
+    }
+
+    /// Fails every waiter, and every later wait, with `error`; with `id`, only
+    /// if that waiter is still waiting (its timeout). True when it ended them.
+    @discardableResult
+    func end(_ error: TransportError, ifWaiting id: UInt64? = nil) -> Bool {
+        let failed = state.withLockedValue { s -> [Waiter]? in
+            if let id, !s.waiters.contains(where: { $0.id == id }) { return nil }
+            if s.ended == nil { s.ended = error }
+            defer { s.waiters.removeAll() }
+            return s.waiters
+        }
+        guard let failed else { return false }
+        for w in failed { w.continuation.resume(throwing: error) }
+        return true
     }
 }
 
@@ -82,11 +153,16 @@ final class StreamChatSession: TransportSession {
     let channel: Channel
     let events: AsyncThrowingStream<TransportEvent, Error>
     private let leaving: NIOLockedValueBox<Bool>
+    private let echoes: EchoWaiters
+    private let echoTimeout: Double
 
-    init(channel: Channel, events: AsyncThrowingStream<TransportEvent, Error>, leaving: NIOLockedValueBox<Bool>) {
+    init(channel: Channel, events: AsyncThrowingStream<TransportEvent, Error>, leaving: NIOLockedValueBox<Bool>,
+         echoes: EchoWaiters, echoTimeout: Double) {
         self.channel = channel
         self.events = events
         self.leaving = leaving
+        self.echoes = echoes
+        self.echoTimeout = echoTimeout
     }
 
     /// Multi-line text goes out as one message per line; every line is
@@ -102,10 +178,32 @@ final class StreamChatSession: TransportSession {
         }
         var buffer = channel.allocator.buffer(capacity: text.utf8.count + lines.count * 10)
         for line in lines { buffer.writeBytes(StreamChat.ClientFrame.message(line).encoded) }
-        do {
-            try await channel.writeAndFlush(buffer).get()
-        } catch {
-            throw TransportError(.closed, "send failed: \(error)")
+        guard echoTimeout > 0 else {
+            do {
+                try await channel.writeAndFlush(buffer).get()
+            } catch {
+                throw TransportError(.closed, "send failed: \(error)")
+            }
+            return
+        }
+        // Delivered when every line's echo is back; a link that dies first fails the send.
+        let channel = self.channel, echoes = self.echoes, timeout = echoTimeout
+        let timer = NIOLockedValueBox<Scheduled<Void>?>(nil)
+        defer { timer.withLockedValue { $0?.cancel() } }
+        try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, Error>) in
+            guard let id = echoes.wait(lines: lines.count, c) else { return }
+            timer.withLockedValue {
+                $0 = channel.eventLoop.scheduleTask(in: .milliseconds(Int64(timeout * 1000))) {
+                    // The link is not doing its job: drop it, and the outbox sends again after the reconnect.
+                    if echoes.end(TransportError(.timeout, "no echo of a sent message within \(timeout) s"), ifWaiting: id) {
+                        channel.close(promise: nil)
+                    }
+                }
+            }
+            channel.writeAndFlush(buffer).whenFailure { error in
+                echoes.end(TransportError(.closed, "send failed: \(error)"))
+                channel.close(promise: nil)
+            }
         }
     }
 
@@ -134,6 +232,9 @@ final class StreamChatClientHandler: ChannelInboundHandler, RemovableChannelHand
 
     private let continuation: AsyncThrowingStream<TransportEvent, Error>.Continuation
     private let leaving: NIOLockedValueBox<Bool>
+    private let echoes: EchoWaiters
+    /// The bot's own name: its messages coming back are the echoes its sends wait for.
+    private let name: String
     private let options: StreamChatOptions
     private let log: @Sendable (String) -> Void
     private var splitter = StreamChat.ServerLineSplitter()
@@ -141,9 +242,11 @@ final class StreamChatClientHandler: ChannelInboundHandler, RemovableChannelHand
     private var finished = false
 
     init(continuation: AsyncThrowingStream<TransportEvent, Error>.Continuation, leaving: NIOLockedValueBox<Bool>,
-         options: StreamChatOptions, log: @escaping @Sendable (String) -> Void) {
+         echoes: EchoWaiters, name: String, options: StreamChatOptions, log: @escaping @Sendable (String) -> Void) {
         self.continuation = continuation
         self.leaving = leaving
+        self.echoes = echoes
+        self.name = name
         self.options = options
         self.log = log
     }
@@ -175,7 +278,9 @@ final class StreamChatClientHandler: ChannelInboundHandler, RemovableChannelHand
         switch parsed {
         case .joined(let user): continuation.yield(.chat(.join(room: room, user: user, time: nil)))
         case .left(let user): continuation.yield(.chat(.leave(room: room, user: user, time: nil)))
-        case .message(let user, let text): continuation.yield(.chat(.message(ChatMessage(room: room, user: user, text: text))))
+        case .message(let user, let text):
+            if user == name { echoes.echoed() }
+            continuation.yield(.chat(.message(ChatMessage(room: room, user: user, text: text))))
         }
     }
 
@@ -209,6 +314,7 @@ final class StreamChatClientHandler: ChannelInboundHandler, RemovableChannelHand
     private func finish(_ error: TransportError?) {
         guard !finished else { return }
         finished = true
+        echoes.end(error ?? TransportError(.closed, "the link closed before the echo came back"))
         if let error { continuation.finish(throwing: error) } else { continuation.finish() }
     }
 }

@@ -107,6 +107,60 @@ class State:
         self.stats = {"logins": 0, "refreshes": 0, "refresh_failures": 0, "posts": 0,
                       "injected": 0, "unauthorized": 0, "chat_gets": 0, "cursor_gets": []}
         self.tokens = itertools.count(1)
+        self.state_file = None  # the --state file, appended to; None: memory only
+        self.record = recorder(opts.record)
+
+    # ---- --state: survive a restart ------------------------------------------
+    #
+    # Every change (accounts, workspaces, channels, chats, tokens) is appended
+    # to the state file as one JSON line, flushed before the request that
+    # made it is answered; a restarted fixture replays the file. So a restart
+    # (as the chaos runner does) keeps the chats, the channel ids the bot's
+    # namespaces use and the bot's tokens, like a real server with a database.
+
+    def persist(self, kind, obj):
+        if self.state_file is not None:
+            self.state_file.write(json.dumps({"kind": kind, "obj": obj}) + "\n")
+            self.state_file.flush()
+
+    def load(self, path):
+        """Replays `path` (when it exists), then appends every later change to it."""
+        try:
+            with open(path, encoding="utf-8") as f:
+                lines = [json.loads(line) for line in f if line.strip()]
+        except FileNotFoundError:
+            lines = []
+        top_id, top_token = 0, 0
+        for line in lines:
+            kind, o = line["kind"], line["obj"]
+            if kind == "user":
+                self.users[o["user_id"]] = o
+                top_id = max(top_id, o["user_id"])
+            elif kind == "workspace":
+                self.workspaces[o["workspace_id"]] = o
+                top_id = max(top_id, o["workspace_id"])
+            elif kind == "channel":
+                self.channels[o["channel_id"]] = o
+                self.chats.setdefault(o["channel_id"], [])
+                top_id = max(top_id, o["channel_id"])
+            elif kind == "chat":
+                self.chats[o["channel_id"]].append(o)
+                top_id = max(top_id, o["chat_id"])
+                self.last_ms = max(self.last_ms, parse_iso_ms(o["createdAt"]))
+            elif kind == "chat_replace":
+                self.chats[o["channel_id"]][-1] = o
+            elif kind in ("access", "refresh"):
+                getattr(self, kind)[o["token"]] = o["user_id"]
+                top_token = max(top_token, int(o["token"].rsplit("-", 1)[1]))
+            elif kind == "expire":
+                self.access.clear()
+                if o.get("refresh"):
+                    self.refresh.clear()
+        for chats in self.chats.values():
+            chats.sort(key=lambda x: x["createdAt"])
+        self.ids = itertools.count(top_id + 1)
+        self.tokens = itertools.count(top_token + 1)
+        self.state_file = open(path, "a", encoding="utf-8")
 
     def now_ms(self):
         ms = max(int(time.time() * 1000), self.last_ms + 1)
@@ -121,6 +175,7 @@ class State:
         u = {"user_id": uid, "email": email or f"{nickname}@example.com", "nickname": nickname,
              "profileImage": None, "password": password}
         self.users[uid] = u
+        self.persist("user", u)
         return u
 
     def workspace(self, name):
@@ -131,6 +186,7 @@ class State:
         w = {"workspace_id": wid, "name": name, "description": None, "coverImage": None,
              "owner_id": 0, "createdAt": iso_ms(self.now_ms())}
         self.workspaces[wid] = w
+        self.persist("workspace", w)
         return w
 
     def channel(self, workspace, name, create=True):
@@ -144,6 +200,7 @@ class State:
              "coverImage": None, "owner_id": 0, "createdAt": iso_ms(self.now_ms())}
         self.channels[cid] = c
         self.chats[cid] = []
+        self.persist("channel", c)
         return c
 
     def room(self, room, create=True):
@@ -157,6 +214,8 @@ class State:
              "content": content, "createdAt": iso_ms(ms if ms is not None else self.now_ms()), "files": files or [],
              "user": {k: user[k] for k in ("user_id", "email", "nickname", "profileImage")}}
         self.chats[channel["channel_id"]].append(c)
+        self.persist("chat", c)
+        self.record(event="chat", room=f"{channel['channel_id']}", user=user["nickname"], text=content)
         return c
 
     def issue_tokens(self, uid):
@@ -164,7 +223,21 @@ class State:
         refresh = f"refresh-{next(self.tokens)}"
         self.access[access] = uid
         self.refresh[refresh] = uid
+        self.persist("access", {"token": access, "user_id": uid})
+        self.persist("refresh", {"token": refresh, "user_id": uid})
         return access, refresh
+
+
+def recorder(path):
+    """A function appending one JSON line per call to `path` (flushed at once), or a no-op."""
+    if path is None:
+        return lambda **fields: None
+    f = open(path, "a", encoding="utf-8")
+
+    def record(**fields):
+        f.write(json.dumps({"t": time.time(), **fields}) + "\n")
+        f.flush()
+    return record
 
 
 def error(status, code, headers=None):
@@ -173,6 +246,8 @@ def error(status, code, headers=None):
 
 def make_app(opts):
     st = State(opts)
+    if opts.state is not None:
+        st.load(opts.state)
     for spec in opts.user:
         email, password, nickname = spec.split(":", 2)
         st.user(nickname, email=email, password=password)
@@ -197,6 +272,7 @@ def make_app(opts):
             raise socketio.exceptions.ConnectionRefusedError("unknown channel")
         if cid not in st.channels:
             raise socketio.exceptions.ConnectionRefusedError("unknown channel")
+        st.record(event="connect", room=str(cid))
 
     async def broadcast(channel, data):
         await sio.emit("channel", data, namespace=f"/ws-channel-{channel['channel_id']}")
@@ -282,6 +358,7 @@ def make_app(opts):
         st.stats["refreshes"] += 1
         access = f"access-{next(st.tokens)}"
         st.access[access] = uid
+        st.persist("access", {"token": access, "user_id": uid})
         return web.json_response({"accessToken": access})
 
     async def workspaces(request):
@@ -366,6 +443,7 @@ def make_app(opts):
         if isinstance(extra, dict):
             chat = {**chat, **extra}
             st.chats[c["channel_id"]][-1] = chat
+            st.persist("chat_replace", chat)
         await broadcast(c, chat)
         return web.json_response(chat)
 
@@ -396,6 +474,7 @@ def make_app(opts):
         st.access.clear()
         if b.get("refresh"):
             st.refresh.clear()
+        st.persist("expire", {"refresh": bool(b.get("refresh"))})
         return web.json_response({"ok": True})
 
     async def t_sockets(request):
@@ -506,6 +585,10 @@ def parse_args(argv=None):
     p.add_argument("--ping-timeout", type=float, default=20.0)
     p.add_argument("--certfile", default=None, help="PEM certificate (chain): serve https:// and wss:// instead")
     p.add_argument("--keyfile", default=None, help="PEM private key for --certfile (default: in the certificate file)")
+    p.add_argument("--state", default=None, metavar="FILE",
+                   help="keep everything in FILE too (appended JSON lines) and start from it: survives restarts")
+    p.add_argument("--record", default=None, metavar="FILE",
+                   help="append every stored chat and every channel socket connect to FILE as JSON lines")
     p.add_argument("--verbose", action="store_true")
     opts = p.parse_args(argv)
     if opts.keyfile is not None and opts.certfile is None:

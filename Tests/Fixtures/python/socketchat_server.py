@@ -28,6 +28,12 @@ SocketChat events (client -> server, answered to everyone in the namespace):
     (socket closes)        -> userList, userExitUpdate(nick), userTypingUpdate
                               (the user stays in the list with isConnected false)
 
+With `--record FILE` every connectUser and chatMessage the server accepts is
+appended to FILE as one JSON line ({"t": unix time, "event", "nick", "msg"?}),
+flushed before the event is answered or acked: the server's own record of
+what the room received, which survives a restart of the fixture (the chaos
+runner restarts it on the same port and appends to the same file).
+
 Test events (not in SocketChat):
     echoAck(*args)          ack: the same arguments back
     slowAck(seconds, *args) ack: "late", after sleeping `seconds`
@@ -39,11 +45,13 @@ Test events (not in SocketChat):
 import argparse
 import asyncio
 import datetime
+import json
 import logging
 import signal
 import socket
 import ssl
 import sys
+import time
 
 import engineio
 import socketio
@@ -108,8 +116,21 @@ def announce_exact_ping_interval(seconds):
     engineio.packet.Packet.encode = encode_exact
 
 
+def recorder(path):
+    """A function appending one JSON line per call to `path` (flushed at once), or a no-op."""
+    if path is None:
+        return lambda **fields: None
+    f = open(path, "a", encoding="utf-8")
+
+    def record(**fields):
+        f.write(json.dumps({"t": time.time(), **fields}) + "\n")
+        f.flush()
+    return record
+
+
 def make_server(opts):
     announce_exact_ping_interval(opts.ping_interval)
+    record = recorder(opts.record)
     sio = socketio.AsyncServer(
         async_mode="aiohttp",
         namespaces="*",             # accept every namespace
@@ -150,6 +171,7 @@ def make_server(opts):
         (nick,) = a
         r = room(ns)
         async with r.lock:
+            record(event="connectUser", ns=ns, nick=nick)
             user = next((u for u in r.user_list if u["nickname"] == nick), None)
             if user is not None:
                 user["isConnected"] = True
@@ -168,6 +190,7 @@ def make_server(opts):
         nick, msg = a
         r = room(ns)
         async with r.lock:
+            record(event="chatMessage", ns=ns, nick=nick, msg=msg)
             date = js_locale_date()
             r.typing_users.pop(nick, None)
             await to_all(ns, "userTypingUpdate", r.typing_users)
@@ -335,6 +358,8 @@ def parse_args(argv=None):
     p.add_argument("--auth-token", default=None,
                    help='refuse CONNECTs whose auth is not {"token": TOKEN}')
     p.add_argument("--path", default="/socket.io/", help="Socket.IO path (default /socket.io/)")
+    p.add_argument("--record", default=None, metavar="FILE",
+                   help="append every connectUser and chatMessage accepted to FILE as JSON lines")
     p.add_argument("--certfile", default=None,
                    help="PEM certificate (chain): serve TLS (wss://, https://) instead of plain TCP")
     p.add_argument("--keyfile", default=None,

@@ -24,9 +24,11 @@ final class RESTServer: Sendable {
     }
 
     /// Starts the server with the bot's account (`parley`) and `channels` (`workspace/name`);
-    /// with `pki`, over TLS with its certificate.
-    static func start(channels: [String] = ["acme/general"], pki: TestPKI? = nil, port: Int = 0) async throws -> RESTServer {
-        var args = ["--user", "\(botEmail):\(botPassword):parley", "--service-key", serviceKey]
+    /// with `pki`, over TLS with its certificate; `arguments` go to the fixture as they are
+    /// (`--state FILE`, `--record FILE`, `--ping-interval S`, ...).
+    static func start(channels: [String] = ["acme/general"], pki: TestPKI? = nil, port: Int = 0,
+                      arguments: [String] = []) async throws -> RESTServer {
+        var args = ["--user", "\(botEmail):\(botPassword):parley", "--service-key", serviceKey] + arguments
         for c in channels { args += ["--channel", c] }
         if let pki { args += ["--certfile", pki.certFile, "--keyfile", pki.keyFile] }
         return RESTServer(peer: try await PythonPeer.start(script: "rest_server.py", args, port: port), pki: pki)

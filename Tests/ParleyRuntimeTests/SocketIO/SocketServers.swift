@@ -17,6 +17,8 @@ struct SocketServerSettings: Sendable {
     var pingTimeout: Double = 20
     var pollingOnly = false
     var authToken: String?
+    /// python only: append what the room receives to this file (`--record`), kept across restarts.
+    var record: String?
 }
 
 /// A running Socket.IO chat server of either kind, restartable on its port.
@@ -41,6 +43,7 @@ final class SocketServer: Sendable {
             var args = ["--ping-interval", String(settings.pingInterval), "--ping-timeout", String(settings.pingTimeout)]
             if settings.pollingOnly { args += ["--transports", "polling"] }
             if let t = settings.authToken { args += ["--auth-token", t] }
+            if let r = settings.record { args += ["--record", r] }
             let p = try await PythonSocketChat.start(args, port: port)
             return SocketServer(kind: kind, port: p.port, settings: settings, python: p, embedded: nil)
         case .embedded:

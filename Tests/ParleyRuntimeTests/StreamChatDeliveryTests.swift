@@ -1,0 +1,78 @@
+import Foundation
+import ParleyConfig
+import ParleyCore
+import ParleyRuntime
+import ParleyServers
+import ParleyTransports
+import ParleyWire
+import Synchronization
+import Testing
+
+/// A StreamChat send counts as delivered only when the server's echo of it
+/// came back, not when it was written to the socket.
+///
+/// Found by the chaos runner's reasoning about its silent drops and server
+/// restarts: a send written into a link that had silently died (or into a
+/// server that was shutting down) was recorded as delivered, so neither the
+/// outbox nor a restart ever sent it again, and the room never got it.
+@Suite(.timeLimit(.minutes(2)))
+struct StreamChatDeliveryTests {
+    @Test func aSendIntoASilentlyDeadLinkIsSentAgainAfterTheReconnect() async throws {
+        let relayed = Mutex<[String]>([])
+        var config = StreamChatServer.Configuration()
+        config.observe = { line in
+            if case .message("bot", let text) = line { relayed.withLock { $0.append(text) } }
+        }
+        let server = try await StreamChatServer.start(config)
+        defer { Task { await server.shutdown() } }
+        let proxy = try await LinkProxy.start(upstreamPort: server.port)
+        defer { Task { await proxy.stop() } }
+        // Answers the first "!later" at once, then speaks again two seconds
+        // later: by then the link is dead (and not yet noticed: idle timeout 3 s).
+        let plugin = """
+        local asked = false
+        bot.command("later", function(msg)
+          if asked then return end
+          asked = true
+          msg:reply("ok, later")
+          bot.after(2, function() bot.send(msg.room, "said into a dead link") end)
+        end)
+        """
+        var options = StreamChatOptions()
+        options.idleTimeout = 3
+        let transport = StreamChatTransport(host: "127.0.0.1", port: proxy.port, name: "bot", options: options, connectTimeout: 2)
+        let rec = Recorder()
+        let runner = BotRunner(spec: try botSpec(name: "bot", port: proxy.port, plugins: [("later", plugin)], transport: transport),
+                               observer: rec.observer)
+        let run = Task { await runner.run() }
+        #expect(await eventually { await runner.state == .online })
+        let alice = try await Person("alice", port: server.port)
+        // Asked until heard: a quiet link idles out now and then, and StreamChat
+        // has no catch-up for what is said while the bot reconnects.
+        #expect(await eventually {
+            if relayed.withLock({ $0 }).contains("ok, later") { return true }
+            try? await alice.say("!later")
+            try? await Task.sleep(for: .milliseconds(300))
+            return relayed.withLock { $0 }.contains("ok, later")
+        })
+        proxy.silenceExisting()
+        #expect(relayed.withLock { $0 } == ["ok, later"], "the premise: the link died before the bot spoke again")
+        // The idle timeout ends the dead session, the bot reconnects through a fresh
+        // connection, and the send that never got its echo goes out again.
+        #expect(await eventually(10) { relayed.withLock { $0 } == ["ok, later", "said into a dead link"] },
+                "\(relayed.withLock { $0 }); logs: \(rec.logs.map(\.text))")
+        #expect(await runner.stats.reconnects >= 1)
+        await runner.stop()
+        _ = await run.value
+        await alice.leave()
+    }
+
+    @Test func echoTimeoutIsAConfigKey() throws {
+        let ok = try BotConfigFile.parse(text: "[[bot]]\nname = \"b\"\n[bot.streamchat]\necho_timeout = 0\n", path: "bot.toml")
+        #expect(ok.bots[0].streamchat.echoTimeout == 0)
+        #expect(StreamChatOptions().echoTimeout == 10)
+        #expect(throws: ConfigError.self) {
+            try BotConfigFile.parse(text: "[[bot]]\nname = \"b\"\n[bot.streamchat]\necho_timeout = -1\n", path: "bot.toml")
+        }
+    }
+}
