@@ -68,6 +68,8 @@ import time
 import socketio
 from aiohttp import web
 
+from fixture_record import recorder
+
 log = logging.getLogger("rest_server")
 
 
@@ -226,18 +228,6 @@ class State:
         self.persist("access", {"token": access, "user_id": uid})
         self.persist("refresh", {"token": refresh, "user_id": uid})
         return access, refresh
-
-
-def recorder(path):
-    """A function appending one JSON line per call to `path` (flushed at once), or a no-op."""
-    if path is None:
-        return lambda **fields: None
-    f = open(path, "a", encoding="utf-8")
-
-    def record(**fields):
-        f.write(json.dumps({"t": time.time(), **fields}) + "\n")
-        f.flush()
-    return record
 
 
 def error(status, code, headers=None):

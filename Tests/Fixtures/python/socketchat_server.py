@@ -45,17 +45,17 @@ Test events (not in SocketChat):
 import argparse
 import asyncio
 import datetime
-import json
 import logging
 import signal
 import socket
 import ssl
 import sys
-import time
 
 import engineio
 import socketio
 from aiohttp import web
+
+from fixture_record import recorder
 
 log = logging.getLogger("socketchat")
 
@@ -114,18 +114,6 @@ def announce_exact_ping_interval(seconds):
         return encode(self, *args, **kwargs)
 
     engineio.packet.Packet.encode = encode_exact
-
-
-def recorder(path):
-    """A function appending one JSON line per call to `path` (flushed at once), or a no-op."""
-    if path is None:
-        return lambda **fields: None
-    f = open(path, "a", encoding="utf-8")
-
-    def record(**fields):
-        f.write(json.dumps({"t": time.time(), **fields}) + "\n")
-        f.flush()
-    return record
 
 
 def make_server(opts):
