@@ -26,9 +26,11 @@ struct FloodTests {
         let rec = Recorder()
         var spec = try botSpec(name: "moderator", port: server.port, plugins: [("slow", slow)])
         spec.flow.roomQueue = 100
+        // The person first: StreamChat has no roster, so only someone already
+        // in the room hears the bot arrive.
+        let flooder = try await Person("flooder", port: server.port)
         let runner = BotRunner(spec: spec, observer: rec.observer)
         let run = Task { await runner.run() }
-        let flooder = try await Person("flooder", port: server.port)
         #expect(await eventually { flooder.joins(of: "moderator") == 1 })
 
         // 3,000 messages as fast as the socket takes them: 15 s of plugin work.
@@ -72,9 +74,9 @@ struct FloodTests {
         spec.options.limits.outboxSends = 50
         spec.options.limits.instructions = 100_000_000
         spec.options.limits.timeMilliseconds = 5_000
+        let alice = try await Person("alice", port: server.port)
         let runner = BotRunner(spec: spec, observer: rec.observer)
         let run = Task { await runner.run() }
-        let alice = try await Person("alice", port: server.port)
         #expect(await eventually { alice.joins(of: "spammer") == 1 })
 
         try await alice.say("!spam")
