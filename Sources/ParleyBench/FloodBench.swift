@@ -98,22 +98,15 @@ enum FloodBench {
 
         let window = watcher.maxInOneSecond()
         let flow = FlowOptions()
-        print("  offered        \(sent) messages in \(fmt(floodSeconds, 1)) s = \(sent / max(1, Int(floodSeconds))) /s (server relayed \(relayed) lines)")
+        print("  offered        \(sent) messages in \(JournalBench.fmt(floodSeconds, 1)) s = \(sent / max(1, Int(floodSeconds))) /s (server relayed \(relayed) lines)")
         print("  bot received   \(events) messages; shed \(shed) (room_queue \(flow.roomQueue), drop-oldest), handled \(events - shed)")
         print("  bot RSS        peak \(peak / 1024) MiB (VmHWM \(hwm / 1024) MiB); peak so far at \(curve.joined(separator: ", ")) MiB")
         print("                 (bounded by room_queue \(flow.roomQueue) events + history_max \(historyMax) messages + outbox_sends \(PluginLimits().outboxSends) per plugin)")
         print("  bot sends      most in any 1 s: \(window) (cap: send_rate \(Int(flow.sendRate))/s, burst \(flow.sendBurst)) \(window <= flow.sendBurst + Int(flow.sendRate) ? "held" : "EXCEEDED")")
         print("  canary         mid-flood \(ms(mid)) ms, at the end \(ms(endCanary)) ms \(endCanary < 1 ? "(within 1 s)" : "(OVER 1 s)")")
-        FloodBench.lastFigures.withLock {
-            $0 = "flood \(sent / max(1, Int(floodSeconds)))/s \(Int(floodSeconds)) s | shed \(shed) of \(events) | peak RSS \(peak / 1024) MiB | sends max \(window)/s (cap \(Int(flow.sendRate))+\(flow.sendBurst)) | canary end \(ms(endCanary)) ms"
-        }
     }
 
-    /// One line for `make reliability`.
-    static let lastFigures = Mutex("")
-
     static func ms(_ seconds: Double) -> String { seconds.isFinite ? String(format: "%.0f", seconds * 1000) : "never" }
-    static func fmt(_ x: Double, _ d: Int) -> String { String(format: "%.\(d)f", x) }
 
     // MARK: the bot's process
 

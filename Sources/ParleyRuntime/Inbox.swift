@@ -62,16 +62,16 @@ final class Inbox: Sendable {
     func push(_ event: TransportEvent) {
         let key = Self.room(of: event)
         let waiter: CheckedContinuation<Void, Never>? = state.withLock { s in
-            var lane = s.lanes.removeValue(forKey: key) ?? Lane()
-            if lane.queue.isEmpty { s.ready.append(key) }
-            if lane.queue.count >= bound, Self.sheddable(event), shedOne(&lane.queue) {
-                lane.shed += 1
+            // Mutated in place through the dictionary: a copy of the lane would copy its queue.
+            if s.lanes[key] == nil { s.lanes[key] = Lane() }
+            if s.lanes[key]!.queue.isEmpty { s.ready.append(key) }
+            if s.lanes[key]!.queue.count >= bound, Self.sheddable(event), shedOne(&s.lanes[key]!.queue) {
+                s.lanes[key]!.shed += 1
                 s.shedTotal += 1
                 s.count -= 1
             }
-            lane.queue.append(event)
+            s.lanes[key]!.queue.append(event)
             s.count += 1
-            s.lanes[key] = lane
             defer { s.waiter = nil }
             return s.waiter
         }
