@@ -33,10 +33,10 @@ test: venv
 	@# (Tests/ParleyRuntimeTests/Chaos/) restarts servers and the shared
 	@# RabbitMQ node dozens of times, so it runs alone, last; it writes its
 	@# tables to .build/chaos/<transport>.txt.
-	@set -o pipefail; $(SWIFT) test --skip-build --skip ParleyRuntimeTests 2>&1 | tee .build/test-output.txt
-	@set -o pipefail; $(SWIFT) test --skip-build --filter ParleyRuntimeTests --skip '$(HEAVY)|ChaosTests' 2>&1 | tee .build/test-output-runtime.txt
-	@set -o pipefail; $(SWIFT) test --skip-build --filter '$(HEAVY)' 2>&1 | tee .build/test-output-heavy.txt
-	@set -o pipefail; $(SWIFT) test --skip-build --filter ChaosTests 2>&1 | tee .build/test-output-chaos.txt
+	@SWIFT=$(SWIFT) bash Tests/test-pass.sh .build/test-output.txt --skip ParleyRuntimeTests
+	@SWIFT=$(SWIFT) bash Tests/test-pass.sh .build/test-output-runtime.txt --filter ParleyRuntimeTests --skip '$(HEAVY)|ChaosTests'
+	@SWIFT=$(SWIFT) bash Tests/test-pass.sh .build/test-output-heavy.txt --filter '$(HEAVY)'
+	@SWIFT=$(SWIFT) bash Tests/test-pass.sh .build/test-output-chaos.txt --filter ChaosTests
 	@n=$$(cat .build/test-output.txt .build/test-output-runtime.txt .build/test-output-heavy.txt .build/test-output-chaos.txt | grep -Eo 'Test run with [0-9]+ tests' | grep -Eo '[0-9]+' | awk '{s+=$$1} END {print s}'); \
 	  echo "swift-testing: $${n:-0} passed, 0 failed"
 
