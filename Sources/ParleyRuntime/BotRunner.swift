@@ -2,6 +2,7 @@ import Foundation
 import Metrics
 import ParleyCore
 import ParleyJournal
+import ParleyLua
 import ParleyTransports
 
 /// Everything needed to run one bot.
@@ -75,7 +76,8 @@ public actor BotRunner {
     public nonisolated let name: String
     private let spec: BotSpec
     private let observer: RuntimeObserver
-    private let executors: LuaExecutorPool
+    /// The Lua thread of this bot's plugins, which runs this actor too (see `unownedExecutor`).
+    private let executor: LuaThreadExecutor
     /// The transport's: every log line and outcome of this bot is masked with it.
     private let redactor: Redactor
 
@@ -95,11 +97,19 @@ public actor BotRunner {
     public private(set) var stats = BotStats()
     public private(set) var state: ConnectionState = .offline
 
+    /// The runner lives on its bot's Lua thread, beside its `BotHost`. An
+    /// event then crosses threads once on its way in (the event loop hands it
+    /// to this thread) instead of hopping event loop → cooperative pool →
+    /// Lua thread and back; the hops, not Lua, were where an echo's time went
+    /// (issue 5's bench). The runner only awaits, so it holds the thread no
+    /// longer than the plugins' own work does.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
     public init(spec: BotSpec, observer: RuntimeObserver, executors: LuaExecutorPool = .shared, seed: UInt64? = nil) {
         self.name = spec.options.name
         self.spec = spec
         self.observer = observer
-        self.executors = executors
+        self.executor = executors.take()
         self.redactor = spec.transport.redactor
         self.outbox = Outbox(expiry: spec.presence.outboxExpiry)
         self.backoff = Backoff(options: spec.presence, seed: seed ?? UInt64.random(in: 1...UInt64.max))
@@ -139,7 +149,7 @@ public actor BotRunner {
     private func open() async throws {
         var options = spec.options
         options.transport = spec.transport.capabilities
-        let host = BotHost(executor: executors.take(), options: options, plugins: spec.plugins,
+        let host = BotHost(executor: executor, options: options, plugins: spec.plugins,
                            journal: spec.journal, fsync: spec.fsync)
         self.host = host
         let actions = try await host.start { [weak self] text in self?.log(.warn, text) }
@@ -230,21 +240,11 @@ public actor BotRunner {
     private func pump(_ s: any TransportSession) async -> String? {
         let options = spec.options
         let inbox = Inbox(bound: spec.flow.roomQueue, addressed: { options.isAddressed($0) })
-        let name = self.name
-        let observer = self.observer
-        let reader = Task {
-            do {
-                for try await event in s.events {
-                    if case .chat(let chat) = event {
-                        observer.event(name, chat)
-                        if Self.isOwn(chat, name: name) { continue }
-                    }
-                    inbox.push(event)
-                }
-                inbox.finish(error: nil)
-            } catch {
-                inbox.finish(error: error)
-            }
+        // The reader runs on the event loop that yields the events when the
+        // session has one: an event then wakes only this bot's Lua thread.
+        let name = self.name, observer = self.observer, events = s.events
+        let reader = Task(executorPreference: s.eventLoop.map(EventLoopTaskExecutor.init)) {
+            await Self.read(events, into: inbox, name: name, observer: observer)
         }
         defer { reader.cancel() }
         var lastShedReport = BotHost.now()
@@ -278,6 +278,24 @@ public actor BotRunner {
                 lastShedReport = BotHost.now()
                 reportShed(inbox)
             }
+        }
+    }
+
+    /// The reader: never waits for the plugins, so a flood meets the inbox's
+    /// bound (and its shedding policy) instead of piling up in the stream.
+    private nonisolated static func read(_ events: AsyncThrowingStream<TransportEvent, Error>, into inbox: Inbox,
+                                         name: String, observer: RuntimeObserver) async {
+        do {
+            for try await event in events {
+                if case .chat(let chat) = event {
+                    observer.event(name, chat)
+                    if Self.isOwn(chat, name: name) { continue }
+                }
+                inbox.push(event)
+            }
+            inbox.finish(error: nil)
+        } catch {
+            inbox.finish(error: error)
         }
     }
 

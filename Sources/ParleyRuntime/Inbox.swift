@@ -91,8 +91,9 @@ final class Inbox: Sendable {
 
     /// Up to `limit` events, taken round robin over the rooms (each room's
     /// events stay in order), waiting for at least one; `.end` once the
-    /// stream finished and everything before it was taken.
-    func next(limit: Int) async -> Item {
+    /// stream finished and everything before it was taken. Runs on the
+    /// caller's actor, so waking it costs no extra thread hop.
+    func next(limit: Int, isolation: isolated (any Actor)? = #isolation) async -> Item {
         while true {
             let item: Item? = state.withLock { s in
                 if s.count > 0 { return .events(Self.take(&s, limit: limit)) }

@@ -1,3 +1,4 @@
+import NIOCore
 import ParleyCore
 
 /// A way to reach a chat server. Each transport (StreamChat, Socket.IO, REST,
@@ -55,16 +56,29 @@ public protocol TransportSession: Sendable {
     /// Hands one message to the server. Returns when the transport counts it
     /// as delivered (written to the socket, or acknowledged where the protocol
     /// has receipts); throws when it was not, so the outbox keeps it.
-    func send(room: String, text: String, id: String) async throws
+    /// Runs on the caller's executor (`nonisolated(nonsending)`): the runner
+    /// calls it from its Lua thread for every message, and a hop to the
+    /// cooperative pool and back would cost two thread wakes each time.
+    nonisolated(nonsending) func send(room: String, text: String, id: String) async throws
 
     /// Shows or hides the typing indicator (ignored where the transport has none).
-    func typing(room: String, on: Bool) async throws
+    nonisolated(nonsending) func typing(room: String, on: Bool) async throws
 
     /// Leaves cleanly (StreamChat: `LEAVE::::END`) and closes the link.
     func leave() async
 
     /// Drops the link without a goodbye (used on shutdown timeouts and errors).
     func close() async
+
+    /// The event loop that yields this session's `events`, when it is one
+    /// loop for the session's life (nil otherwise). The runner reads events
+    /// there, so an arriving event wakes only the bot's Lua thread instead of
+    /// a cooperative-pool thread first.
+    var eventLoop: (any EventLoop)? { get }
+}
+
+extension TransportSession {
+    public var eventLoop: (any EventLoop)? { nil }
 }
 
 /// What a session reports besides chat events.

@@ -241,7 +241,7 @@ final class RESTSession: TransportSession {
     /// server refuses (4xx) throws `.refused` and the outbox drops it; one
     /// that still fails after the retries ends the session, so presence
     /// reconnects (catching up) and the outbox sends it again.
-    func send(room: String, text: String, id: String) async throws {
+    nonisolated(nonsending) func send(room: String, text: String, id: String) async throws {
         guard let channel = channels[room] else {
             throw TransportError(.refused, "this bot is not in room '\(room)' (rooms: \(channels.keys.sorted().joined(separator: ", ")))")
         }
@@ -262,7 +262,7 @@ final class RESTSession: TransportSession {
     }
 
     /// REST channels have no typing indicator.
-    func typing(room: String, on: Bool) async throws {}
+    nonisolated(nonsending) func typing(room: String, on: Bool) async throws {}
 
     func leave() async {
         socket.close()

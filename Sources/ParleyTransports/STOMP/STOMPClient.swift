@@ -243,7 +243,7 @@ final class STOMPClient: Sendable {
     /// Writes a frame with a `receipt` header and returns when its RECEIPT
     /// arrives; throws `.timeout` after `timeout` seconds, or the session's
     /// end if it ends first.
-    func request(_ frame: STOMPFrame, timeout: Double) async throws {
+    nonisolated(nonsending) func request(_ frame: STOMPFrame, timeout: Double) async throws {
         var f = frame
         let id = state.withLockedValue { st -> String in
             st.nextReceipt += 1

@@ -150,7 +150,7 @@ final class STOMPSession: TransportSession {
     /// Returns once the broker's RECEIPT is in. Without it in time the link
     /// is dropped (a broker that stops answering is as good as gone) and the
     /// send stays in the outbox: delivery is at-least-once.
-    func send(room: String, text: String, id: String) async throws {
+    nonisolated(nonsending) func send(room: String, text: String, id: String) async throws {
         try check(room)
         do {
             try await client.request(mapper.send(type: options.types.message, room: room, text: text), timeout: options.receiptTimeout)
@@ -160,7 +160,7 @@ final class STOMPSession: TransportSession {
         }
     }
 
-    func typing(room: String, on: Bool) async throws {
+    nonisolated(nonsending) func typing(room: String, on: Bool) async throws {
         try check(room)
         let type = on ? options.types.typing : options.types.typingStop
         if type.isEmpty { return }

@@ -23,9 +23,11 @@ protocol EngineIOLink: Sendable {
     /// Writes without waiting (pongs, acks, fire-and-forget emits).
     func enqueue(_ packets: [EngineIO.Packet])
     /// Writes and returns once the packets are handed to the network.
-    func send(_ packets: [EngineIO.Packet]) async throws
+    nonisolated(nonsending) func send(_ packets: [EngineIO.Packet]) async throws
     /// Ends the session politely.
     func close()
+    /// The loop packets arrive on, when the link has a single one (a WebSocket).
+    var eventLoop: (any EventLoop)? { get }
     /// Drops the link without a goodbye.
     func abort()
 }
@@ -314,11 +316,16 @@ final class EngineIOConnection: Sendable {
         }
     }
 
+    /// The active link's loop; nil while on polling (an upgrade may change it).
+    var eventLoop: (any EventLoop)? {
+        state.withLockedValue { $0.activeID == .websocket ? $0.active : nil }?.eventLoop
+    }
+
     func enqueue(_ packets: [EngineIO.Packet]) {
         state.withLockedValue { $0.active }?.enqueue(packets)
     }
 
-    func send(_ packets: [EngineIO.Packet]) async throws {
+    nonisolated(nonsending) func send(_ packets: [EngineIO.Packet]) async throws {
         guard let link = state.withLockedValue({ $0.ended ? nil : $0.active }) else {
             throw TransportError(.closed, "the Engine.IO session is over")
         }

@@ -118,7 +118,10 @@ final class PollingLink: EngineIOLink {
         kick()
     }
 
-    func send(_ packets: [EngineIO.Packet]) async throws {
+    /// Polling spreads over several HTTP connections: no single loop.
+    var eventLoop: (any EventLoop)? { nil }
+
+    nonisolated(nonsending) func send(_ packets: [EngineIO.Packet]) async throws {
         try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, Error>) in
             state.withLockedValue { $0.queue.append((packets, c)) }
             kick()

@@ -1,4 +1,5 @@
 import NIOConcurrencyHelpers
+import NIOCore
 import ParleyCore
 import ParleyWire
 
@@ -43,6 +44,7 @@ final class SocketIOClient: Sendable {
     private var engine: EngineIOConnection { engineBox.withLockedValue { $0! } }
 
     var linkName: String { engine.linkName }
+    var eventLoop: (any EventLoop)? { engine.eventLoop }
 
     private init(notify: @escaping @Sendable (Notice) -> Void, log: @escaping @Sendable (String) -> Void) {
         self.notify = notify
@@ -107,13 +109,13 @@ final class SocketIOClient: Sendable {
     }
 
     /// Emits an event and returns once it is written (no ack asked).
-    func emit(_ name: String, _ args: [JSONValue], namespace: String, attachments: [[UInt8]] = []) async throws {
+    nonisolated(nonsending) func emit(_ name: String, _ args: [JSONValue], namespace: String, attachments: [[UInt8]] = []) async throws {
         try await engine.send(packets(name, args, namespace: namespace, attachments: attachments))
     }
 
     /// Emits an event asking for an ack; returns the ack's arguments, or throws
     /// `.timeout` when none comes within `timeout` seconds.
-    func emitWithAck(_ name: String, _ args: [JSONValue], namespace: String, attachments: [[UInt8]] = [],
+    nonisolated(nonsending) func emitWithAck(_ name: String, _ args: [JSONValue], namespace: String, attachments: [[UInt8]] = [],
                      timeout: Double) async throws -> [JSONValue] {
         let id = state.withLockedValue { s -> Int in
             defer { s.nextAckID += 1 }

@@ -1,4 +1,5 @@
 import NIOConcurrencyHelpers
+import NIOCore
 import ParleyCore
 import ParleyWire
 
@@ -120,6 +121,8 @@ final class SocketIOSession: TransportSession {
         self.namespaceOf = namespaceOf
     }
 
+    var eventLoop: (any EventLoop)? { client.eventLoop }
+
     private func namespace(_ room: String) throws -> String {
         guard let ns = namespaceOf[room] else {
             throw TransportError(.refused, "this bot is not in room '\(room)' (rooms: \(namespaceOf.keys.sorted().joined(separator: ", ")))")
@@ -130,7 +133,7 @@ final class SocketIOSession: TransportSession {
     /// With `ack_sends` the send counts only once the server acks it; an ack
     /// that does not come in time leaves the message in the outbox, so it may
     /// go out twice (at-least-once).
-    func send(room: String, text: String, id: String) async throws {
+    nonisolated(nonsending) func send(room: String, text: String, id: String) async throws {
         let ns = try namespace(room)
         let args: [JSONValue] = [.string(name), .string(text)]
         if options.ackSends {
@@ -140,7 +143,7 @@ final class SocketIOSession: TransportSession {
         }
     }
 
-    func typing(room: String, on: Bool) async throws {
+    nonisolated(nonsending) func typing(room: String, on: Bool) async throws {
         let event = on ? options.events.startType : options.events.stopType
         if event.isEmpty { return }
         try await client.emit(event, [.string(name)], namespace: try namespace(room))

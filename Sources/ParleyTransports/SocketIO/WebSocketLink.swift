@@ -1,3 +1,4 @@
+import NIOCore
 import NIOSSL
 import ParleyWire
 import Synchronization
@@ -55,13 +56,15 @@ final class WebSocketLink: EngineIOLink {
         return WebSocketLink(connection: connection)
     }
 
+    var eventLoop: (any EventLoop)? { connection.eventLoop }
+
     /// Writes packets without waiting (heartbeat answers, acks).
     func enqueue(_ packets: [EngineIO.Packet]) {
         connection.enqueue(packets.map(Self.message))
     }
 
     /// Writes packets, one frame each, with one flush, and waits for the write.
-    func send(_ packets: [EngineIO.Packet]) async throws {
+    nonisolated(nonsending) func send(_ packets: [EngineIO.Packet]) async throws {
         try await connection.send(packets.map(Self.message))
     }
 

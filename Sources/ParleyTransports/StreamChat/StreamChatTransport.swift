@@ -165,9 +165,11 @@ final class StreamChatSession: TransportSession {
         self.echoTimeout = echoTimeout
     }
 
+    var eventLoop: (any EventLoop)? { channel.eventLoop }
+
     /// Multi-line text goes out as one message per line; every line is
     /// checked before the first is written, so a refused text sends nothing.
-    func send(room: String, text: String, id: String) async throws {
+    nonisolated(nonsending) func send(room: String, text: String, id: String) async throws {
         guard room == StreamChat.room else {
             throw TransportError(.refused, "StreamChat has one room, '\(StreamChat.room)'; cannot send to '\(room)'")
         }
@@ -180,7 +182,7 @@ final class StreamChatSession: TransportSession {
         for line in lines { buffer.writeBytes(StreamChat.ClientFrame.message(line).encoded) }
         guard echoTimeout > 0 else {
             do {
-                try await channel.writeAndFlush(buffer).get()
+                try await channel.writeAndFlush(buffer).valueOnCaller()
             } catch {
                 throw TransportError(.closed, "send failed: \(error)")
             }
@@ -208,7 +210,7 @@ final class StreamChatSession: TransportSession {
     }
 
     /// StreamChat has no typing indicator.
-    func typing(room: String, on: Bool) async throws {}
+    nonisolated(nonsending) func typing(room: String, on: Bool) async throws {}
 
     func leave() async {
         leaving.withLockedValue { $0 = true }

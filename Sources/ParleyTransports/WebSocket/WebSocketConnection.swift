@@ -146,6 +146,9 @@ final class WebSocketConnection: Sendable {
         return WebSocketConnection(channel: channel, closing: closing, frameLimit: limit)
     }
 
+    /// The loop this connection's frames arrive on.
+    var eventLoop: any EventLoop { channel.eventLoop }
+
     /// Writes messages, one frame each, with one flush, without waiting
     /// (heartbeat answers, acks).
     func enqueue(_ messages: [WebSocketMessage]) {
@@ -153,9 +156,9 @@ final class WebSocketConnection: Sendable {
     }
 
     /// Writes messages with one flush and waits for the write.
-    func send(_ messages: [WebSocketMessage]) async throws {
+    nonisolated(nonsending) func send(_ messages: [WebSocketMessage]) async throws {
         do {
-            try await write(messages)?.get()
+            try await write(messages)?.valueOnCaller()
         } catch {
             throw TransportError(.closed, "WebSocket write failed: \(error)")
         }

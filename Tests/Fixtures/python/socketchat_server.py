@@ -220,8 +220,22 @@ def make_server(opts):
             # ...but announces the nick it was sent.
             await to_all(ns, "userExitUpdate", (a[0],))
 
+    # Disconnect work runs as a task of its own. python-engineio calls this
+    # handler from INSIDE an emit when a send finds the client's pong overdue
+    # (AsyncSocket.send -> check_ping_timeout -> close -> disconnect), and
+    # every emit here runs under the room lock: taking the lock in the
+    # handler itself then deadlocks the room for good (seen in the chaos
+    # runner: a silently dropped bot's stale session, noticed by a person's
+    # chatMessage broadcast, froze every later event).
+    gone_tasks = set()
+
     @on("disconnect")
     async def disconnect(ns, sid, reason):
+        task = asyncio.get_running_loop().create_task(client_gone(ns, sid))
+        gone_tasks.add(task)
+        task.add_done_callback(gone_tasks.discard)
+
+    async def client_gone(ns, sid):
         r = room(ns)
         async with r.lock:
             nick = None
