@@ -95,6 +95,12 @@ lua_State *parley_state_alloc(parley_ctx *c) {
     lua_State *L = lua_newstate(capped_alloc, c);
     if (L == NULL) return NULL;
     *(parley_ctx **)lua_getextraspace(L) = c;
+    /* Generational collection: a plugin's garbage is almost all per-event
+     * (event tables, strings it builds), which young collections reclaim
+     * cheaply while the heap stays near its live size (default: 20% over it).
+     * The incremental default lets an idle VM sit at up to twice its live
+     * size, and a process running thousands of bots pays that per bot. */
+    lua_gc(L, LUA_GCGEN, 0, 0);
     /* Installed before any code runs, so every coroutine inherits it. */
     lua_sethook(L, hook, LUA_MASKCOUNT, c->hook_period);
     return L;

@@ -440,7 +440,9 @@ public actor BotRunner {
     private func kickDrain() {
         guard !draining, session != nil, !outbox.isEmpty || !typingQueue.isEmpty else { return }
         draining = true
-        Task { await self.drain() }
+        // Starts on this thread at once: a plain `Task` would first wake a
+        // cooperative-pool thread only to hop back here.
+        Task.immediate { await self.drain() }
     }
 
     /// Hands queued sends to the transport, one at a time and in order.
