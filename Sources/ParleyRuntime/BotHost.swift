@@ -93,14 +93,6 @@ actor BotHost {
         var action: BotAction
     }
 
-    /// Fires what is due, then delivers the event.
-    func handle(_ event: BotEvent) throws -> (actions: [BotAction], nextDue: Double?) {
-        guard let bot else { return ([], nil) }
-        var out = try bot.advance(to: Self.now())
-        out += try bot.handle(event)
-        return (out, bot.nextDue)
-    }
-
     /// Fires what is due, then delivers the events in order (one hop for a batch).
     func handle(_ events: [BotEvent]) throws -> (actions: [BotAction], nextDue: Double?) {
         guard let bot else { return ([], nil) }

@@ -232,14 +232,20 @@ public final class JournalStore: BotStore {
     @discardableResult
     public func appendReceived(room: String, id: String, user: String, text: String, time: Double,
                                lastSeen: Bool) throws(StoreError) -> String {
-        var fields: [(String, LuaValue)] = [("r", .string(room)), ("i", .string(id)), ("u", .string(user)),
-                                            ("t", .string(text)), ("s", .double(time))]
-        if lastSeen { fields.append(("l", .bool(true))) }
-        try append([JournalRecord(type: RecordType.message.rawValue, payload: LuaValue.record(fields).encoded)])
+        try append([Self.messageRecord(room: room, id: id, user: user, text: text, time: time, lastSeen: lastSeen)])
         if lastSeen { cursors.advance(room: room, to: RoomCursor(cursor: id, time: time)) }
         let cursor = try history.append(room: room, id: id, user: user, text: text, time: time)
         compactIfDue()
         return cursor
+    }
+
+    /// A received message as a journal record; `l` marks one that moves its room's last-seen cursor.
+    private static func messageRecord(room: String, id: String, user: String, text: String, time: Double,
+                                      lastSeen: Bool) -> JournalRecord {
+        var fields: [(String, LuaValue)] = [("r", .string(room)), ("i", .string(id)), ("u", .string(user)),
+                                            ("t", .string(text)), ("s", .double(time))]
+        if lastSeen { fields.append(("l", .bool(true))) }
+        return JournalRecord(type: RecordType.message.rawValue, payload: LuaValue.record(fields).encoded)
     }
 
     /// One journal transaction per 1,000 messages: a backfill of thousands
@@ -250,10 +256,7 @@ public final class JournalStore: BotStore {
             let chunk = messages[start..<min(messages.count, start + 1000)]
             start += chunk.count
             try append(chunk.map { m in
-                JournalRecord(type: RecordType.message.rawValue, payload: LuaValue.record([
-                    ("r", .string(m.room)), ("i", .string(m.id)), ("u", .string(m.user)), ("t", .string(m.text)),
-                    ("s", .double(m.time)), ("l", .bool(true)),
-                ]).encoded)
+                Self.messageRecord(room: m.room, id: m.id, user: m.user, text: m.text, time: m.time, lastSeen: true)
             })
             for m in chunk {
                 cursors.advance(room: m.room, to: RoomCursor(cursor: m.id, time: m.time))
