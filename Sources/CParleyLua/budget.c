@@ -120,7 +120,6 @@ void parley_event_begin(lua_State *L, double now_epoch) {
     c->actions.len = 0;
     c->now_epoch = now_epoch;
     c->last_error_len = 0;
-    c->last_error[0] = 0;
     lua_sethook(L, hook, LUA_MASKCOUNT, c->hook_period);
 }
 

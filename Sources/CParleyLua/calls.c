@@ -43,11 +43,24 @@ static int message_handler(lua_State *L) {
     return 1;
 }
 
+static const char error_lost[] = "an error happened and no memory was left to keep its message";
+
 static void copy_error(parley_ctx *c, const char *s, size_t len) {
+    if (c->last_error == NULL) c->last_error = malloc(ERROR_TEXT_MAX + 1);
+    if (c->last_error == NULL) {
+        c->last_error_len = sizeof error_lost - 1;
+        return;
+    }
     len = parley_utf8_cut(s, len, ERROR_TEXT_MAX);
     memcpy(c->last_error, s, len);
     c->last_error[len] = 0;
     c->last_error_len = len;
+}
+
+const char *parley_last_error(parley_ctx *c, size_t *len) {
+    *len = c->last_error_len;
+    if (c->last_error == NULL) return c->last_error_len ? error_lost : "";
+    return c->last_error;
 }
 
 static int run_protected(lua_State *L, lua_CFunction f, void *arg, int *syntax) {
@@ -75,7 +88,7 @@ static int run_protected(lua_State *L, lua_CFunction f, void *arg, int *syntax) 
         if (c->tripped) result = PARLEY_ERR_BUDGET;
         else if (syntax && *syntax) result = PARLEY_ERR_SYNTAX;
         else if (status == LUA_ERRMEM ||
-                 (c->mem_failed && strstr(c->last_error, "not enough memory") != NULL))
+                 (c->mem_failed && c->last_error && strstr(c->last_error, "not enough memory") != NULL))
             result = PARLEY_ERR_MEMORY;
         else result = PARLEY_ERR_RUNTIME;
     } else if (c->tripped) {
@@ -182,6 +195,7 @@ void parley_state_close(lua_State *L) {
     parley_buf_free(&c->scratch_in);
     parley_buf_free(&c->scratch_out);
     free(c->forbidden);
+    free(c->last_error);
     free(c);
 }
 

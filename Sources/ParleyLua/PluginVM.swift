@@ -87,9 +87,12 @@ public final class PluginVM {
     private var state: OpaquePointer?
     private var hostBox: HostBox
     public let limits: PluginLimits
-    /// Reused for every event to keep the hot path allocation-free.
-    private var eventWriter = ValueWriter(capacity: 512)
-    private var dropsWriter = ValueWriter(capacity: 64)
+    /// Reused for every event to keep the hot path allocation-free. They
+    /// start small and grow to the largest event seen: most VMs (simulated
+    /// users, quiet bots) only ever see short messages, and there may be
+    /// tens of thousands of them in a process.
+    private var eventWriter = ValueWriter(capacity: 64)
+    private var dropsWriter = ValueWriter(capacity: 16)
 
     public init(setup: VMSetup, limits: PluginLimits) throws(PluginFailure) {
         self.limits = limits
@@ -224,9 +227,9 @@ public final class PluginVM {
 
     private static func lastError(_ L: OpaquePointer) -> String {
         guard let c = parley_ctx_of(L) else { return "unknown error" }
-        return withUnsafeBytes(of: &c.pointee.last_error) { raw in
-            String(decoding: raw.prefix(c.pointee.last_error_len), as: UTF8.self)
-        }
+        var len = 0
+        let text = parley_last_error(c, &len)!
+        return String(decoding: UnsafeRawBufferPointer(start: text, count: len), as: UTF8.self)
     }
 
     private func finish(_ L: OpaquePointer, _ status: Int32) -> (PluginFailure?, [VMAction]) {

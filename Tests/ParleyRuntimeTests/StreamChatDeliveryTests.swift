@@ -55,6 +55,10 @@ struct StreamChatDeliveryTests {
             try? await Task.sleep(for: .milliseconds(300))
             return relayed.withLock { $0 }.contains("ok, later")
         })
+        // Silence the link only once the bot has its echo (the confirmation):
+        // silenced between the server's relay and the echo, the reply would
+        // rightly go out again and the premise below would not hold.
+        #expect(await eventually { rec.sent.contains { $0.text == "ok, later" } })
         proxy.silenceExisting()
         #expect(relayed.withLock { $0 } == ["ok, later"], "the premise: the link died before the bot spoke again")
         // The idle timeout ends the dead session, the bot reconnects through a fresh

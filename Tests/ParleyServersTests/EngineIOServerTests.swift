@@ -413,13 +413,21 @@ struct EngineIOWebSocketTests {
     @Test func silentHalfSentAndOversizedRequestsAreClosed() async throws {
         let log = LogSink()
         try await withSocketChatServer(.init(pingInterval: .milliseconds(400), pingTimeout: .milliseconds(400), log: log.log)) { server in
-            // Closes are timed on the event loop: this task's thread shares two
-            // cores with hundreds of other tests and may resume long after one.
+            // Closes are timed, and first bytes written, on the event loop as the
+            // connect completes: this task's thread shares two cores with hundreds
+            // of other tests and may resume after the server's 800 ms allowance,
+            // when a write from here would find the connection already closed.
             let closedAt = Mutex<[ObjectIdentifier: ContinuousClock.Instant]>([:])
-            func connect() async throws -> Channel {
-                let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).connect(host: "127.0.0.1", port: server.port).get()
-                channel.closeFuture.whenComplete { _ in closedAt.withLock { $0[ObjectIdentifier(channel)] = .now } }
-                return channel
+            let sentAt = Mutex<[ObjectIdentifier: ContinuousClock.Instant]>([:])
+            func connect(sending first: String? = nil) async throws -> Channel {
+                try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).connect(host: "127.0.0.1", port: server.port)
+                    .flatMap { channel in
+                        channel.closeFuture.whenComplete { _ in closedAt.withLock { $0[ObjectIdentifier(channel)] = .now } }
+                        guard let first else { return channel.eventLoop.makeSucceededFuture(channel) }
+                        sentAt.withLock { $0[ObjectIdentifier(channel)] = .now }
+                        channel.writeAndFlush(ByteBuffer(string: first), promise: nil)
+                        return channel.eventLoop.makeSucceededFuture(channel)
+                    }.get()
             }
             func closed(_ channel: Channel) async throws -> ContinuousClock.Instant {
                 try await channel.closeFuture.get()
@@ -428,12 +436,10 @@ struct EngineIOWebSocketTests {
             let ann = try await RawWebSocketClient.connect(port: server.port, answeringPings: true, greeting: ["40", #"42["connectUser","ann"]"#])
             let started = ContinuousClock.now
             let silent = try await connect()
-            let half = try await connect()
-            try await half.writeAndFlush(ByteBuffer(string: "GET /socket.io/?EIO=4&transport=polling HTTP/1.1\r\nHost: x\r\n"))
-            let big = try await connect()
-            let bigSent = ContinuousClock.now
-            big.writeAndFlush(ByteBuffer(string: "GET /socket.io/?EIO=4&transport=polling HTTP/1.1\r\nX-Big: "
-                                         + String(repeating: "a", count: 200 * 1024)), promise: nil)
+            let half = try await connect(sending: "GET /socket.io/?EIO=4&transport=polling HTTP/1.1\r\nHost: x\r\n")
+            let big = try await connect(sending: "GET /socket.io/?EIO=4&transport=polling HTTP/1.1\r\nX-Big: "
+                                        + String(repeating: "a", count: 200 * 1024))
+            let bigSent = try #require(sentAt.withLock { $0[ObjectIdentifier(big)] })
             let refusedAfter = try await closed(big) - bigSent
             #expect(refusedAfter < .milliseconds(700), "the oversized header was refused at once, not after \(refusedAfter)")
             for channel in [silent, half] {

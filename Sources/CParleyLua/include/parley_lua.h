@@ -117,12 +117,21 @@ typedef struct parley_ctx {
     int dispatch_ref;               /* registry ref of the prelude's dispatcher */
     int keys_ref;                   /* registry ref of the common-string list (codec tag 7) */
     int metatables_ref;             /* registry ref of {kind = metatable} for event tables */
-    char last_error[1024 + 64];     /* message of the last failed protected call */
+    /* Message of the last failed protected call (read it with
+     * parley_last_error). Allocated at the first failure: most VMs never
+     * fail, and 1 KiB inline in every one is 10 MiB across 10,000 bots. */
+    char *last_error;
     size_t last_error_len;
 } parley_ctx;
 
 /* The ctx of a state (stored in its extra space). */
 parley_ctx *parley_ctx_of(lua_State *L);
+
+/*
+ * The message of the last failed protected call and its length (0: none).
+ * Never NULL: when no memory was left to keep a message, a fixed one says so.
+ */
+const char *parley_last_error(parley_ctx *c, size_t *len);
 
 /*
  * Charge `units` of work done in C on behalf of the plugin (the pattern

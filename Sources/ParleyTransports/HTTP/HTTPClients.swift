@@ -15,12 +15,18 @@ enum HTTPClients {
     static func client(caFile: String?) -> HTTPClient {
         clients.withLockedValue { clients in
             if let c = clients[caFile ?? ""] { return c }
-            var config = HTTPClient.Configuration()
-            config.tlsConfiguration = TransportTLS.configuration(caFile: caFile)
-            let c = HTTPClient(eventLoopGroupProvider: .singleton, configuration: config)
+            let c = makeClient(caFile: caFile)
             clients[caFile ?? ""] = c
             return c
         }
+    }
+
+    /// A client of its own, configured as the shared ones are; whoever makes
+    /// one shuts it down (async-http-client traps on a client freed unshut).
+    static func makeClient(caFile: String?) -> HTTPClient {
+        var config = HTTPClient.Configuration()
+        config.tlsConfiguration = TransportTLS.configuration(caFile: caFile)
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: config)
     }
 
     /// One request; non-200 answers are errors naming the status and body.

@@ -35,7 +35,10 @@ final class RESTClient: Sendable {
 
     let base: String
     let options: RESTOptions
-    private let http: HTTPClient
+    /// The shared client for this server's CA (`HTTPClients`) until a link
+    /// dies silently, then one of this transport's own (`freshConnections`).
+    private let pool: NIOLockedValueBox<(current: HTTPClient, own: HTTPClient?)>
+    private let caFile: String?
     private let tokens = NIOLockedValueBox<Tokens?>(nil)
     /// Learns each token as the server hands it out.
     private let redactor: Redactor
@@ -45,9 +48,35 @@ final class RESTClient: Sendable {
         let host = endpoint.host.urlHost
         base = (endpoint.tls ? "https://" : "http://") + host + ":\(endpoint.port)"
         self.options = options
-        http = HTTPClients.client(caFile: endpoint.tls ? options.caFile : nil)
+        caFile = endpoint.tls ? options.caFile : nil
+        pool = NIOLockedValueBox((HTTPClients.client(caFile: caFile), nil))
         self.redactor = redactor
         self.log = log
+    }
+
+    deinit {
+        if let own = pool.withLockedValue({ $0.own }) { _ = own.shutdown() }
+    }
+
+    /// Moves later requests to new connections. A link that went silent (no
+    /// ping within the allowance) usually means the path to the server died:
+    /// a NAT entry dropped, a cable pulled. The keep-alive connections pooled
+    /// over that path died with it, just as silently, and the next session's
+    /// first request would wait a whole `request_timeout` on one of them
+    /// before retrying. The old pool is shut down once the requests already
+    /// on it have had their time.
+    func freshConnections() {
+        let fresh = HTTPClients.makeClient(caFile: caFile)
+        let old = pool.withLockedValue { p in
+            defer { p = (fresh, fresh) }
+            return p.own
+        }
+        guard let old else { return }
+        let grace = options.requestTimeout + 1
+        Task {
+            try? await Task.sleep(for: .milliseconds(Int(grace * 1000)))
+            try? await old.shutdown()
+        }
     }
 
     /// The logged-in account, nil before the first login.
@@ -193,6 +222,7 @@ final class RESTClient: Sendable {
         }
         let response: HTTPClientResponse
         do {
+            let http = pool.withLockedValue { $0.current }
             response = try await http.execute(req, timeout: .milliseconds(Int64(options.requestTimeout * 1000)))
         } catch let e as HTTPClientError where e == .deadlineExceeded || e == .readTimeout || e == .connectTimeout {
             throw TransportError(.timeout, "\(method) \(path): no answer within \(Self.seconds(options.requestTimeout)) s")

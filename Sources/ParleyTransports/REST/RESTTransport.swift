@@ -81,7 +81,8 @@ public struct RESTTransport: Transport {
                 guard roomOf[namespace] != nil else { return }
                 continuation.finish(throwing: TransportError(.closed, "the server refused namespace \(namespace): \(message)"))
             }
-        }, ended: { error in
+        }, ended: { [client] error in
+            if error?.kind == .idle { client.freshConnections() }
             if let error { continuation.finish(throwing: error) } else { continuation.finish() }
         }, log: log)
         continuation.onTermination = { _ in socket.abort() }

@@ -22,9 +22,7 @@ final class STOMPTCPLink: STOMPLink {
         } catch {
             throw TransportError(.refused, "TLS settings for \(host):\(port) are unusable: \(error)")
         }
-        let bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .connectTimeout(.milliseconds(Int64(timeout * 1000)))
-            .channelOption(ChannelOptions.tcpOption(.tcp_nodelay), value: 1)
+        let bootstrap = ClientBootstrap.forChat(connectTimeout: timeout)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let ops = channel.pipeline.syncOperations

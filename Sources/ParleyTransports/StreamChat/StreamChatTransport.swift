@@ -56,10 +56,8 @@ public struct StreamChatTransport: Transport {
         let name = self.name
         let options = self.options
         let log = self.log
-        let bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .connectTimeout(.milliseconds(Int64(connectTimeout * 1000)))
+        let bootstrap = ClientBootstrap.forChat(connectTimeout: connectTimeout)
             .channelOption(ChannelOptions.socketOption(.so_keepalive), value: options.keepalive ? 1 : 0)
-            .channelOption(ChannelOptions.tcpOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let ops = channel.pipeline.syncOperations

@@ -88,9 +88,7 @@ final class WebSocketConnection: Sendable {
         let timedOut = NIOLockedValueBox(false)
         let upgradeResult: EventLoopFuture<Upgrade>
         do {
-            upgradeResult = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-                .connectTimeout(.milliseconds(Int64(timeout * 1000)))
-                .channelOption(ChannelOptions.tcpOption(.tcp_nodelay), value: 1)
+            upgradeResult = try await ClientBootstrap.forChat(connectTimeout: timeout)
                 .connect(host: target.host, port: target.port) { channel in
                     channel.eventLoop.scheduleTask(in: .milliseconds(Int64(timeout * 1000))) {
                         guard !answered.withLockedValue({ $0 }) else { return }

@@ -361,7 +361,7 @@ final class STOMPRoomRecorder: Sendable {
 
     /// Subscribes (creating the queue) and returns once the subscription is confirmed.
     func start() async throws {
-        let first = try await session()
+        let first = try await firstSession()
         let task = Task {
             await first.ended.value
             while !self.state.withLock({ $0.stopped }) {
@@ -373,6 +373,17 @@ final class STOMPRoomRecorder: Sendable {
             }
         }
         state.withLock { $0.task = task }
+    }
+
+    /// Declaring a quorum queue waits for its Raft group to elect a leader,
+    /// which on a loaded machine (or soon after the broker restarted) can
+    /// outlast one SUBSCRIBE's timeout: try again, the declaration is idempotent.
+    private func firstSession() async throws -> (client: STOMPClient, ended: Task<Void, Never>) {
+        for _ in 1..<4 {
+            if let s = try? await session() { return s }
+            try await Task.sleep(for: .milliseconds(500))
+        }
+        return try await session()
     }
 
     /// One subscribed session; `ended` completes when its link does.
@@ -392,7 +403,7 @@ final class STOMPRoomRecorder: Sendable {
             try await client.request(STOMPFrame("SUBSCRIBE", [
                 ("id", id), ("destination", destination), ("ack", "client-individual"),
                 ("durable", "true"), ("auto-delete", "false"), ("x-queue-type", "quorum"), ("prefetch-count", "100"),
-            ]), timeout: 5)
+            ]), timeout: 10)
         } catch {
             client.abort()
             throw error

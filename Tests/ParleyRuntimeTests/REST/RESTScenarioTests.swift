@@ -193,6 +193,48 @@ struct RESTScenarioTests {
     }
 
     /// A 429 is waited out for its Retry-After; the send goes out once.
+    /// A link that goes silent (a dead NAT entry: no FIN, no RST) takes the
+    /// pooled HTTP connections on the same path with it. The socket's
+    /// heartbeat notices; the reconnect's requests must then go out on fresh
+    /// connections instead of waiting `request_timeout` on a dead one.
+    @Test func aSilentLinkDoesNotStrandTheReconnectOnDeadPooledConnections() async throws {
+        let server = try await RESTServer.start(arguments: ["--ping-interval", "1.0", "--ping-timeout", "0.5"])
+        let proxy = try await LinkProxy.start(upstreamPort: server.port)
+        let rec = Recorder()
+        var o = RESTOptions()
+        o.email = RESTServer.botEmail
+        o.password = RESTServer.botPassword
+        o.serviceKey = RESTServer.serviceKey
+        o.retryInitial = 0.05
+        o.retryMax = 0.2
+        o.requestTimeout = 10
+        let transport = RESTTransport(endpoint: SocketIOEndpoint(host: "127.0.0.1", port: proxy.port, tls: false), name: "parley",
+                                      rooms: ["acme/general"], options: o, connectTimeout: 5, log: { line in
+            rec.observer.log(LogRecord(time: 0, bot: "parley", plugin: nil, level: .info, text: line))
+        })
+        let spec = try botSpec(name: "parley", port: 0, plugins: [], shippedPlugins: ["echo"], transport: transport)
+        let runner = BotRunner(spec: spec, observer: rec.observer)
+        let run = Task { await runner.run() }
+        #expect(await eventually { await runner.state == .online })
+        // A reply puts a keep-alive connection in the pool, through the proxy.
+        try await server.post("alice", "!ping")
+        #expect(await eventually { (try? await server.texts(from: "parley")) == ["pong"] })
+
+        let silenced = ContinuousClock.now
+        proxy.silenceExisting()
+        #expect(await eventually(15) { let s = await runner.stats; let st = await runner.state; return s.reconnects >= 1 && st == .online })
+        let back = ContinuousClock.now - silenced
+        #expect(back < .seconds(8), "back online after \(back): the reconnect waited on a dead pooled connection")
+        #expect(rec.logs(containing: "no answer within").isEmpty, "\(rec.logs.map(\.text))")
+        #expect(!rec.logs(containing: "no ping from the server").isEmpty, "the heartbeat noticed, not a close")
+        try await server.post("alice", "!ping")
+        #expect(await eventually { (try? await server.texts(from: "parley")) == ["pong", "pong"] })
+        await runner.stop()
+        _ = await run.value
+        await proxy.stop()
+        await server.stop()
+    }
+
     @Test func rateLimitsHonourRetryAfter() async throws {
         let server = try await RESTServer.start()
         let rec = Recorder()
