@@ -233,20 +233,15 @@ public actor BotRunner {
     /// Runs one session's events through the plugins until the link ends;
     /// returns the reason when the server kicked the bot out.
     ///
-    /// A reader task moves events from the transport into the bounded
-    /// per-room `Inbox` as fast as they come (dropping the bot's own echoes
-    /// on the way); this loop hands them to the plugins in batches. So a
-    /// flood meets the shedding policy instead of an unbounded stream.
+    /// The session pushes its events into the bounded per-room `Inbox` as
+    /// they come, on the transport's own thread (dropping the bot's own
+    /// echoes on the way); this loop hands them to the plugins in batches.
+    /// So a flood meets the shedding policy instead of an unbounded queue.
     private func pump(_ s: any TransportSession) async -> String? {
         let options = spec.options
         let inbox = Inbox(bound: spec.flow.roomQueue, addressed: { options.isAddressed($0) })
-        // The reader runs on the event loop that yields the events when the
-        // session has one: an event then wakes only this bot's Lua thread.
-        let name = self.name, observer = self.observer, events = s.events
-        let reader = Task(executorPreference: s.eventLoop.map(EventLoopTaskExecutor.init)) {
-            await Self.read(events, into: inbox, name: name, observer: observer)
-        }
-        defer { reader.cancel() }
+        s.events.attach(Self.consumer(into: inbox, name: name, observer: observer))
+        defer { s.events.detach() }
         var lastShedReport = BotHost.now()
         while true {
             switch await inbox.next(limit: Self.batchLimit) {
@@ -281,21 +276,21 @@ public actor BotRunner {
         }
     }
 
-    /// The reader: never waits for the plugins, so a flood meets the inbox's
-    /// bound (and its shedding policy) instead of piling up in the stream.
-    private nonisolated static func read(_ events: AsyncThrowingStream<TransportEvent, Error>, into inbox: Inbox,
-                                         name: String, observer: RuntimeObserver) async {
-        do {
-            for try await event in events {
+    /// The session's consumer: never waits for the plugins, so a flood meets
+    /// the inbox's bound (and its shedding policy) instead of piling up.
+    private nonisolated static func consumer(into inbox: Inbox, name: String,
+                                             observer: RuntimeObserver) -> TransportEvents.Consumer {
+        { item in
+            switch item {
+            case .event(let event):
                 if case .chat(let chat) = event {
                     observer.event(name, chat)
-                    if Self.isOwn(chat, name: name) { continue }
+                    if Self.isOwn(chat, name: name) { return }
                 }
                 inbox.push(event)
+            case .end(let error):
+                inbox.finish(error: error)
             }
-            inbox.finish(error: nil)
-        } catch {
-            inbox.finish(error: error)
         }
     }
 

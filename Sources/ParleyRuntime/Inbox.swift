@@ -4,13 +4,13 @@ import ParleyTransports
 import Synchronization
 
 /// Events a session delivered that the bot's plugins have not handled yet:
-/// one bounded FIFO per room, filled by a reader task that never waits for
-/// the plugins, emptied in batches by the bot's handler loop.
+/// one bounded FIFO per room, filled on the transport's thread (the session's
+/// `TransportEvents` consumer, which never waits for the plugins), emptied in
+/// batches by the bot's handler loop.
 ///
-/// Why a reader task and a bound: the transports hand over events through an
-/// unbounded stream, so a flood the plugins cannot keep up with used to pile
-/// up there until the process ran out of memory. Reading it eagerly into a
-/// bounded queue turns the flood into a policy (`FlowOptions`): past the
+/// Why a bound: a flood the plugins cannot keep up with used to pile up in an
+/// unbounded stream until the process ran out of memory. A bounded queue
+/// turns the flood into a policy (`FlowOptions`): past the
 /// bound a room sheds its oldest message or typing event (messages that
 /// speak to the bot last), counts it and
 /// carries on, so memory stays flat and the newest message (a canary, a
@@ -22,7 +22,7 @@ final class Inbox: Sendable {
     /// What the handler loop gets: events in per-room order, or the end of the session.
     enum Item: Sendable {
         case events([TransportEvent])
-        /// The stream finished; `error` is why the link was lost (nil: a clean end).
+        /// The session ended; `error` is why the link was lost (nil: a clean end).
         case end(error: (any Error)?)
     }
 
@@ -58,6 +58,9 @@ final class Inbox: Sendable {
     /// Total events shed over this inbox's life.
     var shedTotal: Int { state.withLock { $0.shedTotal } }
 
+    /// Rooms holding a queue now (drained ones are let go; see `take`).
+    var lanesHeld: Int { state.withLock { $0.lanes.count } }
+
     /// Takes one event from the session; sheds per the policy when its room is full.
     func push(_ event: TransportEvent) {
         let key = Self.room(of: event)
@@ -78,7 +81,7 @@ final class Inbox: Sendable {
         waiter?.resume()
     }
 
-    /// The session's stream ended; the handler loop drains what is queued, then sees `.end`.
+    /// The session ended; the handler loop drains what is queued, then sees `.end`.
     func finish(error: (any Error)?) {
         let waiter: CheckedContinuation<Void, Never>? = state.withLock { s in
             s.ended = true
@@ -91,7 +94,7 @@ final class Inbox: Sendable {
 
     /// Up to `limit` events, taken round robin over the rooms (each room's
     /// events stay in order), waiting for at least one; `.end` once the
-    /// stream finished and everything before it was taken. Runs on the
+    /// session ended and everything before it was taken. Runs on the
     /// caller's actor, so waking it costs no extra thread hop.
     func next(limit: Int, isolation: isolated (any Actor)? = #isolation) async -> Item {
         while true {
@@ -115,9 +118,11 @@ final class Inbox: Sendable {
     func takeShed() -> [(room: String, count: Int)] {
         state.withLock { s in
             var out: [(String, Int)] = []
-            for key in s.lanes.keys where s.lanes[key]!.shed > 0 {
+            for key in Array(s.lanes.keys) where s.lanes[key]!.shed > 0 {
                 out.append((key, s.lanes[key]!.shed))
                 s.lanes[key]!.shed = 0
+                // Kept only to report its count: a drained lane goes now.
+                if s.lanes[key]!.queue.isEmpty { s.lanes[key] = nil }
             }
             return out
         }
@@ -137,7 +142,14 @@ final class Inbox: Sendable {
                 }
                 out.append(e)
                 s.count -= 1
-                if s.lanes[key]?.queue.isEmpty == false { next.append(key) }
+                if s.lanes[key]?.queue.isEmpty == false {
+                    next.append(key)
+                } else if s.lanes[key]?.shed == 0 {
+                    // A drained lane gives its burst's memory back: a quiet
+                    // room (most of them, across thousands of bots) would keep
+                    // the queue capacity of its largest burst for good.
+                    s.lanes[key] = nil
+                }
             }
             s.ready = next
         }

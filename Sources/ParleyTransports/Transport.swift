@@ -49,9 +49,10 @@ extension Transport {
 
 /// One live connection.
 public protocol TransportSession: Sendable {
-    /// What the server says, in order. Finishes without error after a clean
-    /// `leave()`, and throws the reason when the link is lost.
-    var events: AsyncThrowingStream<TransportEvent, Error> { get }
+    /// What the server says, in order, pushed to the runner (see
+    /// `TransportEvents`). Ends cleanly after a clean `leave()`, and with the
+    /// reason when the link is lost.
+    var events: TransportEvents { get }
 
     /// Hands one message to the server. Returns when the transport counts it
     /// as delivered (written to the socket, or acknowledged where the protocol
@@ -69,16 +70,6 @@ public protocol TransportSession: Sendable {
 
     /// Drops the link without a goodbye (used on shutdown timeouts and errors).
     func close() async
-
-    /// The event loop that yields this session's `events`, when it is one
-    /// loop for the session's life (nil otherwise). The runner reads events
-    /// there, so an arriving event wakes only the bot's Lua thread instead of
-    /// a cooperative-pool thread first.
-    var eventLoop: (any EventLoop)? { get }
-}
-
-extension TransportSession {
-    public var eventLoop: (any EventLoop)? { nil }
 }
 
 /// What a session reports besides chat events.

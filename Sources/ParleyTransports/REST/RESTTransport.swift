@@ -61,7 +61,7 @@ public struct RESTTransport: Transport {
     public func connect(resumingAfter cursors: [String: RoomCursor]) async throws -> any TransportSession {
         let account = try await client.ensureLoggedIn()
         let channels = try await RESTChannels.resolve(rooms: rooms, client: client)
-        let (events, continuation) = AsyncThrowingStream<TransportEvent, Error>.makeStream()
+        let (events, continuation) = TransportEvents.makeStream()
         let gate = RESTGate(feed: RESTFeed(ownUserId: account.userId, known: known.withLockedValue { $0 }),
                             known: known, continuation: continuation, log: log)
         let roomOf = Dictionary(channels.map { ($0.namespace(options), $0.room) }, uniquingKeysWith: { a, _ in a })
@@ -85,7 +85,7 @@ public struct RESTTransport: Transport {
             if error?.kind == .idle { client.freshConnections() }
             if let error { continuation.finish(throwing: error) } else { continuation.finish() }
         }, log: log)
-        continuation.onTermination = { _ in socket.abort() }
+        continuation.onTermination = { socket.abort() }
         do {
             for c in channels {
                 do {
@@ -155,11 +155,11 @@ final class RESTGate: Sendable {
 
     private let state: NIOLockedValueBox<State>
     private let known: NIOLockedValueBox<[String: Set<String>]>
-    private let continuation: AsyncThrowingStream<TransportEvent, Error>.Continuation
+    private let continuation: TransportEvents
     private let log: @Sendable (String) -> Void
 
     init(feed: RESTFeed, known: NIOLockedValueBox<[String: Set<String>]>,
-         continuation: AsyncThrowingStream<TransportEvent, Error>.Continuation, log: @escaping @Sendable (String) -> Void) {
+         continuation: TransportEvents, log: @escaping @Sendable (String) -> Void) {
         state = NIOLockedValueBox(State(feed: feed))
         self.known = known
         self.continuation = continuation
@@ -223,14 +223,14 @@ final class RESTGate: Sendable {
 
 /// One logged-in session with every channel's namespace connected.
 final class RESTSession: TransportSession {
-    let events: AsyncThrowingStream<TransportEvent, Error>
+    let events: TransportEvents
     private let client: RESTClient
     let socket: SocketIOClient
-    private let continuation: AsyncThrowingStream<TransportEvent, Error>.Continuation
+    private let continuation: TransportEvents
     private let channels: [String: RESTChannel]
 
-    init(client: RESTClient, socket: SocketIOClient, events: AsyncThrowingStream<TransportEvent, Error>,
-         continuation: AsyncThrowingStream<TransportEvent, Error>.Continuation, channels: [String: RESTChannel]) {
+    init(client: RESTClient, socket: SocketIOClient, events: TransportEvents,
+         continuation: TransportEvents, channels: [String: RESTChannel]) {
         self.client = client
         self.socket = socket
         self.events = events

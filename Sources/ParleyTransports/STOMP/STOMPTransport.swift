@@ -52,7 +52,7 @@ public struct STOMPTransport: Transport {
 
     public func connect() async throws -> any TransportSession {
         let target = try await resolve()
-        let (events, continuation) = AsyncThrowingStream<TransportEvent, Error>.makeStream()
+        let (events, continuation) = TransportEvents.makeStream()
         let mapper = STOMPChatMapper(options: options, botName: name)
         // Subscription id → room; the kick subscription has no room.
         var subscriptions: [(id: String, destination: String, room: String?)] = rooms.enumerated().map {
@@ -84,7 +84,7 @@ public struct STOMPTransport: Transport {
         }, ended: { error in
             if let error { continuation.finish(throwing: error) } else { continuation.finish() }
         }, log: log)
-        continuation.onTermination = { _ in client.abort() }
+        continuation.onTermination = { client.abort() }
         do {
             for s in subscriptions {
                 try await client.request(STOMPFrame("SUBSCRIBE", [("id", s.id), ("destination", s.destination), ("ack", "auto")]),
@@ -127,12 +127,12 @@ public struct STOMPTransport: Transport {
 /// One STOMP connection with the bot's rooms subscribed.
 final class STOMPSession: TransportSession {
     let client: STOMPClient
-    let events: AsyncThrowingStream<TransportEvent, Error>
+    let events: TransportEvents
     private let mapper: STOMPChatMapper
     private let rooms: [String]
     private let options: STOMPOptions
 
-    init(client: STOMPClient, events: AsyncThrowingStream<TransportEvent, Error>, mapper: STOMPChatMapper, rooms: [String],
+    init(client: STOMPClient, events: TransportEvents, mapper: STOMPChatMapper, rooms: [String],
          options: STOMPOptions) {
         self.client = client
         self.events = events

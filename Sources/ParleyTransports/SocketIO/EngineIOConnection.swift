@@ -26,8 +26,6 @@ protocol EngineIOLink: Sendable {
     nonisolated(nonsending) func send(_ packets: [EngineIO.Packet]) async throws
     /// Ends the session politely.
     func close()
-    /// The loop packets arrive on, when the link has a single one (a WebSocket).
-    var eventLoop: (any EventLoop)? { get }
     /// Drops the link without a goodbye.
     func abort()
 }
@@ -314,11 +312,6 @@ final class EngineIOConnection: Sendable {
             }
             if size > limit { throw TransportError(.refused, "a packet of \(size) bytes is over the server's maxPayload (\(limit))") }
         }
-    }
-
-    /// The active link's loop; nil while on polling (an upgrade may change it).
-    var eventLoop: (any EventLoop)? {
-        state.withLockedValue { $0.activeID == .websocket ? $0.active : nil }?.eventLoop
     }
 
     func enqueue(_ packets: [EngineIO.Packet]) {

@@ -118,9 +118,6 @@ final class PollingLink: EngineIOLink {
         kick()
     }
 
-    /// Polling spreads over several HTTP connections: no single loop.
-    var eventLoop: (any EventLoop)? { nil }
-
     nonisolated(nonsending) func send(_ packets: [EngineIO.Packet]) async throws {
         try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, Error>) in
             state.withLockedValue { $0.queue.append((packets, c)) }

@@ -44,7 +44,6 @@ final class SocketIOClient: Sendable {
     private var engine: EngineIOConnection { engineBox.withLockedValue { $0! } }
 
     var linkName: String { engine.linkName }
-    var eventLoop: (any EventLoop)? { engine.eventLoop }
 
     private init(notify: @escaping @Sendable (Notice) -> Void, log: @escaping @Sendable (String) -> Void) {
         self.notify = notify

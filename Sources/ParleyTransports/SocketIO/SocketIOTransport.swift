@@ -62,7 +62,7 @@ public struct SocketIOTransport: Transport {
     }
 
     public func connect() async throws -> any TransportSession {
-        let (events, continuation) = AsyncThrowingStream<TransportEvent, Error>.makeStream()
+        let (events, continuation) = TransportEvents.makeStream()
         let rooms = Dictionary(namespaces.map { ($0.namespace, $0.room) }, uniquingKeysWith: { a, _ in a })
         let mapper = NIOLockedValueBox(SocketChatMapper(events: options.events, botName: name))
         let log = self.log
@@ -86,7 +86,7 @@ public struct SocketIOTransport: Transport {
             if let error { continuation.finish(throwing: error) } else { continuation.finish() }
         }, log: log)
         // However the stream ends (a refusal, a lost link, the consumer gone), the link goes with it.
-        continuation.onTermination = { _ in client.abort() }
+        continuation.onTermination = { client.abort() }
         do {
             let auth: JSONValue? = options.auth.map { a in .object(a.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }) }
             for (namespace, _) in namespaces {
@@ -107,12 +107,12 @@ public struct SocketIOTransport: Transport {
 /// One Socket.IO connection with the bot's namespaces joined.
 final class SocketIOSession: TransportSession {
     let client: SocketIOClient
-    let events: AsyncThrowingStream<TransportEvent, Error>
+    let events: TransportEvents
     private let name: String
     private let options: SocketIOOptions
     private let namespaceOf: [String: String]
 
-    init(client: SocketIOClient, events: AsyncThrowingStream<TransportEvent, Error>, name: String, options: SocketIOOptions,
+    init(client: SocketIOClient, events: TransportEvents, name: String, options: SocketIOOptions,
          namespaceOf: [String: String]) {
         self.client = client
         self.events = events
@@ -120,8 +120,6 @@ final class SocketIOSession: TransportSession {
         self.options = options
         self.namespaceOf = namespaceOf
     }
-
-    var eventLoop: (any EventLoop)? { client.eventLoop }
 
     private func namespace(_ room: String) throws -> String {
         guard let ns = namespaceOf[room] else {

@@ -56,8 +56,6 @@ final class WebSocketLink: EngineIOLink {
         return WebSocketLink(connection: connection)
     }
 
-    var eventLoop: (any EventLoop)? { connection.eventLoop }
-
     /// Writes packets without waiting (heartbeat answers, acks).
     func enqueue(_ packets: [EngineIO.Packet]) {
         connection.enqueue(packets.map(Self.message))

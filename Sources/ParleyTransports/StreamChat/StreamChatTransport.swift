@@ -50,7 +50,7 @@ public struct StreamChatTransport: Transport {
         if let problem = StreamChat.checkName(name) {
             throw TransportError(.refused, "the name '\(name)' cannot be used on StreamChat: \(problem)")
         }
-        let (events, continuation) = AsyncThrowingStream<TransportEvent, Error>.makeStream()
+        let (events, continuation) = TransportEvents.makeStream()
         let leaving = NIOLockedValueBox(false)
         let echoes = EchoWaiters()
         let name = self.name
@@ -149,12 +149,12 @@ final class EchoWaiters: Sendable {
 /// One StreamChat connection: announced, in the lobby.
 final class StreamChatSession: TransportSession {
     let channel: Channel
-    let events: AsyncThrowingStream<TransportEvent, Error>
+    let events: TransportEvents
     private let leaving: NIOLockedValueBox<Bool>
     private let echoes: EchoWaiters
     private let echoTimeout: Double
 
-    init(channel: Channel, events: AsyncThrowingStream<TransportEvent, Error>, leaving: NIOLockedValueBox<Bool>,
+    init(channel: Channel, events: TransportEvents, leaving: NIOLockedValueBox<Bool>,
          echoes: EchoWaiters, echoTimeout: Double) {
         self.channel = channel
         self.events = events
@@ -162,8 +162,6 @@ final class StreamChatSession: TransportSession {
         self.echoes = echoes
         self.echoTimeout = echoTimeout
     }
-
-    var eventLoop: (any EventLoop)? { channel.eventLoop }
 
     /// Multi-line text goes out as one message per line; every line is
     /// checked before the first is written, so a refused text sends nothing.
@@ -230,7 +228,7 @@ final class StreamChatClientHandler: ChannelInboundHandler, RemovableChannelHand
 
     static let maxLineBytes = 65_536
 
-    private let continuation: AsyncThrowingStream<TransportEvent, Error>.Continuation
+    private let continuation: TransportEvents
     private let leaving: NIOLockedValueBox<Bool>
     private let echoes: EchoWaiters
     /// The bot's own name: its messages coming back are the echoes its sends wait for.
@@ -241,7 +239,7 @@ final class StreamChatClientHandler: ChannelInboundHandler, RemovableChannelHand
     private var flushTask: Scheduled<Void>?
     private var finished = false
 
-    init(continuation: AsyncThrowingStream<TransportEvent, Error>.Continuation, leaving: NIOLockedValueBox<Bool>,
+    init(continuation: TransportEvents, leaving: NIOLockedValueBox<Bool>,
          echoes: EchoWaiters, name: String, options: StreamChatOptions, log: @escaping @Sendable (String) -> Void) {
         self.continuation = continuation
         self.leaving = leaving

@@ -144,9 +144,6 @@ final class WebSocketConnection: Sendable {
         return WebSocketConnection(channel: channel, closing: closing, frameLimit: limit)
     }
 
-    /// The loop this connection's frames arrive on.
-    var eventLoop: any EventLoop { channel.eventLoop }
-
     /// Writes messages, one frame each, with one flush, without waiting
     /// (heartbeat answers, acks).
     func enqueue(_ messages: [WebSocketMessage]) {

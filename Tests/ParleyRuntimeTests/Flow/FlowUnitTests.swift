@@ -38,6 +38,30 @@ struct FlowUnitTests {
         #expect(inbox.shedTotal == 2)
     }
 
+    /// A room's queue goes once drained, so its largest burst's capacity is
+    /// not kept for good; a room that shed stays until its count is reported.
+    @Test func aDrainedRoomGivesItsBurstMemoryBack() async {
+        let inbox = Inbox(bound: 4)
+        for i in 0..<3 { inbox.push(msg("a\(i)")) }
+        for i in 0..<10 { inbox.push(msg("b\(i)", room: "busy")) }
+        #expect(inbox.lanesHeld == 2)
+        guard case .events(let batch) = await inbox.next(limit: 100) else {
+            Issue.record("expected events")
+            return
+        }
+        #expect(batch.count == 7)
+        #expect(inbox.lanesHeld == 1, "the quiet room's lane went; the busy one waits for its shed report")
+        #expect(inbox.takeShed().map(\.count) == [6])
+        #expect(inbox.lanesHeld == 0)
+        inbox.push(msg("again"))
+        guard case .events(let more) = await inbox.next(limit: 100) else {
+            Issue.record("expected events")
+            return
+        }
+        #expect(texts(more) == ["again"])
+        #expect(inbox.lanesHeld == 0)
+    }
+
     @Test func messagesThatSpeakToTheBotAreShedLast() async {
         let options = BotOptions(name: "parley")
         let inbox = Inbox(bound: 3, addressed: { options.isAddressed($0) })

@@ -1,0 +1,124 @@
+import Foundation
+import ParleyCore
+import ParleyTransports
+import Synchronization
+import Testing
+
+/// A session's events on their own: the hand-over from transport to runner.
+struct TransportEventsTests {
+    private func join(_ user: String) -> TransportEvent { .chat(.join(room: "lobby", user: user, time: nil)) }
+
+    /// Collects what a consumer is handed.
+    final class Collected: Sendable {
+        let items = Mutex<[String]>([])
+        var all: [String] { items.withLock { $0 } }
+        func add(_ item: TransportEvents.Item) {
+            let text: String
+            switch item {
+            case .event(.chat(.join(_, let u, _))): text = u
+            case .event: text = "?"
+            case .end(nil): text = "end"
+            case .end(let e?): text = "end: \(e)"
+            }
+            items.withLock { $0.append(text) }
+        }
+    }
+
+    @Test func eventsBeforeTheAttachComeFirstAndInOrder() {
+        let (events, continuation) = TransportEvents.makeStream()
+        continuation.yield(join("a"))
+        continuation.yield(join("b"))
+        let got = Collected()
+        events.attach(got.add)
+        continuation.yield(join("c"))
+        continuation.finish()
+        #expect(got.all == ["a", "b", "c", "end"])
+    }
+
+    @Test func theFirstEndWinsAndLaterEventsAreDropped() {
+        let (events, continuation) = TransportEvents.makeStream()
+        let terminated = Atomic(0)
+        continuation.onTermination = { terminated.add(1, ordering: .relaxed) }
+        let got = Collected()
+        events.attach(got.add)
+        continuation.finish(throwing: TransportError(.idle, "silent"))
+        continuation.finish()
+        continuation.yield(join("late"))
+        #expect(got.all.count == 1)
+        #expect(got.all.first?.hasPrefix("end: ") == true)
+        #expect(terminated.load(ordering: .relaxed) == 1)
+    }
+
+    @Test func anEndBeforeTheAttachIsHandedOverAfterTheEarlyEvents() {
+        let (events, continuation) = TransportEvents.makeStream()
+        continuation.yield(join("a"))
+        continuation.finish()
+        let got = Collected()
+        events.attach(got.add)
+        #expect(got.all == ["a", "end"])
+    }
+
+    @Test func detachDropsLaterEventsAndTerminatesOnce() {
+        let (events, continuation) = TransportEvents.makeStream()
+        let terminated = Atomic(0)
+        continuation.onTermination = { terminated.add(1, ordering: .relaxed) }
+        let got = Collected()
+        events.attach(got.add)
+        continuation.yield(join("a"))
+        events.detach()
+        events.detach()
+        continuation.yield(join("b"))
+        continuation.finish()
+        #expect(got.all == ["a"])
+        #expect(terminated.load(ordering: .relaxed) == 1)
+    }
+
+    @Test func onTerminationSetAfterTheEndRunsAtOnce() {
+        let (_, continuation) = TransportEvents.makeStream()
+        continuation.finish()
+        let ran = Atomic(false)
+        continuation.onTermination = { ran.store(true, ordering: .relaxed) }
+        let didRun = ran.load(ordering: .relaxed)
+        #expect(didRun)
+    }
+
+    @Test func iteratingYieldsTheEventsThenThrowsTheReason() async {
+        let (events, continuation) = TransportEvents.makeStream()
+        continuation.yield(join("a"))
+        Task {
+            continuation.yield(join("b"))
+            continuation.finish(throwing: TransportError(.closed, "gone"))
+        }
+        var seen: [TransportEvent] = []
+        await #expect(throws: TransportError.self) {
+            for try await e in events { seen.append(e) }
+        }
+        #expect(seen == [join("a"), join("b")])
+    }
+
+    /// Four transport threads yield at once: every event reaches the
+    /// consumer, each thread's in its order, and never two calls at a time.
+    @Test func concurrentYieldsAreHandedOverOneAtATime() async {
+        let (events, continuation) = TransportEvents.makeStream()
+        let inside = Atomic(0)
+        let overlaps = Atomic(0)
+        let got = Mutex<[Int: [Int]]>([:])
+        events.attach { item in
+            if inside.add(1, ordering: .acquiringAndReleasing).newValue > 1 { overlaps.add(1, ordering: .relaxed) }
+            if case .event(.chat(.join(_, let u, _))) = item {
+                let parts = u.split(separator: ":").compactMap { Int($0) }
+                got.withLock { $0[parts[0], default: []].append(parts[1]) }
+            }
+            inside.subtract(1, ordering: .acquiringAndReleasing)
+        }
+        let threads = (0..<4).map { t in
+            Thread {
+                for i in 0..<500 { continuation.yield(.chat(.join(room: "lobby", user: "\(t):\(i)", time: nil))) }
+            }
+        }
+        threads.forEach { $0.start() }
+        #expect(await eventually { got.withLock { $0.values.map(\.count).reduce(0, +) } == 2000 })
+        #expect(overlaps.load(ordering: .relaxed) == 0)
+        #expect(got.withLock { $0 }.values.allSatisfy { $0 == Array(0..<500) })
+    }
+}
