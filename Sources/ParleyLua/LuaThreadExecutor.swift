@@ -1,3 +1,4 @@
+import CParleyLua
 import Foundation
 
 /// A serial executor on one dedicated thread with a large stack.
@@ -10,11 +11,15 @@ import Foundation
 public final class LuaThreadExecutor: SerialExecutor, @unchecked Sendable {
     // Guarded by `condition`.
     private var jobs: [UnownedJob] = []
+    private var wakeups = WakeupHeap()
     private let condition = NSCondition()
 
     /// - Parameter stackSize: bytes of stack for the thread (virtual; pages are committed as used).
     public init(name: String = "parley-lua", stackSize: Int = 64 << 20) {
-        let thread = Thread { [self] in self.runLoop() }
+        let thread = Thread { [self] in
+            _ = parley_set_thread_name(name)
+            self.runLoop()
+        }
         thread.name = name
         thread.stackSize = stackSize
         thread.start()
@@ -28,6 +33,32 @@ public final class LuaThreadExecutor: SerialExecutor, @unchecked Sendable {
         condition.unlock()
     }
 
+    /// A timed wake-up, for `cancel`.
+    public struct Wakeup: Sendable, Hashable {
+        fileprivate let id: UInt64
+    }
+
+    /// Runs `action` on this thread once `seconds` have passed, unless
+    /// cancelled first. For timers that may wait long (a bot's next plugin
+    /// timer): an entry here costs a few dozen bytes, a sleeping task its
+    /// object and async frames for the whole wait.
+    public func schedule(after seconds: Double, _ action: @escaping @Sendable () -> Void) -> Wakeup {
+        let delay = UInt64(max(0, min(seconds, 1e9)) * 1e9)
+        let deadline = DispatchTime.now().uptimeNanoseconds &+ delay
+        condition.lock()
+        let id = wakeups.insert(deadline: deadline, action)
+        condition.signal()
+        condition.unlock()
+        return Wakeup(id: id)
+    }
+
+    /// Forgets a wake-up; harmless when it already ran.
+    public func cancel(_ wakeup: Wakeup) {
+        condition.lock()
+        wakeups.cancel(wakeup.id)
+        condition.unlock()
+    }
+
     public func asUnownedSerialExecutor() -> UnownedSerialExecutor {
         UnownedSerialExecutor(ordinary: self)
     }
@@ -36,9 +67,20 @@ public final class LuaThreadExecutor: SerialExecutor, @unchecked Sendable {
         var batch: [UnownedJob] = []
         while true {
             condition.lock()
-            while jobs.isEmpty { condition.wait() }
+            var now = DispatchTime.now().uptimeNanoseconds
+            var due = wakeups.popDue(now: now)
+            while jobs.isEmpty, due.isEmpty {
+                if let next = wakeups.earliest {
+                    _ = condition.wait(until: Date(timeIntervalSinceNow: Double(next &- now) / 1e9))
+                } else {
+                    condition.wait()
+                }
+                now = DispatchTime.now().uptimeNanoseconds
+                due = wakeups.popDue(now: now)
+            }
             swap(&batch, &jobs)
             condition.unlock()
+            for action in due { action() }
             for job in batch { job.runSynchronously(on: asUnownedSerialExecutor()) }
             batch.removeAll(keepingCapacity: true)
         }

@@ -91,7 +91,8 @@ public actor BotRunner {
     private var awayUntil: Double?
     private var backoff: Backoff
     private var sendRate: SendRate
-    private var timerTask: Task<Void, Never>?
+    /// The plugins' next timer, on the Lua thread's wake-up heap.
+    private var timerWakeup: LuaThreadExecutor.Wakeup?
     private var wakeAt = Double.infinity
     private var everOnline = false
     public private(set) var stats = BotStats()
@@ -127,7 +128,7 @@ public actor BotRunner {
             return .failed(redactor("\(error)"))
         }
         let outcome = masked(await presenceLoop())
-        timerTask?.cancel()
+        if let w = timerWakeup { executor.cancel(w) }
         await host?.close()
         log(.info, "stopped: \(outcome)")
         return outcome
@@ -497,18 +498,16 @@ public actor BotRunner {
     private func rescheduleTimers(_ due: Double?) {
         guard let due, due < wakeAt else { return }
         wakeAt = due
-        timerTask?.cancel()
-        timerTask = Task { [weak self] in
-            let delay = max(0, due - BotHost.now())
-            try? await Task.sleep(for: .milliseconds(Int(delay * 1000) + 1))
-            if Task.isCancelled { return }
-            await self?.fireTimers()
+        if let w = timerWakeup { executor.cancel(w) }
+        // A millisecond late rather than early: the host fires what is due by then.
+        timerWakeup = executor.schedule(after: max(0, due - BotHost.now()) + 0.001) { [weak self] in
+            Task { await self?.fireTimers() }
         }
     }
 
     private func fireTimers() async {
         wakeAt = .infinity
-        timerTask = nil
+        timerWakeup = nil
         guard let host, failure == nil else { return }
         do {
             let (actions, due) = try await host.tick()
