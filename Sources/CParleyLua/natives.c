@@ -108,6 +108,12 @@ static int nat_typing(lua_State *L) {
     return 1;
 }
 
+/* native.want(bits): the prelude says a handler for these kinds exists (see ctx->wants). */
+static int nat_want(lua_State *L) {
+    parley_ctx_of(L)->wants |= (uint32_t)luaL_checkinteger(L, 1);
+    return 0;
+}
+
 /* bot.log.info/warn/error(...) -> true | nil, reason. Level is upvalue 1. */
 static int nat_log(lua_State *L) {
     parley_ctx *c = parley_ctx_of(L);
@@ -181,6 +187,8 @@ void parley_push_natives(lua_State *L, int spec) {
     lua_setfield(L, t, "send");
     lua_pushcfunction(L, nat_typing);
     lua_setfield(L, t, "typing");
+    lua_pushcfunction(L, nat_want);
+    lua_setfield(L, t, "want");
     static const char *const levels[] = {"log_info", "log_warn", "log_error"};
     for (int i = 0; i < 3; i++) {
         lua_pushinteger(L, i);

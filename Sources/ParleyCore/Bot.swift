@@ -245,7 +245,7 @@ public final class Bot: PluginServices {
             let id = m.id ?? nextId()
             // A server id moves the room's last-seen cursor, in the same record.
             try store.appendReceived(room: m.room, id: id, user: m.user, text: m.text, time: time, lastSeen: m.id != nil)
-            for p in plugins where !p.isDisabled {
+            for p in plugins where p.listens(.message) {
                 out += try deliver(to: p, kind: "message") { w in
                     Bot.writeMessage(&w, room: m.room, user: m.user, text: m.text, id: id, time: time, replayed: m.replayed)
                 }
@@ -255,7 +255,7 @@ public final class Bot: PluginServices {
             let joined = event.kind == "join"
             rosters[room, default: [:]][user] = joined
             let t = time ?? now
-            for p in plugins where !p.isDisabled {
+            for p in plugins where p.listens(joined ? .join : .leave) {
                 out += try deliver(to: p, kind: event.kind) { w in
                     w.beginTable(array: 0, pairs: 3)
                     w.key(.room); w.write(room)
@@ -264,7 +264,7 @@ public final class Bot: PluginServices {
                 }
             }
         case .typing(let room, let user, let on):
-            for p in plugins where !p.isDisabled {
+            for p in plugins where p.listens(.typing) {
                 out += try deliver(to: p, kind: "typing") { w in
                     w.beginTable(array: 0, pairs: 3)
                     w.key(.room); w.write(room)
@@ -275,7 +275,7 @@ public final class Bot: PluginServices {
         case .roster(let room, let users):
             rosters[room] = Dictionary(users.map { ($0.user, $0.online) }, uniquingKeysWith: { $1 })
             let entries = rosterEntries(room: room)
-            for p in plugins where !p.isDisabled {
+            for p in plugins where p.listens(.roster) {
                 out += try deliver(to: p, kind: "roster") { w in
                     w.beginTable(array: 0, pairs: 2)
                     w.key(.room); w.write(room)
@@ -289,7 +289,7 @@ public final class Bot: PluginServices {
                 }
             }
         case .connection(let state):
-            for p in plugins where !p.isDisabled {
+            for p in plugins where p.listens(.connection) {
                 out += try deliver(to: p, kind: "connection") { w in
                     w.beginTable(array: 0, pairs: 1)
                     w.key(.state); w.write(state.rawValue)

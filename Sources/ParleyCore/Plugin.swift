@@ -42,6 +42,13 @@ final class Plugin: HostFunctions {
     unowned let services: PluginServices
 
     var isDisabled = false
+
+    /// Whether an event of this kind goes to the plugin: it is enabled and a
+    /// handler listens (see `EventInterest`). A skipped event does not touch
+    /// the VM, so it neither resets nor adds to the failure streak.
+    func listens(_ interest: EventInterest) -> Bool {
+        !isDisabled && vm.wants & interest.rawValue != 0
+    }
     var consecutiveFailures = 0
 
     // Timers that are scheduled (committed); ids are this plugin's own.

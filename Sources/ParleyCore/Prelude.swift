@@ -20,6 +20,9 @@ local KINDS = { message = true, join = true, leave = true, typing = true,
 local handlers = {}
 for kind in pairs(KINDS) do handlers[kind] = {} end
 local hears, commands, ncommands, timers = {}, {}, 0, {}
+-- The kinds the host may skip while nothing listens (EventInterest in Swift):
+-- registering a handler tells the host, which then delivers that kind.
+local WANT, want = { \#(EventInterest.luaFields) }, native.want
 
 local name = setup.name
 local lname = lower(name)
@@ -75,12 +78,14 @@ function bot.on(kind, fn)
   need_function(fn, "bot.on")
   local list = handlers[kind]
   list[#list + 1] = fn
+  if WANT[kind] then want(WANT[kind]) end
 end
 
 function bot.hear(pattern, fn)
   if type(pattern) ~= "string" then error("bot.hear: the pattern must be a string", 2) end
   need_function(fn, "bot.hear")
   hears[#hears + 1] = { pattern, fn }
+  want(WANT.message)
 end
 
 function bot.command(cmd, fn)
@@ -93,6 +98,7 @@ function bot.command(cmd, fn)
   if not list then list = {}; commands[cmd] = list end
   list[#list + 1] = fn
   ncommands = ncommands + 1
+  want(WANT.message)
 end
 
 -- bot.after(seconds, fn [, opts]) or bot.after(seconds, opts): a timer with
@@ -177,6 +183,33 @@ return function(kind, ev, drops)
   end
 end, { message = Message }
 """#
+}
+
+/// The event kinds a plugin VM is spared while none of its handlers listens
+/// to them: bits of `parley_ctx.wants`, which the prelude sets as `bot.on`,
+/// `bot.hear` and `bot.command` register (a `message` interest is any of the
+/// three). `load` and `timer` events always run: a timer's own function is
+/// no handler of the kind. Why: a simulated user with no handlers would
+/// otherwise build a table and run the dispatcher for every line its room
+/// hears, thousands of times a second across a fleet.
+struct EventInterest: OptionSet {
+    let rawValue: UInt32
+    static let message = EventInterest(rawValue: 1 << 0)
+    static let join = EventInterest(rawValue: 1 << 1)
+    static let leave = EventInterest(rawValue: 1 << 2)
+    static let typing = EventInterest(rawValue: 1 << 3)
+    static let roster = EventInterest(rawValue: 1 << 4)
+    static let connection = EventInterest(rawValue: 1 << 5)
+
+    static let byKind: [(kind: String, interest: EventInterest)] = [
+        ("message", .message), ("join", .join), ("leave", .leave),
+        ("typing", .typing), ("roster", .roster), ("connection", .connection),
+    ]
+
+    /// The prelude's `WANT` table fields: `message = 1, join = 2, ...`.
+    static var luaFields: String {
+        byKind.map { "\($0.kind) = \($0.interest.rawValue)" }.joined(separator: ", ")
+    }
 }
 
 /// The plugin API's prelude and host function table, for benchmarks and

@@ -144,6 +144,13 @@ public final class PluginVM {
     /// Bytes the VM has allocated.
     public var memoryUsed: Int { state.map { parley_mem_used($0) } ?? 0 }
 
+    /// The event kinds the plugin's handlers listen to, as the prelude
+    /// declared them (`native.want`); a field read, no call into Lua.
+    public var wants: UInt32 {
+        guard let state, let c = parley_ctx_of(state) else { return 0 }
+        return c.pointee.wants
+    }
+
     /// Loads plugin source (text only) and runs its top-level chunk under the event budget.
     public func load(source: [UInt8], chunkName: String, now: Double) -> (PluginFailure?, [VMAction]) {
         guard let L = state else { return (PluginFailure(.runtime, "VM closed"), []) }

@@ -73,6 +73,31 @@ struct PluginAPITests {
         #expect(texts(a) == ["amy=false,bob=true,zed=false"])
     }
 
+    /// A kind no handler listens to never reaches the plugin's VM, until a
+    /// handler for it registers (here from inside another handler).
+    @Test func eventsNoHandlerListensToSkipTheVMUntilOneDoes() async throws {
+        let p = """
+        bot.on("message", function(m)
+          if m.text == "listen" then bot.on("join", function(e) bot.log.info("join " .. e.user) end) end
+        end)
+        """
+        let script = """
+        {"type":"join","room":"lobby","user":"amy"}
+        \(message("listen"))
+        {"type":"join","room":"lobby","user":"bob"}
+        """
+        #expect(logs(try await run(plugins: [("p", p)], script: script)) == ["join bob"])
+    }
+
+    /// A skipped event is no success: it does not reset a failing plugin's streak.
+    @Test func skippedEventsDoNotResetTheFailureStreak() async throws {
+        let p = #"bot.on("message", function() error("always fails") end)"#
+        let join = #"{"type":"join","room":"lobby","user":"amy"}"#
+        let script = (0..<5).flatMap { _ in [message("x"), join] }.joined(separator: "\n")
+        let a = try await run(plugins: [("p", p)], script: script)
+        #expect(a.filter { $0.errorKind == .pluginDisabled }.count == 1)
+    }
+
     @Test func stateRoundTripsNestedValuesAndBinaryStrings() async throws {
         let p = """
         bot.command("set", function(m)

@@ -112,6 +112,14 @@ typedef struct parley_ctx {
     parley_buf scratch_in;          /* encoded arguments for a host call */
     parley_buf scratch_out;         /* encoded results from a host call */
 
+    /* ---- which event kinds the plugin handles ---- */
+    /* One bit per kind (the prelude's WANT table, from Swift's EventInterest),
+     * set by the prelude as handlers register (native.want). The host reads
+     * it before an event and skips the VM for a kind nothing listens to: a
+     * simulated user with no handlers need not build a table for every line
+     * its room hears. */
+    uint32_t wants;
+
     /* ---- misc guards ---- */
     int close_depth;                /* nesting of coroutine.close/wrap cleanup */
     int dispatch_ref;               /* registry ref of the prelude's dispatcher */
