@@ -55,13 +55,51 @@ enum UsersBench {
         print("peer: the same number of bare StreamChat connections (the transport alone, no bot), same process layout")
         print("users    RSS/user  bare/user  ratio   sends/s  deliveries/s  greet p50   greet p99   greeted  server RSS")
         for n in counts {
-            let bare = try await measureBare(users: n)
-            let r = try await measure(users: n, steadySeconds: steadySeconds)
+            let bare = try child(["bare", String(n)]).first ?? .nan
+            let f = try child(["bots", String(n), String(steadySeconds)])
+            guard f.count == 8 else { throw BenchError("the users child printed \(f.count) figures, wanted 8") }
+            let r = Result(users: n, rssPerUserKiB: f[0], messagesPerSecond: f[1], deliveriesPerSecond: f[2],
+                           greetP50: f[3], greetP99: f[4], greeted: Int(f[5]), serverRSSMiB: f[6])
             print(String(format: "%6d  %6.1f KiB  %5.1f KiB  %5.1fx  %7.1f  %12.0f  %7.1f ms  %8.1f ms  %7d  %7.1f MiB",
                          r.users, r.rssPerUserKiB, bare, r.rssPerUserKiB / bare, r.messagesPerSecond, r.deliveriesPerSecond,
                          r.greetP50 * 1000, r.greetP99 * 1000, r.greeted, r.serverRSSMiB))
         }
         print("target: 10,000 users under 64 KiB each")
+    }
+
+    /// One measurement in a fresh process (`--users-child bare N` or `bots N
+    /// SECONDS`), so no run inherits the heap an earlier one left behind (the
+    /// allocator keeps freed memory, and a later run's baseline would already
+    /// hold it, understating its per-user cost). Returns the figures it printed.
+    static func child(_ arguments: [String]) throws -> [Double] {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+        p.arguments = ["--users-child"] + arguments
+        let out = Pipe()
+        p.standardOutput = out
+        try p.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        guard p.terminationStatus == 0 else { throw BenchError("users child \(arguments) exited \(p.terminationStatus)") }
+        let last = String(decoding: data, as: UTF8.self).split(separator: "\n").last ?? ""
+        return last.split(separator: " ").compactMap { Double($0) }
+    }
+
+    /// The child's side of `child`: measures, prints the figures on one line.
+    static func runChild(_ arguments: [String]) async throws {
+        guard arguments.count >= 2, let n = Int(arguments[1]) else { throw BenchError("--users-child bare N | bots N SECONDS") }
+        switch arguments[0] {
+        case "bare":
+            say(String(try await measureBare(users: n)))
+        case "bots":
+            let r = try await measure(users: n, steadySeconds: arguments.count > 2 ? Double(arguments[2]) ?? 5 : 5)
+            say([r.rssPerUserKiB, r.messagesPerSecond, r.deliveriesPerSecond, r.greetP50, r.greetP99, Double(r.greeted),
+                   r.serverRSSMiB, Double(r.users)].map { String($0) }.joined(separator: " "))
+        default:
+            throw BenchError("--users-child bare N | bots N SECONDS")
+        }
+        // Written at once (stdout is a pipe, so `print` would buffer it past `exit`).
+        func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
     }
 
     /// The peer: N plain StreamChat sessions that read and discard, RSS per connection.
@@ -159,6 +197,9 @@ enum UsersBench {
         try await Task.sleep(for: .milliseconds(Int(steadySeconds * 1000)))
         let elapsed = Date().timeIntervalSince(steadyStart)
         let rss1 = residentKiB()
+        // `PARLEY_EXIT_AT_MEASURE=1`: stop right here, everything still live, so
+        // heaptrack reports by allocation site exactly what the figure counts.
+        if ProcessInfo.processInfo.environment["PARLEY_EXIT_AT_MEASURE"] == "1" { exit(0) }
         let serverRSS = residentKiB(pid: child.processIdentifier)
         let result = Result(
             users: n, rssPerUserKiB: Double(rss1 - rss0) / Double(n),

@@ -14,6 +14,13 @@ if let i = CommandLine.arguments.firstIndex(of: "--serve-shards"), i + 1 < Comma
     try await UsersBench.serveShards(k)
     exit(0)
 }
+// Child mode of the users bench: one measurement in a fresh process.
+if let i = CommandLine.arguments.firstIndex(of: "--users-child") {
+    do { try await UsersBench.runChild(Array(CommandLine.arguments[(i + 1)...])) } catch {
+        FileHandle.standardError.write(Data("users bench child failed: \(error)\n".utf8)); exit(1)
+    }
+    exit(0)
+}
 // Child modes of the Socket.IO bench: the embedded server, and Parley's echo
 // bot on port PORT, each in its own process; both run until stdin closes.
 // Their stdout is the bench's pipe for LISTENING/READY, so failures go to stderr.
