@@ -139,7 +139,9 @@ static int setup_fn(lua_State *L) {
     lua_getfield(L, setup, "prelude");
     const char *prelude = lua_tolstring(L, -1, &plen);
     if (prelude == NULL) return luaL_error(L, "setup has no prelude");
-    if (luaL_loadbufferx(L, prelude, plen, "=parley", "t") != LUA_OK) return lua_error(L);
+    /* Host-made bytecode (parley_compile_chunk) or source text; never plugin input. */
+    const char *mode = plen > 0 && prelude[0] == LUA_SIGNATURE[0] ? "b" : "t";
+    if (luaL_loadbufferx(L, prelude, plen, "=parley", mode) != LUA_OK) return lua_error(L);
     lua_pushvalue(L, natives);
     lua_pushvalue(L, setup);
     lua_call(L, 2, 2);
@@ -279,4 +281,18 @@ int parley_dispatch(lua_State *L, const char *kind, size_t kind_len,
     }
     dispatch_args a = {kind, kind_len, event, event_len, drops, drops_len};
     return run_protected(L, dispatch_fn, &a, NULL);
+}
+
+static int dump_writer(lua_State *L, const void *p, size_t sz, void *ud) {
+    (void)L;
+    return parley_buf_append((parley_buf *)ud, p, sz) ? 1 : 0;
+}
+
+int parley_compile_chunk(const char *src, size_t len, const char *name, parley_buf *out) {
+    lua_State *L = luaL_newstate();
+    if (L == NULL) return -1;
+    int result = -1;
+    if (luaL_loadbufferx(L, src, len, name, "t") == LUA_OK && lua_dump(L, dump_writer, out, 1) == 0) result = 0;
+    lua_close(L);
+    return result;
 }

@@ -1,5 +1,6 @@
 import CLua
 import CParleyLua
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -102,7 +103,7 @@ public final class PluginVM {
         w.write("keys")
         w.beginTable(array: setup.commonStrings.count, pairs: 0)
         for k in setup.commonStrings { w.write(k) }
-        w.field("prelude", setup.prelude)
+        w.write("prelude"); w.write(bytes: Self.compiled(prelude: setup.prelude))
         w.field("name", setup.botName)
         w.field("prefix", setup.commandPrefix)
         w.write("config"); w.write(setup.config)
@@ -230,6 +231,25 @@ public final class PluginVM {
             c.pointee.forbidden = p.assumingMemoryBound(to: CChar.self)
             c.pointee.forbidden_len = bytes.count
         }
+    }
+
+    /// Each distinct prelude compiled once per process (see
+    /// `parley_compile_chunk`); its text when it does not compile, so the
+    /// VM's setup reports the error.
+    private static let preludes = Mutex<[String: [UInt8]]>([:])
+
+    static func compiled(prelude: String) -> [UInt8] {
+        if let bytes = preludes.withLock({ $0[prelude] }) { return bytes }
+        var buf = parley_buf()
+        defer { parley_buf_free(&buf) }
+        var text = prelude
+        let ok = text.withUTF8 { src in
+            src.withMemoryRebound(to: CChar.self) { parley_compile_chunk($0.baseAddress, $0.count, "=parley", &buf) == 0 }
+        }
+        guard ok, let data = buf.data else { return Array(prelude.utf8) }
+        let bytes = Array(UnsafeBufferPointer(start: data, count: buf.len))
+        preludes.withLock { $0[prelude] = bytes }
+        return bytes
     }
 
     private static func lastError(_ L: OpaquePointer) -> String {
