@@ -72,16 +72,8 @@ enum UsersBench {
     /// allocator keeps freed memory, and a later run's baseline would already
     /// hold it, understating its per-user cost). Returns the figures it printed.
     static func child(_ arguments: [String]) throws -> [Double] {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-        p.arguments = ["--users-child"] + arguments
-        let out = Pipe()
-        p.standardOutput = out
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        guard p.terminationStatus == 0 else { throw BenchError("users child \(arguments) exited \(p.terminationStatus)") }
-        let last = String(decoding: data, as: UTF8.self).split(separator: "\n").last ?? ""
+        let out = try runProcess(CommandLine.arguments[0], ["--users-child"] + arguments)
+        let last = out.split(separator: "\n").last ?? ""
         return last.split(separator: " ").compactMap { Double($0) }
     }
 

@@ -27,9 +27,9 @@ struct RESTScenarioTests {
     }
 
     func startBot(_ server: RESTServer, shipped: [String] = ["echo"], plugins: [(String, String)] = [("tracer", tracer)],
-                  journal: String? = nil, rooms: [String] = ["acme/general"], recorder: Recorder,
+                  journal: String? = nil, rooms: [String] = ["acme/general"], recorder: Recorder, port: Int? = nil,
                   configure: (inout RESTOptions) -> Void = { _ in }) throws -> Bot {
-        let transport = server.transport(rooms: rooms, configure: configure, log: { line in
+        let transport = server.transport(rooms: rooms, port: port, configure: configure, log: { line in
             recorder.observer.log(LogRecord(time: 0, bot: "parley", plugin: nil, level: .info, text: line))
         })
         let spec = try botSpec(name: "parley", port: 0, plugins: plugins, journal: journal, shippedPlugins: shipped,
@@ -201,20 +201,8 @@ struct RESTScenarioTests {
         let server = try await RESTServer.start(arguments: ["--ping-interval", "1.0", "--ping-timeout", "0.5"])
         let proxy = try await LinkProxy.start(upstreamPort: server.port)
         let rec = Recorder()
-        var o = RESTOptions()
-        o.email = RESTServer.botEmail
-        o.password = RESTServer.botPassword
-        o.serviceKey = RESTServer.serviceKey
-        o.retryInitial = 0.05
-        o.retryMax = 0.2
-        o.requestTimeout = 10
-        let transport = RESTTransport(endpoint: SocketIOEndpoint(host: "127.0.0.1", port: proxy.port, tls: false), name: "parley",
-                                      rooms: ["acme/general"], options: o, connectTimeout: 5, log: { line in
-            rec.observer.log(LogRecord(time: 0, bot: "parley", plugin: nil, level: .info, text: line))
-        })
-        let spec = try botSpec(name: "parley", port: 0, plugins: [], shippedPlugins: ["echo"], transport: transport)
-        let runner = BotRunner(spec: spec, observer: rec.observer)
-        let run = Task { await runner.run() }
+        let bot = try startBot(server, plugins: [], recorder: rec, port: proxy.port) { $0.requestTimeout = 10 }
+        let runner = bot.runner
         #expect(await eventually { await runner.state == .online })
         // A reply puts a keep-alive connection in the pool, through the proxy.
         try await server.post("alice", "!ping")
@@ -229,8 +217,7 @@ struct RESTScenarioTests {
         #expect(!rec.logs(containing: "no ping from the server").isEmpty, "the heartbeat noticed, not a close")
         try await server.post("alice", "!ping")
         #expect(await eventually { (try? await server.texts(from: "parley")) == ["pong", "pong"] })
-        await runner.stop()
-        _ = await run.value
+        await stop(bot)
         await proxy.stop()
         await server.stop()
     }

@@ -36,8 +36,8 @@ final class RESTServer: Sendable {
 
     func stop() async { await peer.stop() }
 
-    /// The bot's transport on this server.
-    func transport(rooms: [String] = ["acme/general"], configure: (inout RESTOptions) -> Void = { _ in },
+    /// The bot's transport on this server (through a proxy on `port` when given).
+    func transport(rooms: [String] = ["acme/general"], port: Int? = nil, configure: (inout RESTOptions) -> Void = { _ in },
                    log: @escaping @Sendable (String) -> Void = { _ in }) -> RESTTransport {
         var o = RESTOptions()
         o.email = Self.botEmail
@@ -47,7 +47,7 @@ final class RESTServer: Sendable {
         o.retryMax = 0.2
         configure(&o)
         if o.caFile == nil { o.caFile = pki?.caFile }
-        return RESTTransport(endpoint: SocketIOEndpoint(host: "127.0.0.1", port: port, tls: pki != nil), name: "parley", rooms: rooms,
+        return RESTTransport(endpoint: SocketIOEndpoint(host: "127.0.0.1", port: port ?? self.port, tls: pki != nil), name: "parley", rooms: rooms,
                              options: o, connectTimeout: 5, log: log)
     }
 
