@@ -54,14 +54,6 @@ public final class TransportEvents: Sendable {
 
     public init() {}
 
-    /// The transport's side, under the name the stream's continuation had:
-    /// a session made with `let (events, continuation) = TransportEvents.makeStream()`
-    /// yields and finishes through `continuation` and hands out `events`.
-    public static func makeStream() -> (events: TransportEvents, continuation: TransportEvents) {
-        let e = TransportEvents()
-        return (e, e)
-    }
-
     // MARK: the transport's side
 
     /// Runs once, when the session ends (its `finish`) or its consumer lets

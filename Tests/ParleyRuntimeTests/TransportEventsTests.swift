@@ -25,69 +25,69 @@ struct TransportEventsTests {
     }
 
     @Test func eventsBeforeTheAttachComeFirstAndInOrder() {
-        let (events, continuation) = TransportEvents.makeStream()
-        continuation.yield(join("a"))
-        continuation.yield(join("b"))
+        let events = TransportEvents()
+        events.yield(join("a"))
+        events.yield(join("b"))
         let got = Collected()
         events.attach(got.add)
-        continuation.yield(join("c"))
-        continuation.finish()
+        events.yield(join("c"))
+        events.finish()
         #expect(got.all == ["a", "b", "c", "end"])
     }
 
     @Test func theFirstEndWinsAndLaterEventsAreDropped() {
-        let (events, continuation) = TransportEvents.makeStream()
+        let events = TransportEvents()
         let terminated = Atomic(0)
-        continuation.onTermination = { terminated.add(1, ordering: .relaxed) }
+        events.onTermination = { terminated.add(1, ordering: .relaxed) }
         let got = Collected()
         events.attach(got.add)
-        continuation.finish(throwing: TransportError(.idle, "silent"))
-        continuation.finish()
-        continuation.yield(join("late"))
+        events.finish(throwing: TransportError(.idle, "silent"))
+        events.finish()
+        events.yield(join("late"))
         #expect(got.all.count == 1)
         #expect(got.all.first?.hasPrefix("end: ") == true)
         #expect(terminated.load(ordering: .relaxed) == 1)
     }
 
     @Test func anEndBeforeTheAttachIsHandedOverAfterTheEarlyEvents() {
-        let (events, continuation) = TransportEvents.makeStream()
-        continuation.yield(join("a"))
-        continuation.finish()
+        let events = TransportEvents()
+        events.yield(join("a"))
+        events.finish()
         let got = Collected()
         events.attach(got.add)
         #expect(got.all == ["a", "end"])
     }
 
     @Test func detachDropsLaterEventsAndTerminatesOnce() {
-        let (events, continuation) = TransportEvents.makeStream()
+        let events = TransportEvents()
         let terminated = Atomic(0)
-        continuation.onTermination = { terminated.add(1, ordering: .relaxed) }
+        events.onTermination = { terminated.add(1, ordering: .relaxed) }
         let got = Collected()
         events.attach(got.add)
-        continuation.yield(join("a"))
+        events.yield(join("a"))
         events.detach()
         events.detach()
-        continuation.yield(join("b"))
-        continuation.finish()
+        events.yield(join("b"))
+        events.finish()
         #expect(got.all == ["a"])
         #expect(terminated.load(ordering: .relaxed) == 1)
     }
 
     @Test func onTerminationSetAfterTheEndRunsAtOnce() {
-        let (_, continuation) = TransportEvents.makeStream()
-        continuation.finish()
+        let events = TransportEvents()
+        events.finish()
         let ran = Atomic(false)
-        continuation.onTermination = { ran.store(true, ordering: .relaxed) }
+        events.onTermination = { ran.store(true, ordering: .relaxed) }
         let didRun = ran.load(ordering: .relaxed)
         #expect(didRun)
     }
 
     @Test func iteratingYieldsTheEventsThenThrowsTheReason() async {
-        let (events, continuation) = TransportEvents.makeStream()
-        continuation.yield(join("a"))
+        let events = TransportEvents()
+        events.yield(join("a"))
         Task {
-            continuation.yield(join("b"))
-            continuation.finish(throwing: TransportError(.closed, "gone"))
+            events.yield(join("b"))
+            events.finish(throwing: TransportError(.closed, "gone"))
         }
         var seen: [TransportEvent] = []
         await #expect(throws: TransportError.self) {
@@ -99,7 +99,7 @@ struct TransportEventsTests {
     /// Four transport threads yield at once: every event reaches the
     /// consumer, each thread's in its order, and never two calls at a time.
     @Test func concurrentYieldsAreHandedOverOneAtATime() async {
-        let (events, continuation) = TransportEvents.makeStream()
+        let events = TransportEvents()
         let inside = Atomic(0)
         let overlaps = Atomic(0)
         let got = Mutex<[Int: [Int]]>([:])
@@ -113,7 +113,7 @@ struct TransportEventsTests {
         }
         let threads = (0..<4).map { t in
             Thread {
-                for i in 0..<500 { continuation.yield(.chat(.join(room: "lobby", user: "\(t):\(i)", time: nil))) }
+                for i in 0..<500 { events.yield(.chat(.join(room: "lobby", user: "\(t):\(i)", time: nil))) }
             }
         }
         threads.forEach { $0.start() }

@@ -61,9 +61,9 @@ public struct RESTTransport: Transport {
     public func connect(resumingAfter cursors: [String: RoomCursor]) async throws -> any TransportSession {
         let account = try await client.ensureLoggedIn()
         let channels = try await RESTChannels.resolve(rooms: rooms, client: client)
-        let (events, continuation) = TransportEvents.makeStream()
+        let events = TransportEvents()
         let gate = RESTGate(feed: RESTFeed(ownUserId: account.userId, known: known.withLockedValue { $0 }),
-                            known: known, continuation: continuation, log: log)
+                            known: known, events: events, log: log)
         let roomOf = Dictionary(channels.map { ($0.namespace(options), $0.room) }, uniquingKeysWith: { a, _ in a })
         let event = options.event
         let settings = EngineIOConnection.Settings(
@@ -76,16 +76,16 @@ public struct RESTTransport: Transport {
                 gate.live(e.arguments.first, room: room)
             case .disconnected(let namespace):
                 guard roomOf[namespace] != nil else { return }
-                continuation.finish(throwing: TransportError(.closed, "the server disconnected namespace \(namespace)"))
+                events.finish(throwing: TransportError(.closed, "the server disconnected namespace \(namespace)"))
             case .refused(let namespace, let message):
                 guard roomOf[namespace] != nil else { return }
-                continuation.finish(throwing: TransportError(.closed, "the server refused namespace \(namespace): \(message)"))
+                events.finish(throwing: TransportError(.closed, "the server refused namespace \(namespace): \(message)"))
             }
         }, ended: { [client] error in
             if error?.kind == .idle { client.freshConnections() }
-            if let error { continuation.finish(throwing: error) } else { continuation.finish() }
+            if let error { events.finish(throwing: error) } else { events.finish() }
         }, log: log)
-        continuation.onTermination = { socket.abort() }
+        events.onTermination = { socket.abort() }
         do {
             for c in channels {
                 do {
@@ -102,7 +102,7 @@ public struct RESTTransport: Transport {
             throw error
         }
         gate.goLive()
-        return RESTSession(client: client, socket: socket, events: events, continuation: continuation,
+        return RESTSession(client: client, socket: socket, events: events,
                            channels: Dictionary(channels.map { ($0.room, $0) }, uniquingKeysWith: { a, _ in a }))
     }
 
@@ -155,14 +155,14 @@ final class RESTGate: Sendable {
 
     private let state: NIOLockedValueBox<State>
     private let known: NIOLockedValueBox<[String: Set<String>]>
-    private let continuation: TransportEvents
+    private let events: TransportEvents
     private let log: @Sendable (String) -> Void
 
     init(feed: RESTFeed, known: NIOLockedValueBox<[String: Set<String>]>,
-         continuation: TransportEvents, log: @escaping @Sendable (String) -> Void) {
+         events: TransportEvents, log: @escaping @Sendable (String) -> Void) {
         state = NIOLockedValueBox(State(feed: feed))
         self.known = known
-        self.continuation = continuation
+        self.events = events
         self.log = log
     }
 
@@ -190,7 +190,7 @@ final class RESTGate: Sendable {
         state.withLockedValue { s in
             s.feed.backfilled(all, room: room)
             known.withLockedValue { $0 = s.feed.known }
-            continuation.yield(.backfill(room: room, messages: kept.map { $0.message(room: room) }, through: through))
+            events.yield(.backfill(room: room, messages: kept.map { $0.message(room: room) }, through: through))
         }
     }
 
@@ -213,10 +213,10 @@ final class RESTGate: Sendable {
         }
     }
 
-    private func yield(_ events: [BotEvent], feed: RESTFeed) {
-        for e in events {
+    private func yield(_ chats: [BotEvent], feed: RESTFeed) {
+        for e in chats {
             if case .join = e { known.withLockedValue { $0 = feed.known } }
-            continuation.yield(.chat(e))
+            events.yield(.chat(e))
         }
     }
 }
@@ -226,15 +226,12 @@ final class RESTSession: TransportSession {
     let events: TransportEvents
     private let client: RESTClient
     let socket: SocketIOClient
-    private let continuation: TransportEvents
     private let channels: [String: RESTChannel]
 
-    init(client: RESTClient, socket: SocketIOClient, events: TransportEvents,
-         continuation: TransportEvents, channels: [String: RESTChannel]) {
+    init(client: RESTClient, socket: SocketIOClient, events: TransportEvents, channels: [String: RESTChannel]) {
         self.client = client
         self.socket = socket
         self.events = events
-        self.continuation = continuation
         self.channels = channels
     }
 
@@ -254,10 +251,10 @@ final class RESTSession: TransportSession {
         } catch let e as TransportError where e.kind == .refused {
             throw e
         } catch let e as TransportError where e.kind == .kicked {
-            continuation.yield(.kicked(e.message))
+            events.yield(.kicked(e.message))
             throw e
         } catch {
-            continuation.finish(throwing: error)
+            events.finish(throwing: error)
             throw error
         }
     }
@@ -267,11 +264,11 @@ final class RESTSession: TransportSession {
 
     func leave() async {
         socket.close()
-        continuation.finish()
+        events.finish()
     }
 
     func close() async {
         socket.abort()
-        continuation.finish()
+        events.finish()
     }
 }

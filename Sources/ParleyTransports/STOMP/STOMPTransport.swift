@@ -52,7 +52,7 @@ public struct STOMPTransport: Transport {
 
     public func connect() async throws -> any TransportSession {
         let target = try await resolve()
-        let (events, continuation) = TransportEvents.makeStream()
+        let events = TransportEvents()
         let mapper = STOMPChatMapper(options: options, botName: name)
         // Subscription id → room; the kick subscription has no room.
         var subscriptions: [(id: String, destination: String, room: String?)] = rooms.enumerated().map {
@@ -73,18 +73,18 @@ public struct STOMPTransport: Transport {
                 return
             }
             guard let room = entry else {
-                continuation.yield(.kicked(mapper.kickReason(frame)))
+                events.yield(.kicked(mapper.kickReason(frame)))
                 return
             }
             switch mapper.map(frame, room: room) {
-            case .success(let event?): continuation.yield(event)
+            case .success(let event?): events.yield(event)
             case .success(nil): break
             case .failure(let e): log("stomp: dropped a message: \(e.message)")
             }
         }, ended: { error in
-            if let error { continuation.finish(throwing: error) } else { continuation.finish() }
+            if let error { events.finish(throwing: error) } else { events.finish() }
         }, log: log)
-        continuation.onTermination = { client.abort() }
+        events.onTermination = { client.abort() }
         do {
             for s in subscriptions {
                 try await client.request(STOMPFrame("SUBSCRIBE", [("id", s.id), ("destination", s.destination), ("ack", "auto")]),

@@ -62,7 +62,7 @@ public struct SocketIOTransport: Transport {
     }
 
     public func connect() async throws -> any TransportSession {
-        let (events, continuation) = TransportEvents.makeStream()
+        let events = TransportEvents()
         let rooms = Dictionary(namespaces.map { ($0.namespace, $0.room) }, uniquingKeysWith: { a, _ in a })
         let mapper = NIOLockedValueBox(SocketChatMapper(events: options.events, botName: name))
         let log = self.log
@@ -73,20 +73,20 @@ public struct SocketIOTransport: Transport {
             switch notice {
             case .event(let e):
                 guard let room = rooms[e.namespace] else { return }
-                for chat in mapper.withLockedValue({ $0.map(e.name, e.arguments, room: room) }) { continuation.yield(.chat(chat)) }
+                for chat in mapper.withLockedValue({ $0.map(e.name, e.arguments, room: room) }) { events.yield(.chat(chat)) }
             // Packets for a namespace the bot never joined are not about it (the JS client ignores them too).
             case .disconnected(let namespace):
                 guard rooms[namespace] != nil else { return }
-                continuation.yield(.kicked("the server disconnected the bot from namespace \(namespace)"))
+                events.yield(.kicked("the server disconnected the bot from namespace \(namespace)"))
             case .refused(let namespace, let message):
                 guard rooms[namespace] != nil else { return }
-                continuation.finish(throwing: TransportError(.closed, "the server refused namespace \(namespace): \(message)"))
+                events.finish(throwing: TransportError(.closed, "the server refused namespace \(namespace): \(message)"))
             }
         }, ended: { error in
-            if let error { continuation.finish(throwing: error) } else { continuation.finish() }
+            if let error { events.finish(throwing: error) } else { events.finish() }
         }, log: log)
         // However the stream ends (a refusal, a lost link, the consumer gone), the link goes with it.
-        continuation.onTermination = { client.abort() }
+        events.onTermination = { client.abort() }
         do {
             let auth: JSONValue? = options.auth.map { a in .object(a.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }) }
             for (namespace, _) in namespaces {

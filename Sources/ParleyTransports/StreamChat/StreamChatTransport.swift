@@ -50,7 +50,7 @@ public struct StreamChatTransport: Transport {
         if let problem = StreamChat.checkName(name) {
             throw TransportError(.refused, "the name '\(name)' cannot be used on StreamChat: \(problem)")
         }
-        let (events, continuation) = TransportEvents.makeStream()
+        let events = TransportEvents()
         let leaving = NIOLockedValueBox(false)
         let echoes = EchoWaiters()
         let name = self.name
@@ -65,14 +65,14 @@ public struct StreamChatTransport: Transport {
                         try ops.addHandler(IdleStateHandler(readTimeout: .milliseconds(Int64(options.idleTimeout * 1000))))
                     }
                     try ops.addHandler(StreamChatClientHandler(
-                        continuation: continuation, leaving: leaving, echoes: echoes, name: name, options: options, log: log))
+                        events: events, leaving: leaving, echoes: echoes, name: name, options: options, log: log))
                 }
             }
         let channel: Channel
         do {
             channel = try await bootstrap.connect(host: host, port: port).get()
         } catch {
-            continuation.finish()
+            events.finish()
             throw TransportError(.connect, "cannot connect to StreamChat server \(host):\(port): \(error)")
         }
         do {
@@ -228,7 +228,7 @@ final class StreamChatClientHandler: ChannelInboundHandler, RemovableChannelHand
 
     static let maxLineBytes = 65_536
 
-    private let continuation: TransportEvents
+    private let events: TransportEvents
     private let leaving: NIOLockedValueBox<Bool>
     private let echoes: EchoWaiters
     /// The bot's own name: its messages coming back are the echoes its sends wait for.
@@ -239,9 +239,9 @@ final class StreamChatClientHandler: ChannelInboundHandler, RemovableChannelHand
     private var flushTask: Scheduled<Void>?
     private var finished = false
 
-    init(continuation: TransportEvents, leaving: NIOLockedValueBox<Bool>,
+    init(events: TransportEvents, leaving: NIOLockedValueBox<Bool>,
          echoes: EchoWaiters, name: String, options: StreamChatOptions, log: @escaping @Sendable (String) -> Void) {
-        self.continuation = continuation
+        self.events = events
         self.leaving = leaving
         self.echoes = echoes
         self.name = name
@@ -274,11 +274,11 @@ final class StreamChatClientHandler: ChannelInboundHandler, RemovableChannelHand
         }
         let room = StreamChat.room
         switch parsed {
-        case .joined(let user): continuation.yield(.chat(.join(room: room, user: user, time: nil)))
-        case .left(let user): continuation.yield(.chat(.leave(room: room, user: user, time: nil)))
+        case .joined(let user): events.yield(.chat(.join(room: room, user: user, time: nil)))
+        case .left(let user): events.yield(.chat(.leave(room: room, user: user, time: nil)))
         case .message(let user, let text):
             if user == name { echoes.echoed() }
-            continuation.yield(.chat(.message(ChatMessage(room: room, user: user, text: text))))
+            events.yield(.chat(.message(ChatMessage(room: room, user: user, text: text))))
         }
     }
 
@@ -313,6 +313,6 @@ final class StreamChatClientHandler: ChannelInboundHandler, RemovableChannelHand
         guard !finished else { return }
         finished = true
         echoes.end(error ?? TransportError(.closed, "the link closed before the echo came back"))
-        if let error { continuation.finish(throwing: error) } else { continuation.finish() }
+        if let error { events.finish(throwing: error) } else { events.finish() }
     }
 }
