@@ -90,11 +90,14 @@ final class WebSocketConnection: Sendable {
         do {
             upgradeResult = try await ClientBootstrap.forChat(connectTimeout: timeout)
                 .connect(host: target.host, port: target.port) { channel in
-                    channel.eventLoop.scheduleTask(in: .milliseconds(Int64(timeout * 1000))) {
+                    let timer = channel.eventLoop.scheduleTask(in: .milliseconds(Int64(timeout * 1000))) {
                         guard !answered.withLockedValue({ $0 }) else { return }
                         timedOut.withLockedValue { $0 = true }
                         channel.close(promise: nil)
                     }
+                    // Cancelled once the server answers or the channel closes: a
+                    // pending timer holds the channel for the whole timeout.
+                    channel.closeFuture.whenComplete { _ in timer.cancel() }
                     return channel.eventLoop.makeCompletedFuture {
                         if let sslContext {
                             let handler = try NIOSSLClientHandler(context: sslContext, serverHostname: target.host.isIPAddress ? nil : target.host)
@@ -103,6 +106,7 @@ final class WebSocketConnection: Sendable {
                         let upgrader = NIOTypedWebSocketClientUpgrader<Upgrade>(maxFrameSize: frameLimit) { channel, _ in
                             channel.eventLoop.makeCompletedFuture {
                                 answered.withLockedValue { $0 = true }
+                                timer.cancel()
                                 let ops = channel.pipeline.syncOperations
                                 try ops.addHandler(NIOWebSocketFrameAggregator(
                                     minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 100_000, maxAccumulatedFrameSize: frameLimit))
@@ -114,6 +118,7 @@ final class WebSocketConnection: Sendable {
                             upgradeRequestHead: requestHead, upgraders: [upgrader],
                             notUpgradingCompletionHandler: { channel in
                                 answered.withLockedValue { $0 = true }
+                                timer.cancel()
                                 channel.close(promise: nil)
                                 return channel.eventLoop.makeSucceededFuture(.refused)
                             })
