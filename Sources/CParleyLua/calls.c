@@ -271,16 +271,66 @@ static int dispatch_fn(lua_State *L) {
     return 0;
 }
 
-int parley_dispatch(lua_State *L, const char *kind, size_t kind_len,
-                    const uint8_t *event, size_t event_len,
-                    const uint8_t *drops, size_t drops_len) {
+/* Runs a dispatch function once the VM is known to be set up. */
+static int run_dispatch(lua_State *L, lua_CFunction f, void *args) {
     parley_ctx *c = parley_ctx_of(L);
     if (c->dispatch_ref == LUA_NOREF) {
         copy_error(c, "plugin VM was not set up", 24);
         return PARLEY_ERR_RUNTIME;
     }
+    return run_protected(L, f, args, NULL);
+}
+
+int parley_dispatch(lua_State *L, const char *kind, size_t kind_len,
+                    const uint8_t *event, size_t event_len,
+                    const uint8_t *drops, size_t drops_len) {
     dispatch_args a = {kind, kind_len, event, event_len, drops, drops_len};
-    return run_protected(L, dispatch_fn, &a, NULL);
+    return run_dispatch(L, dispatch_fn, &a);
+}
+
+typedef struct message_args {
+    const parley_message *m;
+    const uint8_t *drops;
+    size_t drops_len;
+} message_args;
+
+static int dispatch_message_fn(lua_State *L) {
+    message_args *a = lua_touserdata(L, 1);
+    const parley_message *m = a->m;
+    parley_ctx *c = parley_ctx_of(L);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, c->dispatch_ref);
+    c->host_mode++;
+    lua_pushliteral(L, "message");
+    lua_createtable(L, 0, m->replayed ? 6 : 5);
+    lua_pushlstring(L, m->room, m->room_len);
+    lua_setfield(L, -2, "room");
+    lua_pushlstring(L, m->user, m->user_len);
+    lua_setfield(L, -2, "user");
+    lua_pushlstring(L, m->text, m->text_len);
+    lua_setfield(L, -2, "text");
+    lua_pushlstring(L, m->id, m->id_len);
+    lua_setfield(L, -2, "id");
+    lua_pushnumber(L, m->time);
+    lua_setfield(L, -2, "time");
+    if (m->replayed) {
+        lua_pushboolean(L, 1);
+        lua_setfield(L, -2, "replayed");
+    }
+    if (c->metatables_ref != LUA_NOREF) {
+        lua_rawgeti(L, LUA_REGISTRYINDEX, c->metatables_ref);
+        if (lua_getfield(L, -1, "message") == LUA_TTABLE) lua_setmetatable(L, -3);
+        else lua_pop(L, 1);
+        lua_pop(L, 1);
+    }
+    push_encoded_or_nil(L, a->drops, a->drops_len);
+    c->host_mode--;
+    lua_call(L, 3, 0);
+    return 0;
+}
+
+int parley_dispatch_message(lua_State *L, const parley_message *m, const uint8_t *drops, size_t drops_len) {
+    message_args a = {m, drops, drops_len};
+    return run_dispatch(L, dispatch_message_fn, &a);
 }
 
 static int dump_writer(lua_State *L, const void *p, size_t sz, void *ud) {

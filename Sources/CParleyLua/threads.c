@@ -2,7 +2,9 @@
  * OS thread names for the Lua threads (pthread_setname_np is a GNU extension
  * that Swift's Glibc module does not expose).
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <pthread.h>
 #include <string.h>
 

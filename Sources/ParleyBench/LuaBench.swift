@@ -68,9 +68,8 @@ enum LuaBench {
     /// One event through the VM path; true when the plugin sent.
     @inline(__always)
     static func oneEvent(_ vm: PluginVM) -> Bool {
-        let (failure, actions) = vm.dispatch(kind: "message", now: 1_767_225_600) { w in
-            PreludeAccess.writeMessage(&w, room: "lobby", user: "alice", text: "hello world", id: "m1", time: 1_767_225_600)
-        }
+        let (failure, actions) = vm.dispatchMessage(room: "lobby", user: "alice", text: "hello world", id: "m1",
+                                                    time: 1_767_225_600, now: 1_767_225_600)
         if failure == nil, case .send? = actions.first { return true }
         return false
     }

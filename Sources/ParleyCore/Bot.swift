@@ -246,8 +246,9 @@ public final class Bot: PluginServices {
             // A server id moves the room's last-seen cursor, in the same record.
             try store.appendReceived(room: m.room, id: id, user: m.user, text: m.text, time: time, lastSeen: m.id != nil)
             for p in plugins where p.listens(.message) {
-                out += try deliver(to: p, kind: "message") { w in
-                    Bot.writeMessage(&w, room: m.room, user: m.user, text: m.text, id: id, time: time, replayed: m.replayed)
+                out += try run(p) { vm, drops in
+                    vm.dispatchMessage(room: m.room, user: m.user, text: m.text, id: id, time: time,
+                                       replayed: m.replayed, now: now, drops: drops)
                 }
             }
             return out
@@ -373,19 +374,6 @@ public final class Bot: PluginServices {
         return out
     }
 
-    /// `replayed` is only written when true: plugins test `msg.replayed`, and
-    /// live messages (nearly all of them) stay one field smaller.
-    static func writeMessage(_ w: inout ValueWriter, room: String, user: String, text: String, id: String, time: Double,
-                             replayed: Bool = false) {
-        w.beginTable(array: 0, pairs: replayed ? 6 : 5)
-        w.key(.room); w.write(room)
-        w.key(.user); w.write(user)
-        w.key(.text); w.write(text)
-        w.key(.id); w.write(id)
-        w.key(.time); w.write(time)
-        if replayed { w.key(.replayed); w.write(true) }
-    }
-
     func rosterEntries(room: String) -> [RosterEntry] {
         (rosters[room] ?? [:]).map { RosterEntry(user: $0.key, online: $0.value) }.sorted { $0.user < $1.user }
     }
@@ -409,8 +397,15 @@ public final class Bot: PluginServices {
     /// `fired`: the bot's own timer bookkeeping, saved whether or not the handler succeeds.
     private func deliver(to p: Plugin, kind: String, fired: [TimerChange] = [],
                          write: (inout ValueWriter) -> Void) throws(StoreError) -> [BotAction] {
+        try run(p, fired: fired) { vm, drops in vm.dispatch(kind: kind, now: now, drops: drops, write: write) }
+    }
+
+    /// One handler invocation: begin the event, hand it to the VM with the
+    /// timer ids it may forget, settle the outcome.
+    private func run(_ p: Plugin, fired: [TimerChange] = [],
+                     dispatch: (PluginVM, [Int64]) -> (PluginFailure?, [VMAction])) throws(StoreError) -> [BotAction] {
         p.beginEvent()
-        let (failure, actions) = p.vm.dispatch(kind: kind, now: now, drops: p.takeDrops(), write: write)
+        let (failure, actions) = dispatch(p.vm, p.takeDrops())
         return try settle(p, failure: failure, actions: actions, fired: fired)
     }
 

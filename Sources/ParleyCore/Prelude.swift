@@ -218,9 +218,4 @@ public enum PreludeAccess {
     public static var source: String { Prelude.source }
     public static var hostFunctions: [String: Int32] { HostFunction.table }
     public static var commonStrings: [String] { EventKey.names }
-
-    /// A message event table exactly as the bot writes it.
-    public static func writeMessage(_ w: inout ValueWriter, room: String, user: String, text: String, id: String, time: Double) {
-        Bot.writeMessage(&w, room: room, user: user, text: text, id: id, time: time)
-    }
 }

@@ -179,11 +179,7 @@ public final class PluginVM {
         defer { swap(&eventWriter, &self.eventWriter) }
         eventWriter.reset()
         write(&eventWriter)
-        dropsWriter.reset()
-        if !drops.isEmpty {
-            dropsWriter.beginTable(array: drops.count, pairs: 0)
-            for id in drops { dropsWriter.write(id) }
-        }
+        writeDrops(drops)
         parley_event_begin(L, now)
         var kind = kind
         let status = kind.withUTF8 { k in
@@ -198,6 +194,46 @@ public final class PluginVM {
             }
         }
         return finish(L, status)
+    }
+
+    /// Delivers one chat message. The fields go to C as they are and C builds
+    /// the event table (`parley_dispatch_message`): no encoding here and
+    /// decoding there on the path every line a room hears takes.
+    public func dispatchMessage(room: String, user: String, text: String, id: String, time: Double,
+                                replayed: Bool = false, now: Double, drops: [Int64] = []) -> (PluginFailure?, [VMAction]) {
+        guard let L = state else { return (PluginFailure(.runtime, "VM closed"), []) }
+        writeDrops(drops)
+        parley_event_begin(L, now)
+        var room = room, user = user, text = text, id = id
+        let status = room.withUTF8 { r in
+            user.withUTF8 { u in
+                text.withUTF8 { t in
+                    id.withUTF8 { i in
+                        var m = parley_message(
+                            room: Self.chars(r), room_len: r.count, user: Self.chars(u), user_len: u.count,
+                            text: Self.chars(t), text_len: t.count, id: Self.chars(i), id_len: i.count,
+                            time: time, replayed: replayed ? 1 : 0)
+                        return dropsWriter.withUnsafeBytes { dr in
+                            parley_dispatch_message(L, &m, dr.baseAddress?.assumingMemoryBound(to: UInt8.self), dr.count)
+                        }
+                    }
+                }
+            }
+        }
+        return finish(L, status)
+    }
+
+    /// The timer ids whose Lua callbacks can be forgotten, as the dispatcher's third argument (none: nil).
+    private func writeDrops(_ drops: [Int64]) {
+        dropsWriter.reset()
+        guard !drops.isEmpty else { return }
+        dropsWriter.beginTable(array: drops.count, pairs: 0)
+        for id in drops { dropsWriter.write(id) }
+    }
+
+    @inline(__always)
+    private static func chars(_ b: UnsafeBufferPointer<UInt8>) -> UnsafePointer<CChar>? {
+        b.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) }
     }
 
     /// Sends of this plugin still waiting in the bot's outbox; set before

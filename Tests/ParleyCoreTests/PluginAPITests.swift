@@ -14,6 +14,31 @@ struct PluginAPITests {
         #expect(texts(try await run(plugins: [("p", p)], script: script)) == ["r1|bob|hi|x7|100.0"])
     }
 
+    /// The message table C builds has exactly its fields (`replayed` only
+    /// when set), binary-safe text, a float time, and `reply`'s metatable.
+    @Test func aMessageTableHasExactlyItsFields() async throws {
+        let p = #"""
+        bot.on("message", function(m)
+          local keys = {}
+          for k in pairs(m) do keys[#keys + 1] = k end
+          table.sort(keys)
+          m:reply(table.concat(keys, ",") .. "|" .. #m.text .. "|" .. math.type(m.time) .. "|" .. tostring(m.replayed))
+        end)
+        """#
+        let script = #"{"type":"message","room":"r1","user":"bob","text":"a\u0000b","id":"x7","time":100}"#
+        let got = texts(try await run(plugins: [("p", p)], script: script))
+        #expect(got == ["id,room,text,time,user|3|float|nil"])
+
+        // A replayed one (catch-up), straight through the VM as the bot hands it over.
+        let vm = try PluginVM(setup: VMSetup(prelude: PreludeAccess.source, botName: "parley",
+                                             hostFunctions: PreludeAccess.hostFunctions, commonStrings: PreludeAccess.commonStrings),
+                              limits: PluginLimits())
+        #expect(vm.load(source: Array(p.utf8), chunkName: "p", now: 0).0 == nil)
+        let (failure, actions) = vm.dispatchMessage(room: "r1", user: "bob", text: "hi", id: "x8", time: 101, replayed: true, now: 101)
+        #expect(failure == nil)
+        #expect(actions == [.send(room: "r1", text: "id,replayed,room,text,time,user|2|float|true")])
+    }
+
     @Test func hearPassesCapturesAfterTheMessage() async throws {
         let p = #"bot.hear("(%d+)%s*%+%s*(%d+)", function(m, a, b) m:reply(tostring(tonumber(a) + tonumber(b))) end)"#
         #expect(texts(try await run(plugins: [("p", p)], script: message("what is 2 + 40?"))) == ["42"])

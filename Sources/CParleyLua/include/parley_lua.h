@@ -223,6 +223,25 @@ int parley_dispatch(lua_State *L, const char *kind, size_t kind_len,
                     const uint8_t *event, size_t event_len,
                     const uint8_t *drops, size_t drops_len);
 
+/* A chat message's fields, read in place from the host's strings. */
+typedef struct parley_message {
+    const char *room; size_t room_len;
+    const char *user; size_t user_len;
+    const char *text; size_t text_len;
+    const char *id; size_t id_len;
+    double time;
+    int replayed;
+} parley_message;
+
+/*
+ * Deliver one message: like parley_dispatch with kind "message", but the
+ * event table is built here from the fields (room, user, text, id, time, and
+ * replayed only when set), as Lua's own table constructor would, instead of
+ * being encoded by the host and decoded again. Messages are the hot path:
+ * every line a room hears reaches every plugin that listens.
+ */
+int parley_dispatch_message(lua_State *L, const parley_message *m, const uint8_t *drops, size_t drops_len);
+
 /* Bytes currently allocated by the state. */
 size_t parley_mem_used(lua_State *L);
 
