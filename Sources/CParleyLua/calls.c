@@ -250,14 +250,12 @@ static void push_encoded_or_nil(lua_State *L, const uint8_t *data, size_t len) {
     if (parley_push_decoded(L, &p, data + len)) luaL_error(L, "internal error: malformed event");
 }
 
-static int dispatch_fn(lua_State *L) {
-    dispatch_args *a = lua_touserdata(L, 1);
-    parley_ctx *c = parley_ctx_of(L);
-    lua_rawgeti(L, LUA_REGISTRYINDEX, c->dispatch_ref);
-    c->host_mode++;
-    lua_pushlstring(L, a->kind, a->kind_len);
-    push_encoded_or_nil(L, a->event, a->event_len);
-    /* Event tables get their kind's metatable (msg:reply) without a Lua call. */
+/*
+ * With the dispatcher, the kind and the event on the stack: gives an event
+ * table its kind's metatable (msg:reply) without a Lua call, pushes the
+ * drops, leaves host mode and calls the dispatcher.
+ */
+static int call_dispatcher(lua_State *L, parley_ctx *c, const uint8_t *drops, size_t drops_len) {
     if (c->metatables_ref != LUA_NOREF && lua_istable(L, -1)) {
         lua_rawgeti(L, LUA_REGISTRYINDEX, c->metatables_ref);
         lua_pushvalue(L, -3);
@@ -265,10 +263,20 @@ static int dispatch_fn(lua_State *L) {
         else lua_pop(L, 1);
         lua_pop(L, 1);
     }
-    push_encoded_or_nil(L, a->drops, a->drops_len);
+    push_encoded_or_nil(L, drops, drops_len);
     c->host_mode--;
     lua_call(L, 3, 0);
     return 0;
+}
+
+static int dispatch_fn(lua_State *L) {
+    dispatch_args *a = lua_touserdata(L, 1);
+    parley_ctx *c = parley_ctx_of(L);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, c->dispatch_ref);
+    c->host_mode++;
+    lua_pushlstring(L, a->kind, a->kind_len);
+    push_encoded_or_nil(L, a->event, a->event_len);
+    return call_dispatcher(L, c, a->drops, a->drops_len);
 }
 
 /* Runs a dispatch function once the VM is known to be set up. */
@@ -316,16 +324,7 @@ static int dispatch_message_fn(lua_State *L) {
         lua_pushboolean(L, 1);
         lua_setfield(L, -2, "replayed");
     }
-    if (c->metatables_ref != LUA_NOREF) {
-        lua_rawgeti(L, LUA_REGISTRYINDEX, c->metatables_ref);
-        if (lua_getfield(L, -1, "message") == LUA_TTABLE) lua_setmetatable(L, -3);
-        else lua_pop(L, 1);
-        lua_pop(L, 1);
-    }
-    push_encoded_or_nil(L, a->drops, a->drops_len);
-    c->host_mode--;
-    lua_call(L, 3, 0);
-    return 0;
+    return call_dispatcher(L, c, a->drops, a->drops_len);
 }
 
 int parley_dispatch_message(lua_State *L, const parley_message *m, const uint8_t *drops, size_t drops_len) {
