@@ -88,7 +88,7 @@ static int run_protected(lua_State *L, lua_CFunction f, void *arg, int *syntax) 
         if (c->tripped) result = PARLEY_ERR_BUDGET;
         else if (syntax && *syntax) result = PARLEY_ERR_SYNTAX;
         else if (status == LUA_ERRMEM ||
-                 (c->mem_failed && c->last_error && strstr(c->last_error, "not enough memory") != NULL))
+                 (c->mem_failed && strstr(s, "not enough memory") != NULL))
             result = PARLEY_ERR_MEMORY;
         else result = PARLEY_ERR_RUNTIME;
     } else if (c->tripped) {

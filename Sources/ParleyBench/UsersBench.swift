@@ -57,7 +57,7 @@ enum UsersBench {
         for n in counts {
             let bare = try child(["bare", String(n)]).first ?? .nan
             let f = try child(["bots", String(n), String(steadySeconds)])
-            guard f.count == 8 else { throw BenchError("the users child printed \(f.count) figures, wanted 8") }
+            guard f.count == 7 else { throw BenchError("the users child printed \(f.count) figures, wanted 7") }
             let r = Result(users: n, rssPerUserKiB: f[0], messagesPerSecond: f[1], deliveriesPerSecond: f[2],
                            greetP50: f[3], greetP99: f[4], greeted: Int(f[5]), serverRSSMiB: f[6])
             print(String(format: "%6d  %6.1f KiB  %5.1f KiB  %5.1fx  %7.1f  %12.0f  %7.1f ms  %8.1f ms  %7d  %7.1f MiB",
@@ -86,7 +86,7 @@ enum UsersBench {
         case "bots":
             let r = try await measure(users: n, steadySeconds: arguments.count > 2 ? Double(arguments[2]) ?? 5 : 5)
             say([r.rssPerUserKiB, r.messagesPerSecond, r.deliveriesPerSecond, r.greetP50, r.greetP99, Double(r.greeted),
-                   r.serverRSSMiB, Double(r.users)].map { String($0) }.joined(separator: " "))
+                 r.serverRSSMiB].map { String($0) }.joined(separator: " "))
         default:
             throw BenchError("--users-child bare N | bots N SECONDS")
         }

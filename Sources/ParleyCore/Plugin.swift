@@ -42,13 +42,6 @@ final class Plugin: HostFunctions {
     unowned let services: PluginServices
 
     var isDisabled = false
-
-    /// Whether an event of this kind goes to the plugin: it is enabled and a
-    /// handler listens (see `EventInterest`). A skipped event does not touch
-    /// the VM, so it neither resets nor adds to the failure streak.
-    func listens(_ interest: EventInterest) -> Bool {
-        !isDisabled && vm.wants & interest.rawValue != 0
-    }
     var consecutiveFailures = 0
 
     // Timers that are scheduled (committed); ids are this plugin's own.
@@ -76,6 +69,13 @@ final class Plugin: HostFunctions {
     /// Quota refusals decided in Swift, reported once per kind per event.
     private(set) var quotaReports: [String] = []
     private var quotaKinds: Set<String> = []
+
+    /// Whether an event of this kind goes to the plugin: it is enabled and a
+    /// handler listens (see `EventInterest`). A skipped event does not touch
+    /// the VM, so it neither resets nor adds to the failure streak.
+    func listens(_ interest: EventInterest) -> Bool {
+        !isDisabled && vm.wants & interest.rawValue != 0
+    }
 
     init(name: String, vm: PluginVM, limits: PluginLimits, services: PluginServices) {
         self.name = name
@@ -388,7 +388,7 @@ struct PendingTimer {
 /// Field names of event tables, sent to the VM once and then by index
 /// (`ValueWriter.writeCommon`), so building an event hashes no key strings.
 enum EventKey: UInt8, CaseIterable {
-    case room, user, text, id, time, on, state, users, online, once, name, data, replayed
+    case room, user, text, id, time, on, state, users, online, once, name, data
 
     static let names: [String] = allCases.map { "\($0)" }
 }

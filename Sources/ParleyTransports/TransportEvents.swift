@@ -79,12 +79,11 @@ public final class TransportEvents: Sendable {
     }
 
     /// Ends the session cleanly (the bot left).
-    public func finish() { end(nil) }
+    public func finish() { finish(throwing: nil) }
 
-    /// Ends the session with the reason its link was lost.
-    public func finish(throwing error: any Error) { end(error) }
-
-    private func end(_ error: (any Error)?) {
+    /// Ends the session with the reason its link was lost; nil: a clean end
+    /// (so a link's `ended(error?)` callback passes its error straight on).
+    public func finish(throwing error: (any Error)?) {
         let terminate = state.withLock { s -> (@Sendable () -> Void)? in
             guard s.end == nil, !s.detached else { return nil }
             s.end = .some(error)

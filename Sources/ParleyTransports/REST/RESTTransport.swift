@@ -83,7 +83,7 @@ public struct RESTTransport: Transport {
             }
         }, ended: { [client] error in
             if error?.kind == .idle { client.freshConnections() }
-            if let error { events.finish(throwing: error) } else { events.finish() }
+            events.finish(throwing: error)
         }, log: log)
         events.onTermination = { socket.abort() }
         do {

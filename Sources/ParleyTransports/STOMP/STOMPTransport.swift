@@ -82,7 +82,7 @@ public struct STOMPTransport: Transport {
             case .failure(let e): log("stomp: dropped a message: \(e.message)")
             }
         }, ended: { error in
-            if let error { events.finish(throwing: error) } else { events.finish() }
+            events.finish(throwing: error)
         }, log: log)
         events.onTermination = { client.abort() }
         do {

@@ -83,9 +83,9 @@ public struct SocketIOTransport: Transport {
                 events.finish(throwing: TransportError(.closed, "the server refused namespace \(namespace): \(message)"))
             }
         }, ended: { error in
-            if let error { events.finish(throwing: error) } else { events.finish() }
+            events.finish(throwing: error)
         }, log: log)
-        // However the stream ends (a refusal, a lost link, the consumer gone), the link goes with it.
+        // However the session ends (a refusal, a lost link, the consumer gone), the link goes with it.
         events.onTermination = { client.abort() }
         do {
             let auth: JSONValue? = options.auth.map { a in .object(a.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }) }

@@ -313,6 +313,6 @@ final class StreamChatClientHandler: ChannelInboundHandler, RemovableChannelHand
         guard !finished else { return }
         finished = true
         echoes.end(error ?? TransportError(.closed, "the link closed before the echo came back"))
-        if let error { events.finish(throwing: error) } else { events.finish() }
+        events.finish(throwing: error)
     }
 }
