@@ -145,7 +145,7 @@ static int setup_fn(lua_State *L) {
     lua_pushvalue(L, natives);
     lua_pushvalue(L, setup);
     lua_call(L, 2, 2);
-    if (lua_istable(L, -1)) c->metatables_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    if (lua_isfunction(L, -1)) c->message_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     else lua_pop(L, 1);
     if (!lua_isfunction(L, -1)) return luaL_error(L, "prelude did not return a dispatcher");
     c->dispatch_ref = luaL_ref(L, LUA_REGISTRYINDEX);
@@ -169,7 +169,9 @@ lua_State *parley_state_new(size_t mem_cap, void *host, parley_host_fn host_fn,
     c->host_fn = host_fn;
     c->dispatch_ref = LUA_NOREF;
     c->keys_ref = LUA_NOREF;
-    c->metatables_ref = LUA_NOREF;
+    c->message_ref = LUA_NOREF;
+    c->room_cache.ref = LUA_NOREF;
+    c->user_cache.ref = LUA_NOREF;
     lua_State *L = parley_state_alloc(c);
     if (L == NULL) {
         free(c);
@@ -250,25 +252,6 @@ static void push_encoded_or_nil(lua_State *L, const uint8_t *data, size_t len) {
     if (parley_push_decoded(L, &p, data + len)) luaL_error(L, "internal error: malformed event");
 }
 
-/*
- * With the dispatcher, the kind and the event on the stack: gives an event
- * table its kind's metatable (msg:reply) without a Lua call, pushes the
- * drops, leaves host mode and calls the dispatcher.
- */
-static int call_dispatcher(lua_State *L, parley_ctx *c, const uint8_t *drops, size_t drops_len) {
-    if (c->metatables_ref != LUA_NOREF && lua_istable(L, -1)) {
-        lua_rawgeti(L, LUA_REGISTRYINDEX, c->metatables_ref);
-        lua_pushvalue(L, -3);
-        if (lua_rawget(L, -2) == LUA_TTABLE) lua_setmetatable(L, -3);
-        else lua_pop(L, 1);
-        lua_pop(L, 1);
-    }
-    push_encoded_or_nil(L, drops, drops_len);
-    c->host_mode--;
-    lua_call(L, 3, 0);
-    return 0;
-}
-
 static int dispatch_fn(lua_State *L) {
     dispatch_args *a = lua_touserdata(L, 1);
     parley_ctx *c = parley_ctx_of(L);
@@ -276,7 +259,10 @@ static int dispatch_fn(lua_State *L) {
     c->host_mode++;
     lua_pushlstring(L, a->kind, a->kind_len);
     push_encoded_or_nil(L, a->event, a->event_len);
-    return call_dispatcher(L, c, a->drops, a->drops_len);
+    push_encoded_or_nil(L, a->drops, a->drops_len);
+    c->host_mode--;
+    lua_call(L, 3, 0);
+    return 0;
 }
 
 /* Runs a dispatch function once the VM is known to be set up. */
@@ -302,29 +288,38 @@ typedef struct message_args {
     size_t drops_len;
 } message_args;
 
+/* Pushes a message field, reusing the string of the last one when the bytes are the same. */
+static void push_field(lua_State *L, parley_field_cache *k, const char *s, size_t len) {
+    if (k->ref != LUA_NOREF && k->len == len && memcmp(k->bytes, s, len) == 0) {
+        lua_rawgeti(L, LUA_REGISTRYINDEX, k->ref);
+        return;
+    }
+    lua_pushlstring(L, s, len);
+    if (len > PARLEY_FIELD_CACHE_MAX) return;
+    lua_pushvalue(L, -1);
+    if (k->ref == LUA_NOREF) k->ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    else lua_rawseti(L, LUA_REGISTRYINDEX, k->ref);
+    memcpy(k->bytes, s, len);
+    k->len = (uint8_t)len;
+}
+
 static int dispatch_message_fn(lua_State *L) {
     message_args *a = lua_touserdata(L, 1);
     const parley_message *m = a->m;
     parley_ctx *c = parley_ctx_of(L);
-    lua_rawgeti(L, LUA_REGISTRYINDEX, c->dispatch_ref);
+    if (c->message_ref == LUA_NOREF) return luaL_error(L, "the prelude returned no message dispatcher");
+    lua_rawgeti(L, LUA_REGISTRYINDEX, c->message_ref);
     c->host_mode++;
-    lua_pushliteral(L, "message");
-    lua_createtable(L, 0, m->replayed ? 6 : 5);
-    lua_pushlstring(L, m->room, m->room_len);
-    lua_setfield(L, -2, "room");
-    lua_pushlstring(L, m->user, m->user_len);
-    lua_setfield(L, -2, "user");
+    push_field(L, &c->room_cache, m->room, m->room_len);
+    push_field(L, &c->user_cache, m->user, m->user_len);
     lua_pushlstring(L, m->text, m->text_len);
-    lua_setfield(L, -2, "text");
     lua_pushlstring(L, m->id, m->id_len);
-    lua_setfield(L, -2, "id");
     lua_pushnumber(L, m->time);
-    lua_setfield(L, -2, "time");
-    if (m->replayed) {
-        lua_pushboolean(L, 1);
-        lua_setfield(L, -2, "replayed");
-    }
-    return call_dispatcher(L, c, a->drops, a->drops_len);
+    lua_pushboolean(L, m->replayed);
+    push_encoded_or_nil(L, a->drops, a->drops_len);
+    c->host_mode--;
+    lua_call(L, 7, 0);
+    return 0;
 }
 
 int parley_dispatch_message(lua_State *L, const parley_message *m, const uint8_t *drops, size_t drops_len) {

@@ -8,6 +8,11 @@ if let i = CommandLine.arguments.firstIndex(of: "--vm-loop"), i + 1 < CommandLin
     do { try LuaBench.vmLoop(n) } catch { print("bench failed: \(error)"); exit(1) }
     exit(0)
 }
+// `--lua`: only the Lua plugin path bench (issue 2).
+if CommandLine.arguments.contains("--lua") {
+    do { try LuaBench.run(quick: quick) } catch { print("bench failed: \(error)"); exit(1) }
+    exit(0)
+}
 // Child mode of the users bench: the StreamChat servers, in their own process.
 if let i = CommandLine.arguments.firstIndex(of: "--serve-shards"), i + 1 < CommandLine.arguments.count,
    let k = Int(CommandLine.arguments[i + 1]) {

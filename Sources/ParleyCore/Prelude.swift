@@ -1,5 +1,6 @@
 /// The trusted Lua that builds plugin API v1 (the global `bot`) inside each
-/// plugin VM, and returns the dispatcher the host calls for every event.
+/// plugin VM, and returns the two dispatchers the host calls: one for
+/// messages, one for every other kind of event.
 ///
 /// Matching (`bot.hear`, `bot.command`) runs here, in Lua, on purpose: it
 /// uses the plugin's own budgeted pattern functions, so a plugin's patterns
@@ -154,19 +155,17 @@ local function run_commands(msg, text)
   end
 end
 
--- The dispatcher, and the metatables the host gives event tables by kind.
+local setmetatable = setmetatable
+local function forget(drops) for i = 1, #drops do timers[drops[i]] = nil end end
+
+-- The host's two entry points: the dispatcher for every kind but messages,
+-- and the message dispatcher. Messages are the busiest path (every line a
+-- room hears reaches every plugin that listens), so the host passes their
+-- fields as arguments and the table is built here, by Lua's own constructor.
+-- `drops`: ids of timers that will not fire again, whose functions can go.
 return function(kind, ev, drops)
-  if drops then for i = 1, #drops do timers[drops[i]] = nil end end
-  if kind == "message" then
-    local list = handlers.message
-    for i = 1, #list do list[i](ev) end
-    local text = ev.text
-    for i = 1, #hears do
-      local h = hears[i]
-      fire_hear(h[2], ev, find(text, h[1]))
-    end
-    if ncommands > 0 then run_commands(ev, text) end
-  elseif kind == "timer" then
+  if drops then forget(drops) end
+  if kind == "timer" then
     -- A timer's own function, else (a timer made without one, or restored
     -- after a restart and not re-created) the "timer" handlers.
     local fn = timers[ev.id]
@@ -181,7 +180,18 @@ return function(kind, ev, drops)
     local list = handlers[kind]
     if list then for i = 1, #list do list[i](ev) end end
   end
-end, { message = Message }
+end, function(room, user, text, id, time, replayed, drops)
+  if drops then forget(drops) end
+  local msg = setmetatable({ room = room, user = user, text = text, id = id, time = time }, Message)
+  if replayed then msg.replayed = true end
+  local list = handlers.message
+  for i = 1, #list do list[i](msg) end
+  for i = 1, #hears do
+    local h = hears[i]
+    fire_hear(h[2], msg, find(text, h[1]))
+  end
+  if ncommands > 0 then run_commands(msg, text) end
+end
 """#
 }
 

@@ -94,6 +94,11 @@ public final class PluginVM {
     /// tens of thousands of them in a process.
     private var eventWriter = ValueWriter(capacity: 64)
     private var dropsWriter = ValueWriter(capacity: 16)
+    /// The array the last event's actions were returned in. Parsing the next
+    /// event's actions into it again reuses its storage once the caller has
+    /// let go of it (as the bot does, right after settling the event), so an
+    /// event that sends costs no array allocation.
+    private var actions: [VMAction] = []
 
     public init(setup: VMSetup, limits: PluginLimits) throws(PluginFailure) {
         self.limits = limits
@@ -297,7 +302,7 @@ public final class PluginVM {
 
     private func finish(_ L: OpaquePointer, _ status: Int32) -> (PluginFailure?, [VMAction]) {
         guard let c = parley_ctx_of(L) else { return (PluginFailure(.runtime, "no context"), []) }
-        let actions = Self.parseActions(UnsafeRawBufferPointer(start: c.pointee.actions.data, count: c.pointee.actions.len))
+        Self.parseActions(UnsafeRawBufferPointer(start: c.pointee.actions.data, count: c.pointee.actions.len), into: &actions)
         let failure: PluginFailure?
         switch Int(status) {
         case Int(PARLEY_OK): failure = nil
@@ -309,20 +314,16 @@ public final class PluginVM {
         return (failure, actions)
     }
 
-    /// Parses the C action buffer (format in natives.c). Stops at anything malformed.
-    static func parseActions(_ raw: UnsafeRawBufferPointer) -> [VMAction] {
-        if raw.isEmpty { return [] }
-        var out: [VMAction] = []
+    /// Parses the C action buffer (format in natives.c) into `out`, replacing
+    /// what it held. Stops at anything malformed.
+    static func parseActions(_ raw: UnsafeRawBufferPointer, into out: inout [VMAction]) {
+        out.removeAll(keepingCapacity: true)
         var i = 0
-        func u32() -> Int? {
-            guard raw.count - i >= 4 else { return nil }
-            var v = 0
-            for k in 0..<4 { v |= Int(raw[i + k]) << (8 * k) }
-            i += 4
-            return v
-        }
         func text() -> String? {
-            guard let n = u32(), raw.count - i >= n else { return nil }
+            guard raw.count - i >= 4 else { return nil }
+            let n = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: i, as: UInt32.self)))
+            i += 4
+            guard raw.count - i >= n else { return nil }
             defer { i += n }
             return String(decoding: UnsafeRawBufferPointer(rebasing: raw[i..<i + n]), as: UTF8.self)
         }
@@ -331,27 +332,26 @@ public final class PluginVM {
             i += 1
             switch kind {
             case PARLEY_ACTION_SEND:
-                guard let room = text(), let t = text() else { return out }
+                guard let room = text(), let t = text() else { return }
                 out.append(.send(room: room, text: t))
             case PARLEY_ACTION_TYPING:
-                guard let room = text(), i < raw.count else { return out }
+                guard let room = text(), i < raw.count else { return }
                 let on = raw[i] != 0
                 i += 1
                 out.append(.typing(room: room, on: on))
             case PARLEY_ACTION_LOG:
-                guard i < raw.count else { return out }
+                guard i < raw.count else { return }
                 let level: LogLevel = raw[i] == 0 ? .info : raw[i] == 1 ? .warn : .error
                 i += 1
-                guard let t = text() else { return out }
+                guard let t = text() else { return }
                 out.append(.log(level, t))
             case PARLEY_ACTION_QUOTA:
-                guard let t = text() else { return out }
+                guard let t = text() else { return }
                 out.append(.quota(t))
             default:
-                return out
+                return
             }
         }
-        return out
     }
 }
 

@@ -39,6 +39,30 @@ struct PluginAPITests {
         #expect(actions == [.send(room: "r1", text: "id,replayed,room,text,time,user|2|float|true")])
     }
 
+    /// The VM reuses the room and sender strings of the last message when the
+    /// bytes match (`parley_field_cache`); a change of either, a long name
+    /// (not kept) or a same-length neighbour must still arrive as sent. And the
+    /// returned action arrays are independent values although the VM reuses
+    /// their storage.
+    @Test func roomsAndSendersArriveAsSentWhateverTheLastMessageWas() async throws {
+        let vm = try PluginVM(setup: VMSetup(prelude: PreludeAccess.source, botName: "parley",
+                                             hostFunctions: PreludeAccess.hostFunctions, commonStrings: PreludeAccess.commonStrings),
+                              limits: PluginLimits())
+        #expect(vm.load(source: Array(#"bot.on("message", function(m) m:reply(m.user .. "@" .. m.room) end)"#.utf8),
+                        chunkName: "p", now: 0).0 == nil)
+        let long = String(repeating: "r", count: 41), long2 = String(repeating: "r", count: 40) + "s"
+        let lines: [(String, String)] = [("lobby", "ann"), ("lobby", "ann"), ("lobbz", "ann"), ("lobby", "bob"),
+                                         (long, "bob"), (long2, "bob"), (long, "bob"), ("", ""), ("lobby", "ann"),
+                                         ("a\u{0}b", "é"), ("a\u{0}c", "é"), (String(repeating: "x", count: 40), "ann")]
+        var kept: [[VMAction]] = []
+        for (i, (room, user)) in lines.enumerated() {
+            let (failure, actions) = vm.dispatchMessage(room: room, user: user, text: "t", id: "m\(i)", time: 1, now: 1)
+            #expect(failure == nil)
+            kept.append(actions)
+        }
+        #expect(kept == lines.map { [.send(room: $0.0, text: "\($0.1)@\($0.0)")] })
+    }
+
     @Test func hearPassesCapturesAfterTheMessage() async throws {
         let p = #"bot.hear("(%d+)%s*%+%s*(%d+)", function(m, a, b) m:reply(tostring(tonumber(a) + tonumber(b))) end)"#
         #expect(texts(try await run(plugins: [("p", p)], script: message("what is 2 + 40?"))) == ["42"])

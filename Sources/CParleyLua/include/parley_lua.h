@@ -65,6 +65,20 @@ typedef int (*parley_host_fn)(void *host, int fn_id,
                               const uint8_t *args, size_t args_len,
                               parley_buf *out);
 
+/*
+ * The last string of one message field pushed into the VM, kept alive by a
+ * registry ref. Rooms and senders repeat from one line to the next, and
+ * pushing the same bytes again would hash and look them up in Lua's string
+ * table every time; a byte compare here is cheaper. Only short strings (the
+ * ones Lua interns) are kept.
+ */
+#define PARLEY_FIELD_CACHE_MAX 40
+typedef struct parley_field_cache {
+    int ref;                         /* LUA_NOREF until the first push */
+    uint8_t len;
+    char bytes[PARLEY_FIELD_CACHE_MAX];
+} parley_field_cache;
+
 typedef struct parley_ctx {
     /* ---- CPU budget (per event) ---- */
     int64_t instr_limit;      /* instructions per event */
@@ -124,7 +138,9 @@ typedef struct parley_ctx {
     int close_depth;                /* nesting of coroutine.close/wrap cleanup */
     int dispatch_ref;               /* registry ref of the prelude's dispatcher */
     int keys_ref;                   /* registry ref of the common-string list (codec tag 7) */
-    int metatables_ref;             /* registry ref of {kind = metatable} for event tables */
+    int message_ref;                /* registry ref of the prelude's message dispatcher */
+    parley_field_cache room_cache;  /* the last message's room */
+    parley_field_cache user_cache;  /* the last message's sender */
     /* Message of the last failed protected call (read it with
      * parley_last_error). Allocated at the first failure: most VMs never
      * fail, and 1 KiB inline in every one is 10 MiB across 10,000 bots. */
@@ -234,11 +250,11 @@ typedef struct parley_message {
 } parley_message;
 
 /*
- * Deliver one message: like parley_dispatch with kind "message", but the
- * event table is built here from the fields (room, user, text, id, time, and
- * replayed only when set), as Lua's own table constructor would, instead of
- * being encoded by the host and decoded again. Messages are the hot path:
- * every line a room hears reaches every plugin that listens.
+ * Deliver one message: the fields go to the prelude's message dispatcher as
+ * arguments (room, user, text, id, time, replayed, drops) and Lua's own table
+ * constructor builds the event, instead of the host encoding it and C
+ * decoding it again. Messages are the hot path: every line a room hears
+ * reaches every plugin that listens.
  */
 int parley_dispatch_message(lua_State *L, const parley_message *m, const uint8_t *drops, size_t drops_len);
 
