@@ -98,6 +98,10 @@ public final class PluginVM {
     /// event's actions into it again reuses its storage once the caller has
     /// let go of it (as the bot does, right after settling the event), so an
     /// event that sends costs no array allocation.
+    /// The array the last event's actions were returned in. Parsing the next
+    /// event's actions into it again reuses its storage once the caller has
+    /// let go of it (as the bot does, right after settling the event), so an
+    /// event that sends costs no array allocation.
     private var actions: [VMAction] = []
 
     public init(setup: VMSetup, limits: PluginLimits) throws(PluginFailure) {
@@ -184,16 +188,14 @@ public final class PluginVM {
         defer { swap(&eventWriter, &self.eventWriter) }
         eventWriter.reset()
         write(&eventWriter)
-        writeDrops(drops)
         parley_event_begin(L, now)
         var kind = kind
         let status = kind.withUTF8 { k in
             eventWriter.withUnsafeBytes { ev in
-                dropsWriter.withUnsafeBytes { dr in
+                withDrops(drops) { dr, drLen in
                     k.withMemoryRebound(to: CChar.self) { kc in
                         parley_dispatch(L, kc.baseAddress, kc.count,
-                                        ev.baseAddress?.assumingMemoryBound(to: UInt8.self), ev.count,
-                                        dr.baseAddress?.assumingMemoryBound(to: UInt8.self), dr.count)
+                                        ev.baseAddress?.assumingMemoryBound(to: UInt8.self), ev.count, dr, drLen)
                     }
                 }
             }
@@ -207,7 +209,6 @@ public final class PluginVM {
     public func dispatchMessage(room: String, user: String, text: String, id: String, time: Double,
                                 replayed: Bool = false, now: Double, drops: [Int64] = []) -> (PluginFailure?, [VMAction]) {
         guard let L = state else { return (PluginFailure(.runtime, "VM closed"), []) }
-        writeDrops(drops)
         parley_event_begin(L, now)
         var room = room, user = user, text = text, id = id
         let status = room.withUTF8 { r in
@@ -218,9 +219,7 @@ public final class PluginVM {
                             room: Self.chars(r), room_len: r.count, user: Self.chars(u), user_len: u.count,
                             text: Self.chars(t), text_len: t.count, id: Self.chars(i), id_len: i.count,
                             time: time, replayed: replayed ? 1 : 0)
-                        return dropsWriter.withUnsafeBytes { dr in
-                            parley_dispatch_message(L, &m, dr.baseAddress?.assumingMemoryBound(to: UInt8.self), dr.count)
-                        }
+                        return withDrops(drops) { dr, drLen in parley_dispatch_message(L, &m, dr, drLen) }
                     }
                 }
             }
@@ -228,12 +227,15 @@ public final class PluginVM {
         return finish(L, status)
     }
 
-    /// The timer ids whose Lua callbacks can be forgotten, as the dispatcher's third argument (none: nil).
-    private func writeDrops(_ drops: [Int64]) {
+    /// Calls `body` with the timer ids whose Lua callbacks can be forgotten,
+    /// encoded as the dispatcher's last argument; none (nearly every event)
+    /// is no bytes, which C passes as nil, and touches no writer.
+    private func withDrops(_ drops: [Int64], _ body: (UnsafePointer<UInt8>?, Int) -> Int32) -> Int32 {
+        if drops.isEmpty { return body(nil, 0) }
         dropsWriter.reset()
-        guard !drops.isEmpty else { return }
         dropsWriter.beginTable(array: drops.count, pairs: 0)
         for id in drops { dropsWriter.write(id) }
+        return dropsWriter.withUnsafeBytes { dr in body(dr.baseAddress?.assumingMemoryBound(to: UInt8.self), dr.count) }
     }
 
     @inline(__always)

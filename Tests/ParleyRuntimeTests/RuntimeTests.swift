@@ -163,6 +163,11 @@ struct RecoveryTests {
         let runner = BotRunner(spec: spec, observer: observer)
         let run = Task { await runner.run() }
         #expect(await eventually { await runner.state == .online })
+        // Online means the bot's name is on its way; StreamChat has no roster,
+        // so alice must register after the server has read it or the bot never
+        // hears her join (seen once under load).
+        let first = server
+        #expect(await eventually { first.stats.registeredClients == 1 })
         var alice = try await Person("alice", port: port)
         #expect(await eventually { echoes.withLock { $0.contains { $0.contains("alice") } } })
 
