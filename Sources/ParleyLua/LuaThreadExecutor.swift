@@ -8,7 +8,14 @@ import Foundation
 /// coroutines) needs more stack than pool threads guarantee, and because a
 /// `lua_State` must be touched by one thread at a time: every VM bound to an
 /// executor lives on exactly one thread for its whole life.
-public final class LuaThreadExecutor: SerialExecutor, @unchecked Sendable {
+///
+/// It is a task executor too: a bot's runner task prefers it
+/// (`withTaskExecutorPreference`), so the work that task does outside its
+/// actor also stays on this thread. That matters most for continuations:
+/// one resumed from an event loop (an event arrived, a write completed)
+/// would otherwise go to the cooperative pool first and only then hop back
+/// here, waking two threads where one will do.
+public final class LuaThreadExecutor: SerialExecutor, TaskExecutor, @unchecked Sendable {
     // Guarded by `condition`.
     private var jobs: [UnownedJob] = []
     private var wakeups = WakeupHeap()
@@ -63,6 +70,10 @@ public final class LuaThreadExecutor: SerialExecutor, @unchecked Sendable {
         UnownedSerialExecutor(ordinary: self)
     }
 
+    public func asUnownedTaskExecutor() -> UnownedTaskExecutor {
+        UnownedTaskExecutor(ordinary: self)
+    }
+
     private func runLoop() {
         var batch: [UnownedJob] = []
         while true {
@@ -81,7 +92,11 @@ public final class LuaThreadExecutor: SerialExecutor, @unchecked Sendable {
             swap(&batch, &jobs)
             condition.unlock()
             for action in due { action() }
-            for job in batch { job.runSynchronously(on: asUnownedSerialExecutor()) }
+            // Jobs of either kind run as both: this thread is the serial
+            // executor's only one, and the preferred one of the tasks here.
+            for job in batch {
+                job.runSynchronously(isolatedTo: asUnownedSerialExecutor(), taskExecutor: asUnownedTaskExecutor())
+            }
             batch.removeAll(keepingCapacity: true)
         }
     }

@@ -121,17 +121,21 @@ public actor BotRunner {
 
     /// Runs until `stop()`, until reconnects are given up, or until the bot cannot go on.
     public func run() async -> BotOutcome {
-        do {
-            try await open()
-        } catch {
-            log(.error, "cannot start: \(error)")
-            return .failed(redactor("\(error)"))
+        // The whole run prefers the Lua thread, so an event or a completed
+        // write resumes the runner here directly, not through the pool.
+        await withTaskExecutorPreference(executor) {
+            do {
+                try await open()
+            } catch {
+                log(.error, "cannot start: \(error)")
+                return .failed(redactor("\(error)"))
+            }
+            let outcome = masked(await presenceLoop())
+            if let w = timerWakeup { executor.cancel(w) }
+            await host?.close()
+            log(.info, "stopped: \(outcome)")
+            return outcome
         }
-        let outcome = masked(await presenceLoop())
-        if let w = timerWakeup { executor.cancel(w) }
-        await host?.close()
-        log(.info, "stopped: \(outcome)")
-        return outcome
     }
 
     /// Graceful shutdown: stop taking events, let the running handler finish,
@@ -437,8 +441,10 @@ public actor BotRunner {
         guard !draining, session != nil, !outbox.isEmpty || !typingQueue.isEmpty else { return }
         draining = true
         // Starts on this thread at once: a plain `Task` would first wake a
-        // cooperative-pool thread only to hop back here.
-        Task.immediate { await self.drain() }
+        // cooperative-pool thread only to hop back here. An unstructured task
+        // does not inherit the run's executor preference, so it names it:
+        // each completed write then resumes the drain here, not on the pool.
+        Task.immediate(executorPreference: executor) { await self.drain() }
     }
 
     /// Hands queued sends to the transport, one at a time and in order.
@@ -501,7 +507,7 @@ public actor BotRunner {
         if let w = timerWakeup { executor.cancel(w) }
         // A millisecond late rather than early: the host fires what is due by then.
         timerWakeup = executor.schedule(after: max(0, due - BotHost.now()) + 0.001) { [weak self] in
-            Task { await self?.fireTimers() }
+            Task(executorPreference: self?.executor) { await self?.fireTimers() }
         }
     }
 
