@@ -98,10 +98,6 @@ public final class PluginVM {
     /// event's actions into it again reuses its storage once the caller has
     /// let go of it (as the bot does, right after settling the event), so an
     /// event that sends costs no array allocation.
-    /// The array the last event's actions were returned in. Parsing the next
-    /// event's actions into it again reuses its storage once the caller has
-    /// let go of it (as the bot does, right after settling the event), so an
-    /// event that sends costs no array allocation.
     private var actions: [VMAction] = []
 
     public init(setup: VMSetup, limits: PluginLimits) throws(PluginFailure) {
