@@ -47,7 +47,13 @@ let package = Package(
         .target(
             name: "CParleyLua",
             dependencies: ["CLua"],
-            cSettings: [.define("_GNU_SOURCE")]
+            cSettings: [.define("_GNU_SOURCE")],
+            // Lua itself from Debian's static archive, the build the stock
+            // `lua5.4` interpreter is linked with (see README, Benchmarks).
+            // pkg-config also names the shared library, earlier on the link
+            // line, so the archive is linked whole to take precedence.
+            linkerSettings: [.unsafeFlags(["-Xlinker", "--whole-archive", "-Xlinker", "-l:liblua5.4.a",
+                                           "-Xlinker", "--no-whole-archive"])]
         ),
         .target(name: "ParleyLua", dependencies: ["CParleyLua", "CLua"]),
         .target(name: "ParleyConfig"),

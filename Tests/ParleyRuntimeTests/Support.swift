@@ -37,8 +37,14 @@ final class Person: Sendable {
     private let reader = Mutex<Task<Void, Never>?>(nil)
     private let linkEnded = Atomic(false)
 
+    /// On StreamChat, returns once the server has announced the person: the
+    /// server tells the newcomer too. StreamChat has no roster, so someone
+    /// still on the way in would miss the joins of those who arrive next.
     convenience init(_ name: String, port: Int) async throws {
         try await self.init(name, transport: StreamChatTransport(host: "127.0.0.1", port: port, name: name, connectTimeout: 5))
+        guard await eventually(10, { self.joins(of: name) >= 1 }) else {
+            throw TransportError(.connect, "\(name) was not announced by the server within 10 s")
+        }
     }
 
     init(_ name: String, transport: any Transport, room: String = "lobby") async throws {
