@@ -199,9 +199,10 @@ public final class PluginVM {
         return finish(L, status)
     }
 
-    /// Delivers one chat message. The fields go to C as they are and C builds
-    /// the event table (`parley_dispatch_message`): no encoding here and
-    /// decoding there on the path every line a room hears takes.
+    /// Delivers one chat message. The fields go to C as they are
+    /// (`parley_dispatch_message`), which passes them to the prelude's message
+    /// dispatcher as arguments, and Lua's table constructor builds the event:
+    /// no encoding here and decoding there on the path every line a room hears takes.
     public func dispatchMessage(room: String, user: String, text: String, id: String, time: Double,
                                 replayed: Bool = false, now: Double, drops: [Int64] = []) -> (PluginFailure?, [VMAction]) {
         guard let L = state else { return (PluginFailure(.runtime, "VM closed"), []) }
