@@ -8,6 +8,17 @@
  * limit. Hooks are per thread and coroutines copy their creator's hook, so the
  * hook is installed when the state is created, before any plugin code runs.
  *
+ * The hook is on only while plugin code runs. Under a count hook every Lua
+ * instruction, not just every period-th, detours through luaG_traceexec
+ * (about 33 machine instructions each), and most of the instructions an
+ * event runs are the trusted prelude's routing. So the dispatchers turn the
+ * hook off (parley_budget_pause) and the prelude enters each plugin function
+ * through parley_call_plugin, which turns it on for that call only. Plugin
+ * code is therefore still hooked from its first instruction, and so is every
+ * coroutine it creates. Setting the hook restarts its count, so what a call
+ * ran since the last firing cannot be read back; each call is charged one
+ * full period instead (an upper bound), and the deadline is checked too.
+ *
  * Memory: a lua_Alloc with a cap. Lua treats a NULL from a growing
  * allocation as "not enough memory" (a clean error), but it assumes shrinks
  * never fail, so they never do here.
@@ -61,6 +72,21 @@ void parley_budget_charge(lua_State *L, int64_t units) {
     c->instr_left -= units;
     if (c->instr_left <= 0) trip(L, c, PARLEY_TRIP_INSTRUCTIONS);
     if (monotonic_ns() >= c->deadline_ns) trip(L, c, PARLEY_TRIP_DEADLINE);
+}
+
+void parley_budget_pause(lua_State *L) {
+    lua_sethook(L, NULL, 0, 0);
+}
+
+int parley_call_plugin(lua_State *L) {
+    parley_ctx *c = parley_ctx_of(L);
+    lua_sethook(L, hook, LUA_MASKCOUNT, c->hook_period);
+    /* An error (the budget's included) unwinds through here with the hook
+     * still on, which keeps a tripped budget sticky for the rest of the event. */
+    lua_call(L, lua_gettop(L) - 1, 0);
+    lua_sethook(L, NULL, 0, 0);
+    parley_budget_charge(L, c->hook_period);
+    return 0;
 }
 
 static void *capped_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {

@@ -261,6 +261,7 @@ static int dispatch_fn(lua_State *L) {
     push_encoded_or_nil(L, a->event, a->event_len);
     push_encoded_or_nil(L, a->drops, a->drops_len);
     c->host_mode--;
+    parley_budget_pause(L);
     lua_call(L, 3, 0);
     return 0;
 }
@@ -318,6 +319,7 @@ static int dispatch_message_fn(lua_State *L) {
     lua_pushboolean(L, m->replayed);
     push_encoded_or_nil(L, a->drops, a->drops_len);
     c->host_mode--;
+    parley_budget_pause(L);
     lua_call(L, 7, 0);
     return 0;
 }

@@ -114,6 +114,17 @@ static int nat_want(lua_State *L) {
     return 0;
 }
 
+/* native.setmetatable(t, mt): the prelude's own, without the sandbox's checks
+ * (no __gc, no locked metatable), which cost a string lookup on every message;
+ * the prelude only ever gives it its own metatables. */
+static int nat_setmetatable(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    lua_settop(L, 2);
+    lua_setmetatable(L, 1);
+    return 1;
+}
+
 /* bot.log.info/warn/error(...) -> true | nil, reason. Level is upvalue 1. */
 static int nat_log(lua_State *L) {
     parley_ctx *c = parley_ctx_of(L);
@@ -189,6 +200,10 @@ void parley_push_natives(lua_State *L, int spec) {
     lua_setfield(L, t, "typing");
     lua_pushcfunction(L, nat_want);
     lua_setfield(L, t, "want");
+    lua_pushcfunction(L, parley_call_plugin);
+    lua_setfield(L, t, "call");
+    lua_pushcfunction(L, nat_setmetatable);
+    lua_setfield(L, t, "setmetatable");
     static const char *const levels[] = {"log_info", "log_warn", "log_error"};
     for (int i = 0; i < 3; i++) {
         lua_pushinteger(L, i);

@@ -50,6 +50,8 @@ public protocol HostFunctions: AnyObject {
 /// What the VM needs to know when it is created.
 public struct VMSetup: Sendable {
     /// Trusted Lua run before the plugin; it receives (natives, setup) and returns the dispatcher.
+    /// The dispatchers run with the budget hook off: they must enter every
+    /// plugin function through `natives.call(fn, ...)`, which meters it.
     public var prelude: String
     public var botName: String
     public var commandPrefix: String
@@ -98,7 +100,9 @@ public final class PluginVM {
     /// event's actions into it again reuses its storage once the caller has
     /// let go of it (as the bot does, right after settling the event), so an
     /// event that sends costs no array allocation.
-    private var actions: [VMAction] = []
+    /// Unchecked exclusivity: only this class touches it, never reentrantly,
+    /// and the dynamic check is runtime code on the path every message takes.
+    @exclusivity(unchecked) private var actions: [VMAction] = []
 
     public init(setup: VMSetup, limits: PluginLimits) throws(PluginFailure) {
         self.limits = limits
@@ -221,7 +225,7 @@ public final class PluginVM {
                 }
             }
         }
-        return finish(L, status)
+        return finish(L, status, room: room)
     }
 
     /// Calls `body` with the timer ids whose Lua callbacks can be forgotten,
@@ -299,9 +303,12 @@ public final class PluginVM {
         return String(decoding: UnsafeRawBufferPointer(start: text, count: len), as: UTF8.self)
     }
 
-    private func finish(_ L: OpaquePointer, _ status: Int32) -> (PluginFailure?, [VMAction]) {
+    /// - Parameter room: the event's room, if it has one: sends to it (nearly
+    ///   all of them) get this string back instead of a new one.
+    private func finish(_ L: OpaquePointer, _ status: Int32, room: String? = nil) -> (PluginFailure?, [VMAction]) {
         guard let c = parley_ctx_of(L) else { return (PluginFailure(.runtime, "no context"), []) }
-        Self.parseActions(UnsafeRawBufferPointer(start: c.pointee.actions.data, count: c.pointee.actions.len), into: &actions)
+        Self.parseActions(UnsafeRawBufferPointer(start: c.pointee.actions.data, count: c.pointee.actions.len),
+                          into: &actions, room: room)
         let failure: PluginFailure?
         switch Int(status) {
         case Int(PARLEY_OK): failure = nil
@@ -314,43 +321,66 @@ public final class PluginVM {
     }
 
     /// Parses the C action buffer (format in natives.c) into `out`, replacing
-    /// what it held. Stops at anything malformed.
-    static func parseActions(_ raw: UnsafeRawBufferPointer, into out: inout [VMAction]) {
+    /// what it held. Stops at anything malformed. A room whose bytes are
+    /// `room`'s is returned as `room` itself.
+    static func parseActions(_ raw: UnsafeRawBufferPointer, into out: inout [VMAction], room known: String? = nil) {
         out.removeAll(keepingCapacity: true)
-        var i = 0
-        func text() -> String? {
-            guard raw.count - i >= 4 else { return nil }
-            let n = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: i, as: UInt32.self)))
-            i += 4
-            guard raw.count - i >= n else { return nil }
-            defer { i += n }
-            return String(decoding: UnsafeRawBufferPointer(rebasing: raw[i..<i + n]), as: UTF8.self)
-        }
-        while i < raw.count {
-            let kind = Int(raw[i])
-            i += 1
-            switch kind {
+        var r = ActionReader(raw: raw)
+        while let kind = r.byte() {
+            switch Int(kind) {
             case PARLEY_ACTION_SEND:
-                guard let room = text(), let t = text() else { return }
+                guard let room = r.text(orSameAs: known), let t = r.text() else { return }
                 out.append(.send(room: room, text: t))
             case PARLEY_ACTION_TYPING:
-                guard let room = text(), i < raw.count else { return }
-                let on = raw[i] != 0
-                i += 1
-                out.append(.typing(room: room, on: on))
+                guard let room = r.text(orSameAs: known), let on = r.byte() else { return }
+                out.append(.typing(room: room, on: on != 0))
             case PARLEY_ACTION_LOG:
-                guard i < raw.count else { return }
-                let level: LogLevel = raw[i] == 0 ? .info : raw[i] == 1 ? .warn : .error
-                i += 1
-                guard let t = text() else { return }
-                out.append(.log(level, t))
+                guard let level = r.byte(), let t = r.text() else { return }
+                out.append(.log(level == 0 ? .info : level == 1 ? .warn : .error, t))
             case PARLEY_ACTION_QUOTA:
-                guard let t = text() else { return }
+                guard let t = r.text() else { return }
                 out.append(.quota(t))
             default:
                 return
             }
         }
+    }
+}
+
+/// A cursor over the C action buffer. A struct with mutating methods rather
+/// than local functions sharing a captured index: a captured `var` is boxed
+/// and every access to it pays a dynamic exclusivity check.
+private struct ActionReader {
+    let raw: UnsafeRawBufferPointer
+    var i = 0
+
+    mutating func byte() -> UInt8? {
+        guard i < raw.count else { return nil }
+        defer { i += 1 }
+        return raw[i]
+    }
+
+    /// The length of the text at the cursor, if it is all there.
+    private func length() -> Int? {
+        guard raw.count - i >= 4 else { return nil }
+        let n = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: i, as: UInt32.self)))
+        return raw.count - i - 4 >= n ? n : nil
+    }
+
+    mutating func text() -> String? {
+        guard let n = length() else { return nil }
+        defer { i += 4 + n }
+        return String(decoding: UnsafeRawBufferPointer(rebasing: raw[i + 4..<i + 4 + n]), as: UTF8.self)
+    }
+
+    /// `known` itself when the text has its bytes, else a new string.
+    mutating func text(orSameAs known: String?) -> String? {
+        if let known, let n = length(), n > 0, known.utf8.count == n,
+           known.utf8.withContiguousStorageIfAvailable({ memcmp($0.baseAddress!, raw.baseAddress! + i + 4, n) }) == 0 {
+            i += 4 + n
+            return known
+        }
+        return text()
     }
 }
 

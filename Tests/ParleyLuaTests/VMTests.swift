@@ -6,7 +6,7 @@ private let minimalPrelude = """
 local native, setup = ...
 send = native.send
 log = native.log_info
-return function(kind, ev) local f = _G["on_" .. kind]; if f then f(ev) end end
+return function(kind, ev) local f = _G["on_" .. kind]; if f then native.call(f, ev) end end
 """
 
 private func makeVM(_ source: String, limits: PluginLimits = PluginLimits()) throws -> PluginVM {

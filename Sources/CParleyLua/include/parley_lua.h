@@ -165,6 +165,11 @@ const char *parley_last_error(parley_ctx *c, size_t *len);
  * inside Lua (a lua_CFunction), never with a Swift frame on the stack.
  */
 void parley_budget_charge(lua_State *L, int64_t units);
+/* Turns the count hook off for trusted host code (the prelude's dispatch). */
+void parley_budget_pause(lua_State *L);
+/* lua_CFunction `native.call(fn, ...)`: runs one plugin function with the
+ * count hook on, then off again; charges one hook period per call. */
+int parley_call_plugin(lua_State *L);
 
 /*
  * Install Parley's budgeted pattern functions as find, match, gmatch and gsub
