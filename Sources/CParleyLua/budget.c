@@ -146,7 +146,8 @@ void parley_event_begin(lua_State *L, double now_epoch) {
     c->actions.len = 0;
     c->now_epoch = now_epoch;
     c->last_error_len = 0;
-    lua_sethook(L, hook, LUA_MASKCOUNT, c->hook_period);
+    /* The hook is left as it is: entering plugin code (parley_call_plugin)
+     * sets it afresh, which also clears a trip's count of 1. */
 }
 
 size_t parley_mem_used(lua_State *L) { return parley_ctx_of(L)->mem_used; }

@@ -223,7 +223,10 @@ static int load_fn(lua_State *L) {
         a->syntax = 1;
         return lua_error(L);
     }
-    lua_call(L, 0, 0);
+    /* The chunk is plugin code: entered like every other plugin function. */
+    lua_pushcfunction(L, parley_call_plugin);
+    lua_insert(L, -2);
+    lua_call(L, 1, 0);
     return 0;
 }
 
