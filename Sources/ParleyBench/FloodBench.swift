@@ -142,10 +142,12 @@ enum FloodBench {
         let runner = BotRunner(spec: spec, observer: observer)
         let run = Task { await runner.run() }
         await SocketIOBench.stdinClosed()
-        let shed = await runner.stats.eventsShed
-        try "shed=\(shed) messages=\(messages.withLock { $0 })\n".write(toFile: dir + "/stats.txt", atomically: true, encoding: .utf8)
+        // Read after the stop: the runner reports shedding once a second and
+        // when the session ends, so only then is the count complete.
         await runner.stop(drainTimeout: 0)
         _ = await run.value
+        let shed = await runner.stats.eventsShed
+        try "shed=\(shed) messages=\(messages.withLock { $0 })\n".write(toFile: dir + "/stats.txt", atomically: true, encoding: .utf8)
     }
 }
 
