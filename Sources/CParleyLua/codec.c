@@ -13,20 +13,28 @@
 #include <stdlib.h>
 #include <string.h>
 
-int parley_buf_append(parley_buf *b, const void *data, size_t len) {
-    if (len > b->cap - b->len) {
+uint8_t *parley_buf_extend(parley_buf *b, size_t len) {
+    /* Allocates even for 0 bytes, so success always returns a real pointer. */
+    if (len > b->cap - b->len || b->data == NULL) {
         size_t cap = b->cap ? b->cap : 256;
         while (cap - b->len < len) {
-            if (cap > ((size_t)1 << 40)) return -1;
+            if (cap > ((size_t)1 << 40)) return NULL;
             cap *= 2;
         }
         uint8_t *p = realloc(b->data, cap);
-        if (p == NULL) return -1;
+        if (p == NULL) return NULL;
         b->data = p;
         b->cap = cap;
     }
-    if (len) memcpy(b->data + b->len, data, len);
+    uint8_t *at = b->data + b->len;
     b->len += len;
+    return at;
+}
+
+int parley_buf_append(parley_buf *b, const void *data, size_t len) {
+    uint8_t *at = parley_buf_extend(b, len);
+    if (at == NULL) return -1;
+    if (len) memcpy(at, data, len);
     return 0;
 }
 

@@ -24,8 +24,22 @@ enum { Q_SENDS = 1, Q_LENGTH = 2, Q_LOGS = 4, Q_FORBIDDEN = 8, Q_OUTBOX = 16 };
 /* Largest encoded argument list a host call accepts (state values are 64 KiB). */
 #define HOST_ARGS_LIMIT ((size_t)2 << 20)
 
+/* A length (u32, little-endian) and the bytes, into space already
+ * reserved; returns the end of what it wrote. */
+static uint8_t *put_sized(uint8_t *w, const char *s, size_t n) {
+    w[0] = (uint8_t)n;
+    w[1] = (uint8_t)(n >> 8);
+    w[2] = (uint8_t)(n >> 16);
+    w[3] = (uint8_t)(n >> 24);
+    if (n) memcpy(w + 4, s, n);
+    return w + 4 + n;
+}
+
 static int put_bytes(parley_buf *b, const char *s, size_t n) {
-    return parley_put_u32(b, (uint32_t)n) || parley_buf_append(b, s, n);
+    uint8_t *w = parley_buf_extend(b, 4 + n);
+    if (w == NULL) return -1;
+    put_sized(w, s, n);
+    return 0;
 }
 
 void parley_report_quota(parley_ctx *c, int bit, const char *msg) {
@@ -85,10 +99,12 @@ static int nat_send(lua_State *L) {
         snprintf(msg, sizeof msg, "message contains '%.40s', which this transport forbids", bad);
         return refuse(L, c, Q_FORBIDDEN, msg);
     }
-    uint8_t kind = PARLEY_ACTION_SEND;
-    if (parley_buf_append(&c->actions, &kind, 1) || put_bytes(&c->actions, room, rl) ||
-        put_bytes(&c->actions, text, tl))
-        return luaL_error(L, "not enough memory");
+    /* One reservation for the whole action: this is every reply's path. */
+    uint8_t *w = parley_buf_extend(&c->actions, 1 + 4 + rl + 4 + tl);
+    if (w == NULL) return luaL_error(L, "not enough memory");
+    *w++ = PARLEY_ACTION_SEND;
+    w = put_sized(w, room, rl);
+    put_sized(w, text, tl);
     c->sends_used++;
     lua_pushboolean(L, 1);
     return 1;

@@ -203,6 +203,9 @@ enum {
 
 /* Append raw bytes to a buffer (malloc-backed). Returns 0, or -1 when out of memory. */
 int parley_buf_append(parley_buf *b, const void *data, size_t len);
+/* Grows `b` by `len` bytes and returns where they start (for the caller to
+ * fill), or NULL when memory ran out (then `b` is unchanged). */
+uint8_t *parley_buf_extend(parley_buf *b, size_t len);
 void parley_buf_free(parley_buf *b);
 
 /* ------------------------------------------------------------------------
