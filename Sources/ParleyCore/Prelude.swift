@@ -21,6 +21,9 @@ local KINDS = { message = true, join = true, leave = true, typing = true,
 local handlers = {}
 for kind in pairs(KINDS) do handlers[kind] = {} end
 local hears, commands, ncommands, timers = {}, {}, 0, {}
+-- Counts kept as handlers register, so the message path reads a number
+-- instead of taking two lengths on every line a room hears.
+local on_message, non_message, nhears = handlers.message, 0, 0
 -- The kinds the host may skip while nothing listens (EventInterest in Swift):
 -- registering a handler tells the host, which then delivers that kind.
 local WANT, want = { \#(EventInterest.luaFields) }, native.want
@@ -85,13 +88,15 @@ function bot.on(kind, fn)
   need_function(fn, "bot.on")
   local list = handlers[kind]
   list[#list + 1] = fn
+  if kind == "message" then non_message = #list end
   if WANT[kind] then want(WANT[kind]) end
 end
 
 function bot.hear(pattern, fn)
   if type(pattern) ~= "string" then error("bot.hear: the pattern must be a string", 2) end
   need_function(fn, "bot.hear")
-  hears[#hears + 1] = { pattern, fn }
+  nhears = nhears + 1
+  hears[nhears] = { pattern, fn }
   want(WANT.message)
 end
 
@@ -190,9 +195,8 @@ end, function(room, user, text, id, time, replayed, drops)
   if drops then forget(drops) end
   local msg = setmetatable({ room = room, user = user, text = text, id = id, time = time }, Message)
   if replayed then msg.replayed = true end
-  local list = handlers.message
-  for i = 1, #list do call(list[i], msg) end
-  for i = 1, #hears do
+  for i = 1, non_message do call(on_message[i], msg) end
+  for i = 1, nhears do
     local h = hears[i]
     fire_hear(h[2], msg, find(text, h[1]))
   end
