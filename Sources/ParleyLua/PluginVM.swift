@@ -211,11 +211,10 @@ public final class PluginVM {
                                 replayed: Bool = false, now: Double, drops: [Int64] = []) -> (PluginFailure?, [VMAction]) {
         guard let L = state else { return (PluginFailure(.runtime, "VM closed"), []) }
         parley_event_begin(L, now)
-        var room = room, user = user, text = text, id = id
-        let status = room.withUTF8 { r in
-            user.withUTF8 { u in
-                text.withUTF8 { t in
-                    id.withUTF8 { i in
+        let status = Self.withBytes(room) { r in
+            Self.withBytes(user) { u in
+                Self.withBytes(text) { t in
+                    Self.withBytes(id) { i in
                         var m = parley_message(
                             room: Self.chars(r), room_len: r.count, user: Self.chars(u), user_len: u.count,
                             text: Self.chars(t), text_len: t.count, id: Self.chars(i), id_len: i.count,
@@ -237,6 +236,16 @@ public final class PluginVM {
         dropsWriter.beginTable(array: drops.count, pairs: 0)
         for id in drops { dropsWriter.write(id) }
         return dropsWriter.withUnsafeBytes { dr in body(dr.baseAddress?.assumingMemoryBound(to: UInt8.self), dr.count) }
+    }
+
+    /// A string's UTF-8 bytes in place. Not `withUTF8`: that one is
+    /// mutating, so each string would first be copied into a `var`, a
+    /// retain and a release per string per message.
+    @inline(__always)
+    private static func withBytes<R>(_ s: String, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        if let r = s.utf8.withContiguousStorageIfAvailable(body) { return r }
+        var copy = s  // a bridged string without contiguous UTF-8: never from our transports
+        return copy.withUTF8(body)
     }
 
     @inline(__always)
