@@ -113,7 +113,6 @@ static void *capped_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
         return NULL;
     }
     c->mem_used = c->mem_used - old + nsize;
-    if (c->mem_used > c->mem_peak) c->mem_peak = c->mem_used;
     return p;
 }
 

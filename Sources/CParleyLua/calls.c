@@ -255,6 +255,19 @@ static void push_encoded_or_nil(lua_State *L, const uint8_t *data, size_t len) {
     if (parley_push_decoded(L, &p, data + len)) luaL_error(L, "internal error: malformed event");
 }
 
+/*
+ * With a dispatcher and its first nargs-1 arguments on the stack: pushes the
+ * timer drops as the last one, leaves host mode, turns the budget hook off
+ * (the prelude is trusted; it meters plugin code through native.call) and
+ * calls it. Every entry into the prelude goes through here.
+ */
+static void call_prelude(lua_State *L, parley_ctx *c, int nargs, const uint8_t *drops, size_t drops_len) {
+    push_encoded_or_nil(L, drops, drops_len);
+    c->host_mode--;
+    parley_budget_pause(L);
+    lua_call(L, nargs, 0);
+}
+
 static int dispatch_fn(lua_State *L) {
     dispatch_args *a = lua_touserdata(L, 1);
     parley_ctx *c = parley_ctx_of(L);
@@ -262,10 +275,7 @@ static int dispatch_fn(lua_State *L) {
     c->host_mode++;
     lua_pushlstring(L, a->kind, a->kind_len);
     push_encoded_or_nil(L, a->event, a->event_len);
-    push_encoded_or_nil(L, a->drops, a->drops_len);
-    c->host_mode--;
-    parley_budget_pause(L);
-    lua_call(L, 3, 0);
+    call_prelude(L, c, 3, a->drops, a->drops_len);
     return 0;
 }
 
@@ -320,10 +330,7 @@ static int dispatch_message_fn(lua_State *L) {
     lua_pushlstring(L, m->id, m->id_len);
     lua_pushnumber(L, m->time);
     lua_pushboolean(L, m->replayed);
-    push_encoded_or_nil(L, a->drops, a->drops_len);
-    c->host_mode--;
-    parley_budget_pause(L);
-    lua_call(L, 7, 0);
+    call_prelude(L, c, 7, a->drops, a->drops_len);
     return 0;
 }
 

@@ -92,7 +92,6 @@ typedef struct parley_ctx {
     size_t mem_used;
     size_t mem_cap;           /* plugin cap in bytes */
     size_t mem_headroom;      /* extra the host may use while building values */
-    size_t mem_peak;
     int host_mode;            /* >0 while the host builds values for the plugin */
     int mem_failed;           /* an allocation was refused during this event */
 

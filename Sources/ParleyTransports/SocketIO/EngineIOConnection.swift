@@ -1,22 +1,9 @@
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
-import NIOPosix
 import NIOSSL
 import ParleyCore
 import ParleyWire
-
-/// Runs `body` after `seconds` unless cancelled first: the timeout of a
-/// handshake, a CONNECT or an ack.
-///
-/// Scheduled on an event loop, not as a sleeping task: a task needs a free
-/// thread of the cooperative pool to wake on, and a pool kept busy (two
-/// threads on a two-core machine) once let a 0.5 s handshake timeout fire
-/// after 6 s. Event loops run timers on time.
-func afterTimeout(_ seconds: Double, _ body: @escaping @Sendable () -> Void) -> Scheduled<Void> {
-    MultiThreadedEventLoopGroup.singleton.any()
-        .scheduleTask(in: .nanoseconds(Int64((max(0, seconds) * 1e9).rounded()))) { body() }
-}
 
 /// A way to carry Engine.IO packets: a WebSocket or HTTP long-polling.
 protocol EngineIOLink: Sendable {
