@@ -86,6 +86,8 @@ public actor BotRunner {
     private var outbox: Outbox
     private var typingQueue: [(room: String, on: Bool)] = []
     private var draining = false
+    /// Sends handed to the transport and not yet confirmed (out of the outbox meanwhile).
+    private var inFlight = 0
     private var stopping = false
     private var failure: String?
     private var awayUntil: Double?
@@ -145,7 +147,7 @@ public actor BotRunner {
         guard !stopping else { return }
         stopping = true
         let deadline = BotHost.now() + drainTimeout
-        while session != nil, !outbox.isEmpty, BotHost.now() < deadline {
+        while session != nil, !outbox.isEmpty || inFlight > 0, BotHost.now() < deadline {
             try? await Task.sleep(for: .milliseconds(20))
         }
         await session?.leave()
@@ -447,7 +449,13 @@ public actor BotRunner {
         Task.immediate(executorPreference: executor) { await self.drain() }
     }
 
-    /// Hands queued sends to the transport, one at a time and in order.
+    /// Sends handed to the transport in one batch at most: all of a busy
+    /// moment's replies in one write, while a send failure (the link going
+    /// down) puts back no more than this.
+    static let sendBatchLimit = 64
+
+    /// Hands queued sends to the transport in order, as many at a time as
+    /// are waiting (up to `sendBatchLimit`) and the rate cap allows.
     private func drain() async {
         defer { draining = false }
         while let s = session {
@@ -456,47 +464,67 @@ public actor BotRunner {
                 try? await s.typing(room: t.room, on: t.on)
                 continue
             }
-            guard let e = outbox.first else { break }
-            if outbox.isExpired(e, now: BotHost.now()) {
+            // Expired sends are dropped on the way, and recorded as done with the batch.
+            var batch: [Outbox.Entry] = [], done: [String] = []
+            var wait = 0.0
+            let now = BotHost.now()
+            while batch.count < Self.sendBatchLimit, let e = outbox.first {
+                if outbox.isExpired(e, now: now) {
+                    outbox.removeFirst()
+                    dropped(e, "expired after waiting \(Int(spec.presence.outboxExpiry)) s offline")
+                    done.append(e.id)
+                    continue
+                }
+                // The rate cap: stop at the first send without a token (the outbox keeps it meanwhile).
+                wait = sendRate.take(now: Self.monotonic())
+                if wait > 0 { break }
                 outbox.removeFirst()
-                await drop(e, "expired after waiting \(Int(spec.presence.outboxExpiry)) s offline")
-                continue
+                batch.append(e)
             }
-            // The rate cap: wait for a token (the outbox keeps the send meanwhile).
-            let wait = sendRate.take(now: Self.monotonic())
-            if wait > 0 {
+            var linkFailed = false
+            if !batch.isEmpty {
+                inFlight = batch.count
+                let outcomes = await s.send(batch.map { OutgoingMessage(room: $0.room, text: $0.text, id: $0.id) })
+                inFlight = 0
+                for (e, outcome) in zip(batch, outcomes) {
+                    switch outcome {
+                    case .delivered:
+                        RuntimeMetrics.sends.increment()
+                        observer.sent(name, e.plugin, e.room, e.text)
+                        done.append(e.id)
+                    case .refused(let error):
+                        dropped(e, error.message)
+                        done.append(e.id)
+                    case .failed:
+                        linkFailed = true
+                    }
+                }
+                // The failed one and those after it: the link is going down;
+                // presence reconnects and drains them again, first and in order.
+                let unsent = batch.dropFirst(linkFailed ? outcomes.count - 1 : outcomes.count)
+                if !unsent.isEmpty { outbox.putBack(Array(unsent)) }
+                linkFailed = linkFailed || !unsent.isEmpty
+            }
+            if !done.isEmpty {
+                do {
+                    try await host?.markDelivered(done)
+                } catch {
+                    fail("journal failed: \(error)")
+                }
+            }
+            if linkFailed { break }
+            if batch.isEmpty, done.isEmpty {
+                guard wait > 0 else { break }
                 try? await Task.sleep(for: .milliseconds(Int((wait * 1000).rounded(.up))))
-                continue
-            }
-            do {
-                try await s.send(room: e.room, text: e.text, id: e.id)
-            } catch let error as TransportError where error.kind == .refused {
-                outbox.removeFirst()
-                await drop(e, error.message)
-                continue
-            } catch {
-                break  // the link is going down; presence reconnects and drains again
-            }
-            outbox.removeFirst()
-            RuntimeMetrics.sends.increment()
-            observer.sent(name, e.plugin, e.room, e.text)
-            do {
-                try await host?.markDelivered([e.id])
-            } catch {
-                fail("journal failed: \(error)")
             }
         }
     }
 
-    /// A send that will never go out is still recorded as done, so a restart does not retry it.
-    private func drop(_ e: Outbox.Entry, _ why: String) async {
+    /// A send that will never go out: logged and counted here; the caller
+    /// records it as done in the journal, so a restart does not retry it.
+    private func dropped(_ e: Outbox.Entry, _ why: String) {
         RuntimeMetrics.sendsDropped.increment()
         log(.warn, "send to \(e.room) dropped: \(why)", plugin: e.plugin)
-        do {
-            try await host?.markDelivered([e.id])
-        } catch {
-            fail("journal failed: \(error)")
-        }
     }
 
     // MARK: timers

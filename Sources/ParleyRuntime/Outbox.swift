@@ -50,5 +50,20 @@ struct Outbox {
         if queues[plugin]?.isEmpty == false { turns.append(plugin) }
     }
 
+    /// Returns sends taken with `removeFirst()` that did not go out (a batch
+    /// whose write failed), in their order:
+    /// each goes back to the head of its plugin's queue, and those plugins
+    /// get the next turns, so a reconnect sends them first, in order.
+    mutating func putBack(_ entries: [Entry]) {
+        for e in entries.reversed() {
+            queues[e.plugin, default: []].prepend(e)
+            count += 1
+        }
+        var order: [String] = []
+        for e in entries where !order.contains(e.plugin) { order.append(e.plugin) }
+        turns.removeAll { order.contains($0) }
+        turns.insert(contentsOf: order, at: 0)
+    }
+
     func isExpired(_ e: Entry, now: Double) -> Bool { now - e.queued > expiry }
 }

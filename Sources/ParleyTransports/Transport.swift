@@ -62,6 +62,19 @@ public protocol TransportSession: Sendable {
     /// cooperative pool and back would cost two thread wakes each time.
     nonisolated(nonsending) func send(room: String, text: String, id: String) async throws
 
+    /// Hands several messages to the server, in order, as one write where
+    /// the protocol allows. Returns what became of each, in order, for a
+    /// prefix of `batch`: it stops after the first `.failed` (the link is
+    /// going down), and the messages past its end were not delivered.
+    ///
+    /// Why: the runner's outbox holds every reply a batch of events made.
+    /// Sent one by one from the Lua thread, each costs a wake of the event
+    /// loop and a wake back for its completion; under load those wakes, not
+    /// the bytes, were where a bot's time went (issue 5's bench). Transports
+    /// whose deliveries are confirmed one by one (receipts, acks, HTTP
+    /// requests) keep the default, which sends one at a time.
+    nonisolated(nonsending) func send(_ batch: [OutgoingMessage]) async -> [SendOutcome]
+
     /// Shows or hides the typing indicator (ignored where the transport has none).
     nonisolated(nonsending) func typing(room: String, on: Bool) async throws
 
@@ -70,6 +83,55 @@ public protocol TransportSession: Sendable {
 
     /// Drops the link without a goodbye (used on shutdown timeouts and errors).
     func close() async
+}
+
+/// One message of `TransportSession.send(_:)`: its room, text and the
+/// outbox id that marks it delivered in the journal.
+public struct OutgoingMessage: Sendable, Equatable {
+    public var room: String
+    public var text: String
+    public var id: String
+
+    public init(room: String, text: String, id: String) {
+        self.room = room
+        self.text = text
+        self.id = id
+    }
+}
+
+/// What became of one message of a batch.
+public enum SendOutcome: Sendable {
+    /// Counted as delivered, as `send(room:text:id:)` counts it.
+    case delivered
+    /// This message will never go out (too long, an unknown room): drop it.
+    case refused(TransportError)
+    /// Not delivered because the link failed; nothing after it was either.
+    case failed(any Error)
+}
+
+extension TransportSession {
+    /// One at a time, each confirmed before the next.
+    public nonisolated(nonsending) func send(_ batch: [OutgoingMessage]) async -> [SendOutcome] {
+        await sendOneByOne(batch)
+    }
+
+    /// The default of `send(_:)`, for the transports that override it only in some modes.
+    nonisolated(nonsending) func sendOneByOne(_ batch: [OutgoingMessage]) async -> [SendOutcome] {
+        var outcomes: [SendOutcome] = []
+        outcomes.reserveCapacity(batch.count)
+        for m in batch {
+            do {
+                try await send(room: m.room, text: m.text, id: m.id)
+                outcomes.append(.delivered)
+            } catch let error as TransportError where error.kind == .refused {
+                outcomes.append(.refused(error))
+            } catch {
+                outcomes.append(.failed(error))
+                break
+            }
+        }
+        return outcomes
+    }
 }
 
 /// What a session reports besides chat events.

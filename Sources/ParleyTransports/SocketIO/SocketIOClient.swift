@@ -97,7 +97,7 @@ final class SocketIOClient: Sendable {
 
     /// The Engine.IO packets of one event (its text, then each attachment),
     /// checked against the server's maxPayload before anything is written.
-    private func packets(_ name: String, _ args: [JSONValue], namespace: String, id: Int? = nil,
+    func packets(_ name: String, _ args: [JSONValue], namespace: String, id: Int? = nil,
                          attachments: [[UInt8]]) throws -> [EngineIO.Packet] {
         var packet = SocketIO.Packet.event(name, args, namespace: namespace, id: id)
         packet.attachments = attachments
@@ -110,6 +110,12 @@ final class SocketIOClient: Sendable {
     /// Emits an event and returns once it is written (no ack asked).
     nonisolated(nonsending) func emit(_ name: String, _ args: [JSONValue], namespace: String, attachments: [[UInt8]] = []) async throws {
         try await engine.send(packets(name, args, namespace: namespace, attachments: attachments))
+    }
+
+    /// Writes the packets of several events (from `packets`) with one flush;
+    /// returns once written.
+    nonisolated(nonsending) func emit(packets: [EngineIO.Packet]) async throws {
+        try await engine.send(packets)
     }
 
     /// Emits an event asking for an ack; returns the ack's arguments, or throws

@@ -163,9 +163,8 @@ final class StreamChatSession: TransportSession {
         self.echoTimeout = echoTimeout
     }
 
-    /// Multi-line text goes out as one message per line; every line is
-    /// checked before the first is written, so a refused text sends nothing.
-    nonisolated(nonsending) func send(room: String, text: String, id: String) async throws {
+    /// The lines a text goes out as, each checked, or why it cannot go out at all.
+    private static func lines(room: String, text: String) throws(TransportError) -> [String] {
         guard room == StreamChat.room else {
             throw TransportError(.refused, "StreamChat has one room, '\(StreamChat.room)'; cannot send to '\(room)'")
         }
@@ -174,6 +173,42 @@ final class StreamChatSession: TransportSession {
         for line in lines {
             if let problem = StreamChat.check(line) { throw TransportError(.refused, problem.description) }
         }
+        return lines
+    }
+
+    /// Without echo confirmation, the whole batch is one write; with it, one
+    /// message at a time, each waiting for its echoes.
+    nonisolated(nonsending) func send(_ batch: [OutgoingMessage]) async -> [SendOutcome] {
+        guard echoTimeout <= 0 else { return await sendOneByOne(batch) }
+        var outcomes: [SendOutcome] = []
+        outcomes.reserveCapacity(batch.count)
+        var buffer = channel.allocator.buffer(capacity: batch.reduce(0) { $0 + $1.text.utf8.count + 12 })
+        // The first message that is written: a failed write fails it and everything after.
+        var firstWritten: Int?
+        for m in batch {
+            do {
+                for line in try Self.lines(room: m.room, text: m.text) {
+                    buffer.writeBytes(StreamChat.ClientFrame.message(line).encoded)
+                }
+                if firstWritten == nil { firstWritten = outcomes.count }
+                outcomes.append(.delivered)
+            } catch {
+                outcomes.append(.refused(error))
+            }
+        }
+        guard let first = firstWritten else { return outcomes }
+        do {
+            try await channel.writeAndFlush(buffer).valueOnCaller()
+        } catch {
+            return Array(outcomes[..<first]) + [.failed(TransportError(.closed, "send failed: \(error)"))]
+        }
+        return outcomes
+    }
+
+    /// Multi-line text goes out as one message per line; every line is
+    /// checked before the first is written, so a refused text sends nothing.
+    nonisolated(nonsending) func send(room: String, text: String, id: String) async throws {
+        let lines = try Self.lines(room: room, text: text)
         var buffer = channel.allocator.buffer(capacity: text.utf8.count + lines.count * 10)
         for line in lines { buffer.writeBytes(StreamChat.ClientFrame.message(line).encoded) }
         guard echoTimeout > 0 else {

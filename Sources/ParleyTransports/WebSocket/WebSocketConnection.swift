@@ -164,21 +164,30 @@ final class WebSocketConnection: Sendable {
         }
     }
 
+    /// Every frame and the flush in one event-loop task. Called off the loop
+    /// (a bot's Lua thread), each `channel.write` and the `flush` would be a
+    /// task of its own, and each task wakes the loop: a batch of replies
+    /// would cost a wake per frame instead of one.
     private func write(_ messages: [WebSocketMessage]) -> EventLoopFuture<Void>? {
+        guard !messages.isEmpty else { return nil }
         let channel = self.channel
-        var last: EventLoopFuture<Void>?
-        for m in messages {
-            let frame: WebSocketFrame
+        let frames = messages.map { m -> WebSocketFrame in
             switch m {
             case .text(let s):
-                frame = WebSocketFrame(fin: true, opcode: .text, maskKey: .random(), data: channel.allocator.buffer(string: s))
+                WebSocketFrame(fin: true, opcode: .text, maskKey: .random(), data: channel.allocator.buffer(string: s))
             case .binary(let b):
-                frame = WebSocketFrame(fin: true, opcode: .binary, maskKey: .random(), data: channel.allocator.buffer(bytes: b))
+                WebSocketFrame(fin: true, opcode: .binary, maskKey: .random(), data: channel.allocator.buffer(bytes: b))
             }
-            last = channel.write(frame)
         }
-        channel.flush()
-        return last
+        let promise = channel.eventLoop.makePromise(of: Void.self)
+        // A stream's writes complete in order, so the last one's promise
+        // answers for the batch: it fails if any before it did.
+        let writeAll: @Sendable () -> Void = {
+            for f in frames.dropLast() { channel.write(f, promise: nil) }
+            channel.writeAndFlush(frames[frames.count - 1], promise: promise)
+        }
+        if channel.eventLoop.inEventLoop { writeAll() } else { channel.eventLoop.execute(writeAll) }
+        return promise.futureResult
     }
 
     /// Closes with a close frame (1000); the sink then hears `closed(nil)`.

@@ -137,4 +137,32 @@ struct FlowUnitTests {
         #expect(order == ["m1", "c1", "m2", "c2", "m3"])
         #expect(outbox.isEmpty && outbox.count == 0)
     }
+
+    /// A batch whose write failed goes back in front, in its order, with its
+    /// plugins' turns first; what was appended meanwhile stays behind it.
+    @Test func aFailedBatchGoesBackInFrontInItsOrder() {
+        var outbox = Outbox(expiry: 300)
+        func add(_ plugin: String, _ text: String) {
+            outbox.append(Outbox.Entry(id: text, plugin: plugin, room: "lobby", text: text, queued: 0))
+        }
+        for i in 1...3 { add("moderator", "m\(i)") }
+        add("canary", "c1")
+        add("greeter", "g1")
+        var batch: [Outbox.Entry] = []
+        for _ in 0..<3 {
+            batch.append(outbox.first!)
+            outbox.removeFirst()
+        }
+        #expect(batch.map(\.text) == ["m1", "c1", "g1"])
+        add("canary", "c2")
+        outbox.putBack(batch)
+        #expect(outbox.count == 6)
+        var order: [String] = []
+        while let e = outbox.first {
+            order.append(e.text)
+            outbox.removeFirst()
+        }
+        #expect(order == ["m1", "c1", "g1", "m2", "c2", "m3"])
+        #expect(outbox.isEmpty)
+    }
 }
