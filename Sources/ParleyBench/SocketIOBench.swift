@@ -1,5 +1,6 @@
 import Foundation
 import ParleyCore
+import ParleyLua
 import ParleyTransports
 import Synchronization
 
@@ -177,35 +178,42 @@ enum SocketIOBench {
         defer { botChild.stop() }
         let pids = Pids(bot: botChild.pid, server: serverChild.pid)
 
-        let session = try await SocketIOTransport(endpoint: SocketIOEndpoint(host: "127.0.0.1", port: port), name: loadName).connect()
+        // The load generator's link and its senders share one thread, as a
+        // Parley bot's do: a reply read off the socket hands its credit to the
+        // sender without waking another thread, so the harness takes as
+        // little of the shared cores as it can from either bot.
+        let session = try await withTaskExecutorPreference(loadThread) {
+            // Connected from the thread, so the link lives on its loop (`ClientBootstrap.forChat`).
+            try await SocketIOTransport(endpoint: SocketIOEndpoint(host: "127.0.0.1", port: port), name: loadName).connect()
+        }
         let tracker = Tracker()
-        let reader = Task {
-            do {
-                for try await event in session.events {
-                    if case .chat(.message(let m)) = event, m.user == botName { tracker.reply(m.text, at: monoNow()) }
-                }
-            } catch {}
+        session.events.attach { item in
+            if case .event(.chat(.message(let m))) = item, m.user == botName { tracker.reply(m.text, at: monoNow()) }
         }
         do {
-            try await handshake(session, tracker, bot: bot)
-            var r = try await paced(session, tracker, seconds: seconds, pids: pids)
-            r.server = server
-            r.bot = bot
-            let (closed, lost) = try await closedLoop(session, tracker, seconds: seconds, pids: pids)
-            r.closed = closed
-            r.closedLost = lost
-            r.repliesPerSecond = Double(closed.replies) / closed.seconds
+            let r = try await withTaskExecutorPreference(loadThread) { () async throws -> Result in
+                try await handshake(session, tracker, bot: bot)
+                var r = try await paced(session, tracker, seconds: seconds, pids: pids)
+                r.server = server
+                r.bot = bot
+                let (closed, lost) = try await closedLoop(session, tracker, seconds: seconds, pids: pids)
+                r.closed = closed
+                r.closedLost = lost
+                r.repliesPerSecond = Double(closed.replies) / closed.seconds
+                return r
+            }
             await session.close()
-            reader.cancel()
-            _ = await reader.value
+            session.events.detach()
             return r
         } catch {
             await session.close()
-            reader.cancel()
-            _ = await reader.value
+            session.events.detach()
             throw error
         }
     }
+
+    /// The load generator's thread (an event loop, like a bot's Lua thread).
+    static let loadThread = LuaThreadExecutor(name: "bench-load")
 
     /// One `!echo` answered before any timing: a bot that is up but not
     /// answering fails here with a clear message, not as a table of zeros.
@@ -277,25 +285,24 @@ enum SocketIOBench {
             closed: Usage(seconds: 1, replies: 0, from: Sample(), to: Sample()), closedLost: 0)
     }
 
-    /// `inFlight` messages out; each reply sends the next. The reader hands
-    /// replies to a sender task as credits, so reading never waits on a write.
+    /// `inFlight` messages out; each reply sends the next. Replies that
+    /// arrive together are answered with one write (`send(_:)` with a batch),
+    /// so there are always `inFlight` messages out.
     static func closedLoop(_ session: any TransportSession, _ tracker: Tracker, seconds: Double,
                            pids: Pids) async throws -> (Usage, Int) {
         let base = 10_000_000
-        let (credits, creditor) = AsyncStream<Void>.makeStream()
         let cpu0 = pids.sample()
         let start = monoNow(), end = start + UInt64(seconds * 1e9)
-        tracker.startClosedLoop(base: base, windowEnd: end, credits: creditor)
-        let sender = Task { () throws -> Int in
+        tracker.startClosedLoop(base: base, windowEnd: end)
+        let sender = Task(executorPreference: loadThread) { () throws -> Int in
             var seq = base
-            for _ in 0..<inFlight {
-                try await session.send(room: "lobby", text: "!echo \(seq) \(monoNow())", id: "")
-                seq += 1
-            }
-            for await _ in credits {
+            var credits = inFlight
+            while credits > 0 {
+                let batch = (0..<credits).map { i in OutgoingMessage(room: "lobby", text: "!echo \(seq + i) \(monoNow())", id: "") }
+                for case .failed(let error) in await session.send(batch) { throw error }
+                seq += credits
+                credits = await tracker.takeCredits()
                 if monoNow() >= end { break }
-                try await session.send(room: "lobby", text: "!echo \(seq) \(monoNow())", id: "")
-                seq += 1
             }
             return seq - base
         }
@@ -303,7 +310,7 @@ enum SocketIOBench {
         if now < end { try await Task.sleep(for: .nanoseconds(Int64(end - now))) }
         let cpu1 = pids.sample()
         let inWindow = tracker.closedLoopReplies
-        creditor.finish()
+        tracker.closeCredits()
         let sent: Int
         do { sent = try await sender.value } catch {
             sender.cancel()
@@ -333,7 +340,10 @@ final class Tracker: Sendable {
         var windowEnd: UInt64 = 0
         var inWindow = 0
         var answered = 0
-        var credits: AsyncStream<Void>.Continuation?
+        /// Closed loop: replies not yet answered with a send, and the sender waiting for one.
+        var credits = 0
+        var creditWaiter: CheckedContinuation<Int, Never>?
+        var creditsClosed = false
     }
     private let state = Mutex(State())
 
@@ -341,24 +351,56 @@ final class Tracker: Sendable {
         state.withLock { $0 = State(base: base, latency: Array(repeating: 0, count: count)) }
     }
 
-    func startClosedLoop(base: Int, windowEnd: UInt64, credits: AsyncStream<Void>.Continuation) {
-        state.withLock { $0 = State(base: base, closedLoop: true, windowEnd: windowEnd, credits: credits) }
+    func startClosedLoop(base: Int, windowEnd: UInt64) {
+        state.withLock { $0 = State(base: base, closedLoop: true, windowEnd: windowEnd) }
+    }
+
+    /// Waits for at least one credit and takes all there are; 0 once closed.
+    func takeCredits() async -> Int {
+        await withCheckedContinuation { (c: CheckedContinuation<Int, Never>) in
+            let ready = state.withLock { s -> Int? in
+                if s.credits > 0 || s.creditsClosed {
+                    defer { s.credits = 0 }
+                    return s.creditsClosed ? 0 : s.credits
+                }
+                s.creditWaiter = c
+                return nil
+            }
+            if let ready { c.resume(returning: ready) }
+        }
+    }
+
+    /// Ends the closed loop: a waiting sender gets 0.
+    func closeCredits() {
+        let waiter = state.withLock { s in
+            s.creditsClosed = true
+            defer { s.creditWaiter = nil }
+            return s.creditWaiter
+        }
+        waiter?.resume(returning: 0)
     }
 
     func reply(_ text: String, at now: UInt64) {
         guard let space = text.firstIndex(of: " "), let seq = Int(text[..<space]),
               let sent = UInt64(text[text.index(after: space)...]) else { return }
-        state.withLock { s in
+        let waiter = state.withLock { s -> (CheckedContinuation<Int, Never>, Int)? in
             let i = seq - s.base
-            guard i >= 0 else { return }
+            guard i >= 0 else { return nil }
             if s.closedLoop {
                 s.answered += 1
                 if now <= s.windowEnd { s.inWindow += 1 }
-                s.credits?.yield()
+                guard !s.creditsClosed else { return nil }
+                s.credits += 1
+                guard let w = s.creditWaiter else { return nil }
+                s.creditWaiter = nil
+                defer { s.credits = 0 }
+                return (w, s.credits)
             } else if i < s.latency.count, s.latency[i] == 0 {
                 s.latency[i] = max(1, now &- sent)
             }
+            return nil
         }
+        if let (w, n) = waiter { w.resume(returning: n) }
     }
 
     /// How many of these paced seqs have a reply.

@@ -375,9 +375,12 @@ struct SocketIOMalformedTests {
     }
 
     /// A CONNECT that is never answered fails with `.timeout` after connectTimeout.
+    /// 2 s, not 0.5: the same timeout bounds the wait for the open packet,
+    /// which this test's peer sends from the cooperative pool, and a busy
+    /// parallel test run once kept it from going out within 0.5 s.
     @Test func anUnansweredConnectTimesOut() async throws {
         let peer = try await RawSocketIOPeer.start()
-        let (error, took, conn) = try await connectFailure(Self.transport(peer, connectTimeout: 0.5), peer) { conn in
+        let (error, took, conn) = try await connectFailure(Self.transport(peer, connectTimeout: 2), peer) { conn in
             try await conn.send(RawSocketIOConnection.openPacket())
         }
         let e = try #require(error as? TransportError, "\(String(describing: error))")
