@@ -2,6 +2,7 @@ import CParleyLua
 import Foundation
 import NIOCore
 import NIOPosix
+import Synchronization
 
 /// A serial executor on one dedicated thread with a large stack, which is
 /// also a NIO event loop.
@@ -30,6 +31,10 @@ public final class LuaThreadExecutor: SerialExecutor, TaskExecutor, @unchecked S
     /// The event loop this thread runs. Channels opened on it are read and
     /// written on the Lua thread itself.
     public let eventLoop: any EventLoop
+    // Touched only on the loop's thread (`onLoop`, the loop's timer).
+    private var timers = WakeupHeap()
+    private var armed: (deadline: UInt64, task: Scheduled<Void>)?
+    private let nextWakeup = Atomic<UInt64>(0)
 
     /// - Parameter stackSize: bytes of stack for the thread (virtual; pages are committed as used).
     public init(name: String = "parley-lua", stackSize: Int = 64 << 20) {
@@ -57,20 +62,45 @@ public final class LuaThreadExecutor: SerialExecutor, TaskExecutor, @unchecked S
     }
 
     /// A timed wake-up, for `cancel`.
-    public struct Wakeup: Sendable {
-        fileprivate let task: Scheduled<Void>
+    public struct Wakeup: Sendable, Hashable {
+        fileprivate let id: UInt64
     }
 
     /// Runs `action` on this thread once `seconds` have passed, unless
-    /// cancelled first (a bot's next plugin timer).
+    /// cancelled first (a bot's next plugin timer). Thousands of bots share
+    /// a thread: their wake-ups wait in one heap, and the loop holds one
+    /// timer, for the soonest.
     public func schedule(after seconds: Double, _ action: @escaping @Sendable () -> Void) -> Wakeup {
-        let delay = Int64(max(0, min(seconds, 1e9)) * 1e9)
-        return Wakeup(task: eventLoop.scheduleTask(in: .nanoseconds(delay), action))
+        let delay = UInt64(max(0, min(seconds, 1e9)) * 1e9)
+        let deadline = NIODeadline.now().uptimeNanoseconds &+ delay
+        let id = nextWakeup.wrappingAdd(1, ordering: .relaxed).newValue
+        onLoop { [self] in
+            timers.insert(id: id, deadline: deadline, action)
+            arm()
+        }
+        return Wakeup(id: id)
     }
 
     /// Forgets a wake-up; harmless when it already ran.
     public func cancel(_ wakeup: Wakeup) {
-        wakeup.task.cancel()
+        onLoop { [self] in timers.cancel(wakeup.id) }
+    }
+
+    /// Runs `body` on the loop: at once when called there (the runner's case), else as a task.
+    private func onLoop(_ body: @escaping @Sendable () -> Void) {
+        if eventLoop.inEventLoop { body() } else { eventLoop.execute(body) }
+    }
+
+    /// Keeps the loop's one timer at the soonest wake-up. Loop only.
+    private func arm() {
+        guard let next = timers.earliest else { return }
+        if let a = armed, a.deadline <= next { return }
+        armed?.task.cancel()
+        armed = (next, eventLoop.scheduleTask(deadline: .uptimeNanoseconds(next)) { [self] in
+            armed = nil
+            for action in timers.popDue(now: NIODeadline.now().uptimeNanoseconds) { action() }
+            arm()
+        })
     }
 
     public func asUnownedSerialExecutor() -> UnownedSerialExecutor {

@@ -6,6 +6,44 @@ import Testing
 
 /// Timed wake-ups on a Lua thread (a bot's next plugin timer).
 struct WakeupTests {
+    /// The heap runs what is due in deadline order and skips what was
+    /// cancelled, against a plain list as the model, over random steps.
+    @Test func theHeapMatchesAListModel() {
+        var heap = WakeupHeap()
+        var model: [(deadline: UInt64, id: UInt64)] = []
+        let ran = Mutex<[UInt64]>([])
+        var now: UInt64 = 0
+        var nextID: UInt64 = 0
+        for _ in 0..<3000 {
+            switch Int.random(in: 0..<10) {
+            case 0..<6:
+                let d = now + UInt64.random(in: 0..<1000)
+                nextID += 1
+                let id = nextID
+                heap.insert(id: id, deadline: d) { ran.withLock { $0.append(d) } }
+                model.append((d, id))
+            case 6:
+                if let victim = model.randomElement() {
+                    heap.cancel(victim.id)
+                    model.removeAll { $0.id == victim.id }
+                }
+            default:
+                now += UInt64.random(in: 0..<300)
+                let due = model.filter { $0.deadline <= now }.map(\.deadline).sorted()
+                model.removeAll { $0.deadline <= now }
+                ran.withLock { $0 = [] }
+                for action in heap.popDue(now: now) { action() }
+                #expect(ran.withLock { $0 } == due)
+            }
+        }
+        now = .max
+        let rest = model.map(\.deadline).sorted()
+        ran.withLock { $0 = [] }
+        for action in heap.popDue(now: now) { action() }
+        #expect(ran.withLock { $0 } == rest)
+        #expect(heap.isEmpty)
+    }
+
     @Test func wakeupsRunOnTheExecutorsThreadInOrderAndCancelledOnesNever() async {
         let executor = LuaThreadExecutor(name: "lua-wake-test")
         let ran = Mutex<[String]>([])
