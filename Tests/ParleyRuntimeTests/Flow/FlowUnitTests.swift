@@ -119,11 +119,14 @@ struct FlowUnitTests {
         #expect((0..<1000).allSatisfy { _ in free.take(now: 0) == 0 })
     }
 
+    /// A send to the lobby whose id is its text.
+    static func send(_ plugin: String, _ text: String) -> Outbox.Entry {
+        Outbox.Entry(id: text, plugin: plugin, room: "lobby", text: text, queued: 0)
+    }
+
     @Test func pluginsTakeTurnsInTheOutboxAndEachKeepsItsOrder() {
         var outbox = Outbox(expiry: 300)
-        func add(_ plugin: String, _ text: String) {
-            outbox.append(Outbox.Entry(id: text, plugin: plugin, room: "lobby", text: text, queued: 0))
-        }
+        func add(_ plugin: String, _ text: String) { outbox.append(Self.send(plugin, text)) }
         for i in 1...3 { add("moderator", "m\(i)") }
         add("canary", "c1")
         var order: [String] = []
@@ -142,9 +145,7 @@ struct FlowUnitTests {
     /// plugins' turns first; what was appended meanwhile stays behind it.
     @Test func aFailedBatchGoesBackInFrontInItsOrder() {
         var outbox = Outbox(expiry: 300)
-        func add(_ plugin: String, _ text: String) {
-            outbox.append(Outbox.Entry(id: text, plugin: plugin, room: "lobby", text: text, queued: 0))
-        }
+        func add(_ plugin: String, _ text: String) { outbox.append(Self.send(plugin, text)) }
         for i in 1...3 { add("moderator", "m\(i)") }
         add("canary", "c1")
         add("greeter", "g1")

@@ -67,6 +67,33 @@ struct SocketIOScenarioTests {
         await server.stop()
     }
 
+    /// Twenty sends made by one handler leave in one batched write (one frame
+    /// each, one flush): every one arrives as its own message, in order, and
+    /// the runner counts each delivered.
+    @Test(arguments: SocketServerKind.allCases)
+    func aBurstOfSendsArrivesWholeAndInOrder(_ kind: SocketServerKind) async throws {
+        let server = try await SocketServer.start(kind)
+        let rec = Recorder()
+        let burst = """
+        bot.command("burst", function(msg)
+          for i = 1, 20 do bot.send(msg.room, "line " .. i) end
+        end)
+        """
+        let (bot, run) = try startBot(server, plugins: [("burst", burst)], shipped: [], recorder: rec)
+        #expect(await eventually { await bot.state == .online })
+        let alice = try await Person("alice", transport: server.transport("alice"))
+        try await alice.say("!burst")
+        let expected = (1...20).map { "line \($0)" }
+        #expect(await eventually { alice.texts(from: "parley").count >= 20 }, "\(alice.messages)")
+        #expect(alice.texts(from: "parley") == expected)
+        #expect(await eventually { rec.sent.count == 20 })
+        #expect(rec.sent.map(\.text) == expected)
+        await alice.leave()
+        await bot.stop()
+        #expect(await run.value == .stopped)
+        await server.stop()
+    }
+
     @Test(arguments: SocketServerKind.allCases)
     func aServerRestartIsSurvivedWithoutGreetingTwice(_ kind: SocketServerKind) async throws {
         var server = try await SocketServer.start(kind)
