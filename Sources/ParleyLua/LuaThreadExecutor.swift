@@ -13,10 +13,10 @@ import Synchronization
 /// `lua_State` must be touched by one thread at a time: every VM bound to an
 /// executor lives on exactly one thread for its whole life.
 ///
-/// Why an event loop: a bot's connection lives on the same thread
-/// (`eventLoop`; the runner asks the transport to connect there). An event
-/// read from the socket then reaches the plugins, and their replies reach
-/// the socket, without waking another thread: on the shared 2-core machine
+/// Why an event loop: a bot connects from this thread, so its link lives on
+/// this loop too (`ClientBootstrap.forChat` takes the caller's loop). An
+/// event read from the socket then reaches the plugins, and their replies
+/// reach the socket, without waking another thread: on the shared 2-core machine
 /// of issue 5's bench, the wakes between a separate event loop and this
 /// thread, not Lua, were most of an echo bot's CPU. The price: while a
 /// plugin runs (at most its budget's deadline), this thread's sockets wait.
@@ -28,9 +28,9 @@ import Synchronization
 /// would otherwise go to the cooperative pool first and only then hop back
 /// here, waking two threads where one will do.
 public final class LuaThreadExecutor: SerialExecutor, TaskExecutor, @unchecked Sendable {
-    /// The event loop this thread runs. Channels opened on it are read and
-    /// written on the Lua thread itself.
-    public let eventLoop: any EventLoop
+    /// The event loop this thread runs: jobs, wake-ups, and the sockets of
+    /// links opened from this thread.
+    private let eventLoop: any EventLoop
     // Touched only on the loop's thread (`onLoop`, the loop's timer).
     private var timers = WakeupHeap()
     private var armed: (deadline: UInt64, task: Scheduled<Void>)?
