@@ -55,9 +55,7 @@ let package = Package(
             linkerSettings: [.unsafeFlags(["-Xlinker", "--whole-archive", "-Xlinker", "-l:liblua5.4.a",
                                            "-Xlinker", "--no-whole-archive"])]
         ),
-        .target(name: "ParleyLua", dependencies: ["CParleyLua", "CLua",
-                                                  .product(name: "NIOCore", package: "swift-nio"),
-                                                  .product(name: "NIOPosix", package: "swift-nio")]),
+        .target(name: "ParleyLua", dependencies: ["CParleyLua", "CLua"]),
         .target(name: "ParleyConfig"),
         .target(name: "CParleyJournal", cSettings: [.define("_GNU_SOURCE")]),
         .target(name: "ParleyJournal", dependencies: ["CParleyJournal"]),

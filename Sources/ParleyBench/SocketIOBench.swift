@@ -1,6 +1,7 @@
 import Foundation
+import NIOCore
+import NIOPosix
 import ParleyCore
-import ParleyLua
 import ParleyTransports
 import Synchronization
 
@@ -182,8 +183,7 @@ enum SocketIOBench {
         // Parley bot's do: a reply read off the socket hands its credit to the
         // sender without waking another thread, so the harness takes as
         // little of the shared cores as it can from either bot.
-        let session = try await withTaskExecutorPreference(loadThread) {
-            // Connected from the thread, so the link lives on its loop (`ClientBootstrap.forChat`).
+        let session = try await ChatEventLoop.$preferred.withValue(loadThread.loop) {
             try await SocketIOTransport(endpoint: SocketIOEndpoint(host: "127.0.0.1", port: port), name: loadName).connect()
         }
         let tracker = Tracker()
@@ -212,8 +212,8 @@ enum SocketIOBench {
         }
     }
 
-    /// The load generator's thread (an event loop, like a bot's Lua thread).
-    static let loadThread = LuaThreadExecutor(name: "bench-load")
+    /// The load generator's thread.
+    static let loadThread = LoadThread()
 
     /// One `!echo` answered before any timing: a bot that is up but not
     /// answering fails here with a clear message, not as a table of zeros.
@@ -326,6 +326,22 @@ enum SocketIOBench {
     static func percentile(_ sorted: [Double], _ q: Double) -> Double {
         sorted.isEmpty ? .nan : sorted[min(sorted.count - 1, Int(Double(sorted.count) * q))]
     }
+}
+
+/// The load generator's one thread: an event loop its link is opened on
+/// (`ChatEventLoop.preferred`) that is also the task executor its senders
+/// prefer, so a reply read off the socket resumes the sender without waking
+/// another thread.
+final class LoadThread: TaskExecutor, @unchecked Sendable {
+    private let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    var loop: any EventLoop { group.next() }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        loop.execute { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+    }
+
+    func asUnownedTaskExecutor() -> UnownedTaskExecutor { UnownedTaskExecutor(ordinary: self) }
 }
 
 /// What the load generator's reader learns from the replies, shared with the

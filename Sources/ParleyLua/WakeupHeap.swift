@@ -2,12 +2,10 @@
 ///
 /// `LuaThreadExecutor` keeps one, so a bot's next plugin timer is an entry
 /// of a few dozen bytes on its Lua thread instead of a sleeping task (a task
-/// object plus its async frames, for every bot, for the whole wait) or an
-/// event-loop timer each (a promise, a future, two closures, and a cancel
-/// that scans the loop's whole timer queue).
+/// object plus its async frames, for every bot, for the whole wait).
 struct WakeupHeap {
     struct Entry {
-        /// `NIODeadline` uptime, nanoseconds.
+        /// `DispatchTime` uptime, nanoseconds.
         var deadline: UInt64
         var id: UInt64
         var action: @Sendable () -> Void
@@ -15,18 +13,21 @@ struct WakeupHeap {
 
     private var entries: [Entry] = []
     private var cancelled: Set<UInt64> = []
-    /// Ids in the heap and not cancelled: a cancel is O(1), not a scan of the heap.
+    /// Ids in the heap and not cancelled: a cancel is O(1), not a scan of
+    /// the heap (thousands of bots share a thread, and a bot cancels its
+    /// wake-up whenever a sooner timer replaces it).
     private var live: Set<UInt64> = []
+    private var nextID: UInt64 = 0
 
     var isEmpty: Bool { entries.isEmpty }
 
     /// The soonest deadline, cancelled entries included (waking early for one is harmless).
     var earliest: UInt64? { entries.first?.deadline }
 
-    /// `id`: the caller's, unique among the entries.
-    mutating func insert(id: UInt64, deadline: UInt64, _ action: @escaping @Sendable () -> Void) {
-        entries.append(Entry(deadline: deadline, id: id, action: action))
-        live.insert(id)
+    mutating func insert(deadline: UInt64, _ action: @escaping @Sendable () -> Void) -> UInt64 {
+        nextID &+= 1
+        entries.append(Entry(deadline: deadline, id: nextID, action: action))
+        live.insert(nextID)
         var i = entries.count - 1
         while i > 0 {
             let parent = (i - 1) / 2
@@ -34,6 +35,7 @@ struct WakeupHeap {
             entries.swapAt(i, parent)
             i = parent
         }
+        return nextID
     }
 
     /// Forgets an entry; a no-op for one already run or cancelled.

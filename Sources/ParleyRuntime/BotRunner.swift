@@ -175,7 +175,6 @@ public actor BotRunner {
             do {
                 // The journal's last-seen cursors: a transport with catch-up
                 // resumes from them, so nothing is missed across a reconnect or a restart.
-                // Called on this bot's Lua thread, whose event loop the link then lives on (`ClientBootstrap.forChat`).
                 s = try await spec.transport.connect(resumingAfter: await host?.lastSeenCursors() ?? [:])
             } catch let error as TransportError where error.kind == .refused {
                 // The server is fine; the bot's own config is not (a name the

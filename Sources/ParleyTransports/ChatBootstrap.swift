@@ -1,24 +1,28 @@
 import NIOCore
 import NIOPosix
 
+/// Which event loop a chat link is opened on.
+public enum ChatEventLoop {
+    /// Unset (a bot's case): the shared loops, so a plugin that keeps its
+    /// Lua thread busy never holds up any link's reads, writes or
+    /// heartbeats. Set around `connect`: that loop, for a caller that wants
+    /// its link and its own code on one thread (the Socket.IO bench's load
+    /// generator, which must take as little of the machine as it can).
+    @TaskLocal public static var preferred: (any EventLoop)?
+}
+
 extension ClientBootstrap {
     /// The bootstrap every chat link starts from (StreamChat, WebSocket,
-    /// STOMP over TCP): the calling thread's event loop if it runs one, else
-    /// the shared loops; the connect timeout, no Nagle
+    /// STOMP over TCP): the shared event loops (or `ChatEventLoop.preferred`), the connect timeout, no Nagle
     /// (chat lines are small and a reply's latency is what people notice),
     /// and receive buffers that start at 512 bytes.
-    ///
-    /// Why the caller's loop: a bot connects from its Lua thread, which is an
-    /// event loop (`LuaThreadExecutor`), so its link is read and written on
-    /// the thread its plugins run on and an event and its reply never cross
-    /// threads.
     ///
     /// Why the buffer size: NIO keeps each channel's receive buffer for its
     /// next read, 2 KiB by default, and chat lines are a few dozen bytes; at
     /// 10,000 simulated users that is 20 MiB of mostly empty buffers. The
     /// adaptive allocator still grows a buffer that a read fills, up to 64 KiB.
     static func forChat(connectTimeout seconds: Double) -> ClientBootstrap {
-        ClientBootstrap(group: MultiThreadedEventLoopGroup.currentEventLoop ?? MultiThreadedEventLoopGroup.singleton)
+        ClientBootstrap(group: ChatEventLoop.preferred ?? MultiThreadedEventLoopGroup.singleton)
             .connectTimeout(.milliseconds(Int64(seconds * 1000)))
             .channelOption(ChannelOptions.tcpOption(.tcp_nodelay), value: 1)
             .channelOption(ChannelOptions.recvAllocator,

@@ -13,14 +13,11 @@ struct WakeupTests {
         var model: [(deadline: UInt64, id: UInt64)] = []
         let ran = Mutex<[UInt64]>([])
         var now: UInt64 = 0
-        var nextID: UInt64 = 0
         for _ in 0..<3000 {
             switch Int.random(in: 0..<10) {
             case 0..<6:
                 let d = now + UInt64.random(in: 0..<1000)
-                nextID += 1
-                let id = nextID
-                heap.insert(id: id, deadline: d) { ran.withLock { $0.append(d) } }
+                let id = heap.insert(deadline: d) { ran.withLock { $0.append(d) } }
                 model.append((d, id))
             case 6:
                 if let victim = model.randomElement() {
