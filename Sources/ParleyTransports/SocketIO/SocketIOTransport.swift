@@ -145,29 +145,12 @@ final class SocketIOSession: TransportSession {
     /// (one frame each, one flush); with it, one at a time, each waiting for its ack.
     nonisolated(nonsending) func send(_ batch: [OutgoingMessage]) async -> [SendOutcome] {
         if options.ackSends { return await sendOneByOne(batch) }
-        var outcomes: [SendOutcome] = []
-        outcomes.reserveCapacity(batch.count)
         var packets: [EngineIO.Packet] = []
-        // The first message that is written: a failed write fails it and everything after.
-        var firstWritten: Int?
-        for m in batch {
-            do {
-                packets += try client.packets(options.events.chatMessage, [.string(name), .string(m.text)],
-                                              namespace: try namespace(m.room), attachments: [])
-                if firstWritten == nil { firstWritten = outcomes.count }
-                outcomes.append(.delivered)
-            } catch {
-                // Building a packet fails only on what this message is (its room, its size).
-                outcomes.append(.refused(error as? TransportError ?? TransportError(.refused, "\(error)")))
-            }
-        }
-        guard let first = firstWritten else { return outcomes }
-        do {
-            try await client.emit(packets: packets)
-        } catch {
-            return Array(outcomes[..<first]) + [.failed(error)]
-        }
-        return outcomes
+        // Building a packet fails only on what this message is (its room, its size).
+        return await sendAsOneWrite(batch, encode: { m in
+            packets += try client.packets(options.events.chatMessage, [.string(name), .string(m.text)],
+                                          namespace: try namespace(m.room), attachments: [])
+        }, write: { try await client.emit(packets: packets) })
     }
 
     nonisolated(nonsending) func typing(room: String, on: Bool) async throws {

@@ -180,29 +180,19 @@ final class StreamChatSession: TransportSession {
     /// message at a time, each waiting for its echoes.
     nonisolated(nonsending) func send(_ batch: [OutgoingMessage]) async -> [SendOutcome] {
         guard echoTimeout <= 0 else { return await sendOneByOne(batch) }
-        var outcomes: [SendOutcome] = []
-        outcomes.reserveCapacity(batch.count)
         var buffer = channel.allocator.buffer(capacity: batch.reduce(0) { $0 + $1.text.utf8.count + 12 })
-        // The first message that is written: a failed write fails it and everything after.
-        var firstWritten: Int?
-        for m in batch {
-            do {
-                for line in try Self.lines(room: m.room, text: m.text) {
-                    buffer.writeBytes(StreamChat.ClientFrame.message(line).encoded)
-                }
-                if firstWritten == nil { firstWritten = outcomes.count }
-                outcomes.append(.delivered)
-            } catch {
-                outcomes.append(.refused(error))
+        return await sendAsOneWrite(batch, encode: { m in
+            // Every line is checked before any is added, so a refused text adds nothing.
+            for line in try Self.lines(room: m.room, text: m.text) {
+                buffer.writeBytes(StreamChat.ClientFrame.message(line).encoded)
             }
-        }
-        guard let first = firstWritten else { return outcomes }
-        do {
-            try await channel.writeAndFlush(buffer).valueOnCaller()
-        } catch {
-            return Array(outcomes[..<first]) + [.failed(TransportError(.closed, "send failed: \(error)"))]
-        }
-        return outcomes
+        }, write: {
+            do {
+                try await channel.writeAndFlush(buffer).valueOnCaller()
+            } catch {
+                throw TransportError(.closed, "send failed: \(error)")
+            }
+        })
     }
 
     /// Multi-line text goes out as one message per line; every line is
