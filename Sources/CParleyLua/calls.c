@@ -336,7 +336,12 @@ static int dispatch_message_fn(lua_State *L) {
 
 int parley_dispatch_message(lua_State *L, const parley_message *m, const uint8_t *drops, size_t drops_len) {
     message_args a = {m, drops, drops_len};
-    return run_dispatch(L, dispatch_message_fn, &a);
+    parley_ctx *c = parley_ctx_of(L);
+    c->event_room = m->room;
+    c->event_room_len = m->room_len;
+    int status = run_dispatch(L, dispatch_message_fn, &a);
+    c->event_room = NULL;  /* the bytes belong to the caller, and only for this call */
+    return status;
 }
 
 static int dump_writer(lua_State *L, const void *p, size_t sz, void *ud) {

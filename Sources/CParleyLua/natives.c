@@ -100,10 +100,15 @@ static int nat_send(lua_State *L) {
         return refuse(L, c, Q_FORBIDDEN, msg);
     }
     /* One reservation for the whole action: this is every reply's path. */
-    uint8_t *w = parley_buf_extend(&c->actions, 1 + 4 + rl + 4 + tl);
+    int here = c->event_room != NULL && rl == c->event_room_len && memcmp(room, c->event_room, rl) == 0;
+    uint8_t *w = parley_buf_extend(&c->actions, here ? 1 + 4 + tl : 1 + 4 + rl + 4 + tl);
     if (w == NULL) return luaL_error(L, "not enough memory");
-    *w++ = PARLEY_ACTION_SEND;
-    w = put_sized(w, room, rl);
+    if (here) {
+        *w++ = PARLEY_ACTION_SEND_HERE;
+    } else {
+        *w++ = PARLEY_ACTION_SEND;
+        w = put_sized(w, room, rl);
+    }
     put_sized(w, text, tl);
     c->sends_used++;
     lua_pushboolean(L, 1);

@@ -330,29 +330,22 @@ public final class PluginVM {
     }
 
     /// Parses the C action buffer (format in natives.c) into `out`, replacing
-    /// what it held. Stops at anything malformed. A room whose bytes are
-    /// `room`'s is returned as `room` itself.
+    /// what it held. Stops at anything malformed. A send to the room of the
+    /// message being handled (`SEND_HERE`), and a room whose bytes are
+    /// `room`'s, get `room` itself.
+    ///
+    /// Elements are overwritten in place and only a surplus is removed: an
+    /// event makes as many actions as the last one nearly always, and
+    /// `removeAll(keepingCapacity:)` runs the generic range replacement and
+    /// destroys every element each time.
     static func parseActions(_ raw: UnsafeRawBufferPointer, into out: inout [VMAction], room known: String? = nil) {
-        out.removeAll(keepingCapacity: true)
         var r = ActionReader(raw: raw)
-        while let kind = r.byte() {
-            switch Int(kind) {
-            case PARLEY_ACTION_SEND:
-                guard let room = r.text(orSameAs: known), let t = r.text() else { return }
-                out.append(.send(room: room, text: t))
-            case PARLEY_ACTION_TYPING:
-                guard let room = r.text(orSameAs: known), let on = r.byte() else { return }
-                out.append(.typing(room: room, on: on != 0))
-            case PARLEY_ACTION_LOG:
-                guard let level = r.byte(), let t = r.text() else { return }
-                out.append(.log(level == 0 ? .info : level == 1 ? .warn : .error, t))
-            case PARLEY_ACTION_QUOTA:
-                guard let t = r.text() else { return }
-                out.append(.quota(t))
-            default:
-                return
-            }
+        var n = 0
+        while let action = r.action(known: known) {
+            if n < out.count { out[n] = action } else { out.append(action) }
+            n += 1
         }
+        if n < out.count { out.removeSubrange(n...) }
     }
 }
 
@@ -362,6 +355,31 @@ public final class PluginVM {
 private struct ActionReader {
     let raw: UnsafeRawBufferPointer
     var i = 0
+
+    /// The next action, or nil at the end or at anything malformed.
+    mutating func action(known: String?) -> VMAction? {
+        guard let kind = byte() else { return nil }
+        switch Int(kind) {
+        case PARLEY_ACTION_SEND_HERE:
+            // C writes it only while a message from `known`'s room is handled.
+            guard let room = known, let t = text() else { return nil }
+            return .send(room: room, text: t)
+        case PARLEY_ACTION_SEND:
+            guard let room = text(orSameAs: known), let t = text() else { return nil }
+            return .send(room: room, text: t)
+        case PARLEY_ACTION_TYPING:
+            guard let room = text(orSameAs: known), let on = byte() else { return nil }
+            return .typing(room: room, on: on != 0)
+        case PARLEY_ACTION_LOG:
+            guard let level = byte(), let t = text() else { return nil }
+            return .log(level == 0 ? .info : level == 1 ? .warn : .error, t)
+        case PARLEY_ACTION_QUOTA:
+            guard let t = text() else { return nil }
+            return .quota(t)
+        default:
+            return nil
+        }
+    }
 
     mutating func byte() -> UInt8? {
         guard i < raw.count else { return nil }

@@ -63,6 +63,49 @@ struct PluginAPITests {
         #expect(kept == lines.map { [.send(room: $0.0, text: "\($0.1)@\($0.0)")] })
     }
 
+    /// A send to the message's own room is recorded without the room
+    /// (`SEND_HERE`) and comes back as the room string the bot passed in;
+    /// any other room, a prefix of it or one longer, comes back as written.
+    /// The VM overwrites the last event's action array in place, so events
+    /// with more, fewer and no actions must each get exactly their own.
+    @Test func repliesToTheMessagesRoomAndOtherRoomsInEveryMix() async throws {
+        let vm = try PluginVM(setup: VMSetup(prelude: PreludeAccess.source, botName: "parley",
+                                             hostFunctions: PreludeAccess.hostFunctions, commonStrings: PreludeAccess.commonStrings),
+                              limits: PluginLimits())
+        let p = #"""
+        bot.on("message", function(m)
+          for word in m.text:gmatch("%S+") do
+            if word == "here" then m:reply("h")
+            elseif word == "log" then bot.log.info("l")
+            else bot.send(word, "to " .. word) end
+          end
+        end)
+        bot.on("join", function(ev) bot.send(ev.room, "welcome") end)
+        """#
+        #expect(vm.load(source: Array(p.utf8), chunkName: "p", now: 0).0 == nil)
+        let cases: [(String, [VMAction])] = [
+            ("here lob lobbyx here", [.send(room: "lobby", text: "h"), .send(room: "lob", text: "to lob"),
+                                      .send(room: "lobbyx", text: "to lobbyx"), .send(room: "lobby", text: "h")]),
+            ("lobby", [.send(room: "lobby", text: "to lobby")]),
+            ("log", [.log(.info, "l")]),
+            ("", []),
+            ("here log other", [.send(room: "lobby", text: "h"), .log(.info, "l"), .send(room: "other", text: "to other")]),
+        ]
+        var kept: [[VMAction]] = []
+        for (i, (text, _)) in cases.enumerated() {
+            let (failure, actions) = vm.dispatchMessage(room: "lobby", user: "ann", text: text, id: "m\(i)", time: 1, now: 1)
+            #expect(failure == nil)
+            kept.append(actions)
+        }
+        #expect(kept == cases.map(\.1))
+        // Outside a message there is no room of its own: the room is carried.
+        let (failure, actions) = vm.dispatch(kind: "join", now: 2) { w in
+            w.beginTable(array: 0, pairs: 2); w.field("room", "lobby"); w.field("user", "bob")
+        }
+        #expect(failure == nil)
+        #expect(actions == [.send(room: "lobby", text: "welcome")])
+    }
+
     @Test func hearPassesCapturesAfterTheMessage() async throws {
         let p = #"bot.hear("(%d+)%s*%+%s*(%d+)", function(m, a, b) m:reply(tostring(tonumber(a) + tonumber(b))) end)"#
         #expect(texts(try await run(plugins: [("p", p)], script: message("what is 2 + 40?"))) == ["42"])

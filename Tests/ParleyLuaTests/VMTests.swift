@@ -1,3 +1,4 @@
+import Dispatch
 import ParleyLua
 import Testing
 
@@ -42,6 +43,22 @@ private func makeVM(_ source: String, limits: PluginLimits = PluginLimits()) thr
     let (failure, _) = vm.dispatch(kind: "x", now: 0) { $0.beginTable(array: 0, pairs: 0) }
     #expect(failure?.kind == .budget)
     #expect(failure?.message.contains("time budget") == true)
+}
+
+/// A deadline 16 ticks or more of the coarse clock away runs on that clock
+/// (budget.c): it may fire up to a tick, 1/16 of the budget, early, never
+/// more. 160 ms is on the coarse clock wherever a tick is 10 ms or less.
+@Test func aCoarseClockDeadlineIsNotCutShort() throws {
+    var limits = PluginLimits()
+    limits.timeMilliseconds = 160
+    limits.instructions = Int.max / 4
+    let vm = try makeVM("function on_x() while true do end end", limits: limits)
+    let start = DispatchTime.now().uptimeNanoseconds
+    let (failure, _) = vm.dispatch(kind: "x", now: 0) { $0.beginTable(array: 0, pairs: 0) }
+    let elapsedMs = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+    #expect(failure?.kind == .budget)
+    #expect(failure?.message.contains("time budget") == true)
+    #expect(elapsedMs >= 160 - 10, "tripped after \(elapsedMs) ms")
 }
 
 @Test func memoryCapIsConfigurableAndTheVMRecovers() throws {

@@ -45,6 +45,7 @@ enum {
     PARLEY_ACTION_TYPING = 2,  /* room, on (0/1) */
     PARLEY_ACTION_LOG = 3,     /* level (0 info, 1 warn, 2 error), text */
     PARLEY_ACTION_QUOTA = 4,   /* text: which quota, reported once per event */
+    PARLEY_ACTION_SEND_HERE = 5, /* text, to the room of the message being handled */
 };
 
 /* A growable byte buffer owned by C (malloc), never by the Lua allocator. */
@@ -84,7 +85,8 @@ typedef struct parley_ctx {
     int64_t instr_limit;      /* instructions per event */
     int64_t instr_left;       /* decremented by the hook and by C work (patterns) */
     uint64_t wall_limit_ns;   /* wall-clock budget per event */
-    uint64_t deadline_ns;     /* CLOCK_MONOTONIC deadline of the running event */
+    uint64_t deadline_ns;     /* deadline of the running event, on deadline_clock */
+    int deadline_clock;       /* the clock of deadline_ns, chosen per event (budget.c) */
     int hook_period;          /* count-hook period in instructions */
     int tripped;              /* PARLEY_TRIP_*; sticky for the event */
 
@@ -112,6 +114,14 @@ typedef struct parley_ctx {
     /* Substrings a transport forbids in user text (NUL-separated list). */
     char *forbidden;
     size_t forbidden_len;
+
+    /* ---- the message being handled ---- */
+    /* Its room's bytes while parley_dispatch_message runs (NULL otherwise):
+     * a reply to it, nearly every send, is recorded as SEND_HERE without the
+     * room, and the host hands back the room string it already has instead
+     * of comparing bytes and making a new one. */
+    const char *event_room;
+    size_t event_room_len;
 
     /* ---- clock for os.time()/os.date() ---- */
     double now_epoch;               /* seconds since 1970, set by the host per event */
