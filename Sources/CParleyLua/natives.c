@@ -35,6 +35,20 @@ static uint8_t *put_sized(uint8_t *w, const char *s, size_t n) {
     return w + 4 + n;
 }
 
+/* A room field: PARLEY_ROOM_HERE for the room of the message being handled,
+ * else the room's text. room_size is what put_room will write. */
+static int is_event_room(const parley_ctx *c, const char *room, size_t rl) {
+    return c->event_room != NULL && rl == c->event_room_len && memcmp(room, c->event_room, rl) == 0;
+}
+
+static size_t room_size(int here, size_t rl) { return here ? 4 : 4 + rl; }
+
+static uint8_t *put_room(uint8_t *w, int here, const char *room, size_t rl) {
+    if (!here) return put_sized(w, room, rl);
+    memset(w, 0xFF, 4); /* PARLEY_ROOM_HERE */
+    return w + 4;
+}
+
 static int put_bytes(parley_buf *b, const char *s, size_t n) {
     uint8_t *w = parley_buf_extend(b, 4 + n);
     if (w == NULL) return -1;
@@ -100,15 +114,11 @@ static int nat_send(lua_State *L) {
         return refuse(L, c, Q_FORBIDDEN, msg);
     }
     /* One reservation for the whole action: this is every reply's path. */
-    int here = c->event_room != NULL && rl == c->event_room_len && memcmp(room, c->event_room, rl) == 0;
-    uint8_t *w = parley_buf_extend(&c->actions, here ? 1 + 4 + tl : 1 + 4 + rl + 4 + tl);
+    int here = is_event_room(c, room, rl);
+    uint8_t *w = parley_buf_extend(&c->actions, 1 + room_size(here, rl) + 4 + tl);
     if (w == NULL) return luaL_error(L, "not enough memory");
-    if (here) {
-        *w++ = PARLEY_ACTION_SEND_HERE;
-    } else {
-        *w++ = PARLEY_ACTION_SEND;
-        w = put_sized(w, room, rl);
-    }
+    *w++ = PARLEY_ACTION_SEND;
+    w = put_room(w, here, room, rl);
     put_sized(w, text, tl);
     c->sends_used++;
     lua_pushboolean(L, 1);
@@ -121,10 +131,12 @@ static int nat_typing(lua_State *L) {
     size_t rl;
     const char *room = luaL_checklstring(L, 1, &rl);
     uint8_t on = lua_isnone(L, 2) ? 1 : (uint8_t)lua_toboolean(L, 2);
-    uint8_t kind = PARLEY_ACTION_TYPING;
-    if (parley_buf_append(&c->actions, &kind, 1) || put_bytes(&c->actions, room, rl) ||
-        parley_buf_append(&c->actions, &on, 1))
-        return luaL_error(L, "not enough memory");
+    int here = is_event_room(c, room, rl);
+    uint8_t *w = parley_buf_extend(&c->actions, 1 + room_size(here, rl) + 1);
+    if (w == NULL) return luaL_error(L, "not enough memory");
+    *w++ = PARLEY_ACTION_TYPING;
+    w = put_room(w, here, room, rl);
+    *w = on;
     lua_pushboolean(L, 1);
     return 1;
 }

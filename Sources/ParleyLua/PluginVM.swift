@@ -329,10 +329,10 @@ public final class PluginVM {
         return (failure, actions)
     }
 
-    /// Parses the C action buffer (format in natives.c) into `out`, replacing
-    /// what it held. Stops at anything malformed. A send to the room of the
-    /// message being handled (`SEND_HERE`), and a room whose bytes are
-    /// `room`'s, get `room` itself.
+    /// Parses the C action buffer (format in parley_lua.h) into `out`,
+    /// replacing what it held. Stops at anything malformed. A send or typing
+    /// indicator to the room of the message being handled (which C records as
+    /// `PARLEY_ROOM_HERE`) gets `room` itself.
     ///
     /// Elements are overwritten in place and only a surplus is removed: an
     /// event makes as many actions as the last one nearly always, and
@@ -360,15 +360,11 @@ private struct ActionReader {
     mutating func action(known: String?) -> VMAction? {
         guard let kind = byte() else { return nil }
         switch Int(kind) {
-        case PARLEY_ACTION_SEND_HERE:
-            // C writes it only while a message from `known`'s room is handled.
-            guard let room = known, let t = text() else { return nil }
-            return .send(room: room, text: t)
         case PARLEY_ACTION_SEND:
-            guard let room = text(orSameAs: known), let t = text() else { return nil }
+            guard let room = room(known: known), let t = text() else { return nil }
             return .send(room: room, text: t)
         case PARLEY_ACTION_TYPING:
-            guard let room = text(orSameAs: known), let on = byte() else { return nil }
+            guard let room = room(known: known), let on = byte() else { return nil }
             return .typing(room: room, on: on != 0)
         case PARLEY_ACTION_LOG:
             guard let level = byte(), let t = text() else { return nil }
@@ -400,14 +396,15 @@ private struct ActionReader {
         return String(decoding: UnsafeRawBufferPointer(rebasing: raw[i + 4..<i + 4 + n]), as: UTF8.self)
     }
 
-    /// `known` itself when the text has its bytes, else a new string.
-    mutating func text(orSameAs known: String?) -> String? {
-        if let known, let n = length(), n > 0, known.utf8.count == n,
-           known.utf8.withContiguousStorageIfAvailable({ memcmp($0.baseAddress!, raw.baseAddress! + i + 4, n) }) == 0 {
-            i += 4 + n
-            return known
-        }
-        return text()
+    /// A room field: `known` for `PARLEY_ROOM_HERE` (C writes it only while a
+    /// message from `known`'s room is handled), else the room's text.
+    mutating func room(known: String?) -> String? {
+        guard raw.count - i >= 4,
+              UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: i, as: UInt32.self)) == PARLEY_ROOM_HERE
+        else { return text() }
+        guard let known else { return nil }
+        i += 4
+        return known
     }
 }
 

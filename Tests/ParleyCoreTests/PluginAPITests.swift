@@ -63,9 +63,10 @@ struct PluginAPITests {
         #expect(kept == lines.map { [.send(room: $0.0, text: "\($0.1)@\($0.0)")] })
     }
 
-    /// A send to the message's own room is recorded without the room
-    /// (`SEND_HERE`) and comes back as the room string the bot passed in;
-    /// any other room, a prefix of it or one longer, comes back as written.
+    /// A send or typing indicator to the message's own room is recorded
+    /// without the room (`PARLEY_ROOM_HERE`) and comes back as the room string
+    /// the bot passed in; any other room, a prefix of it or one longer, comes
+    /// back as written.
     /// The VM overwrites the last event's action array in place, so events
     /// with more, fewer and no actions must each get exactly their own.
     @Test func repliesToTheMessagesRoomAndOtherRoomsInEveryMix() async throws {
@@ -77,6 +78,7 @@ struct PluginAPITests {
           for word in m.text:gmatch("%S+") do
             if word == "here" then m:reply("h")
             elseif word == "log" then bot.log.info("l")
+            elseif word == "typing" then bot.typing(m.room, true); bot.typing("lob", false)
             else bot.send(word, "to " .. word) end
           end
         end)
@@ -90,6 +92,7 @@ struct PluginAPITests {
             ("log", [.log(.info, "l")]),
             ("", []),
             ("here log other", [.send(room: "lobby", text: "h"), .log(.info, "l"), .send(room: "other", text: "to other")]),
+            ("typing here", [.typing(room: "lobby", on: true), .typing(room: "lob", on: false), .send(room: "lobby", text: "h")]),
         ]
         var kept: [[VMAction]] = []
         for (i, (text, _)) in cases.enumerated() {

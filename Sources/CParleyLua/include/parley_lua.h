@@ -39,14 +39,19 @@ enum {
     PARLEY_ERR_MEMORY = 4,
 };
 
-/* Kinds of record in the action buffer (see parley_actions_*). */
+/*
+ * Kinds of record in the action buffer (natives.c writes them, PluginVM.swift
+ * reads them). A text is a u32 length (little-endian) and its bytes. A room
+ * is a text, or just the length PARLEY_ROOM_HERE: the room of the message
+ * being handled (see parley_ctx.event_room).
+ */
 enum {
     PARLEY_ACTION_SEND = 1,    /* room, text */
     PARLEY_ACTION_TYPING = 2,  /* room, on (0/1) */
     PARLEY_ACTION_LOG = 3,     /* level (0 info, 1 warn, 2 error), text */
     PARLEY_ACTION_QUOTA = 4,   /* text: which quota, reported once per event */
-    PARLEY_ACTION_SEND_HERE = 5, /* text, to the room of the message being handled */
 };
+#define PARLEY_ROOM_HERE 0xFFFFFFFFu
 
 /* A growable byte buffer owned by C (malloc), never by the Lua allocator. */
 typedef struct parley_buf {
@@ -117,9 +122,9 @@ typedef struct parley_ctx {
 
     /* ---- the message being handled ---- */
     /* Its room's bytes while parley_dispatch_message runs (NULL otherwise):
-     * a reply to it, nearly every send, is recorded as SEND_HERE without the
-     * room, and the host hands back the room string it already has instead
-     * of comparing bytes and making a new one. */
+     * a send or typing indicator to that room (nearly every reply) records
+     * the room as PARLEY_ROOM_HERE, and the host hands back the room string
+     * it already has instead of comparing bytes and making a new one. */
     const char *event_room;
     size_t event_room_len;
 
