@@ -176,6 +176,20 @@ final class StreamChatSession: TransportSession {
         return lines
     }
 
+    /// Appends one `MSG` frame per line.
+    private static func encode(_ lines: [String], into buffer: inout ByteBuffer) {
+        for line in lines { buffer.writeBytes(StreamChat.ClientFrame.message(line).encoded) }
+    }
+
+    /// Writes and flushes; a failure means the link is going down.
+    private nonisolated(nonsending) func write(_ buffer: ByteBuffer) async throws {
+        do {
+            try await channel.writeAndFlush(buffer).valueOnCaller()
+        } catch {
+            throw TransportError(.closed, "send failed: \(error)")
+        }
+    }
+
     /// Without echo confirmation, the whole batch is one write; with it, one
     /// message at a time, each waiting for its echoes.
     nonisolated(nonsending) func send(_ batch: [OutgoingMessage]) async -> [SendOutcome] {
@@ -183,16 +197,8 @@ final class StreamChatSession: TransportSession {
         var buffer = channel.allocator.buffer(capacity: batch.reduce(0) { $0 + $1.text.utf8.count + 12 })
         return await sendAsOneWrite(batch, encode: { m in
             // Every line is checked before any is added, so a refused text adds nothing.
-            for line in try Self.lines(room: m.room, text: m.text) {
-                buffer.writeBytes(StreamChat.ClientFrame.message(line).encoded)
-            }
-        }, write: {
-            do {
-                try await channel.writeAndFlush(buffer).valueOnCaller()
-            } catch {
-                throw TransportError(.closed, "send failed: \(error)")
-            }
-        })
+            Self.encode(try Self.lines(room: m.room, text: m.text), into: &buffer)
+        }, write: { try await write(buffer) })
     }
 
     /// Multi-line text goes out as one message per line; every line is
@@ -200,15 +206,8 @@ final class StreamChatSession: TransportSession {
     nonisolated(nonsending) func send(room: String, text: String, id: String) async throws {
         let lines = try Self.lines(room: room, text: text)
         var buffer = channel.allocator.buffer(capacity: text.utf8.count + lines.count * 10)
-        for line in lines { buffer.writeBytes(StreamChat.ClientFrame.message(line).encoded) }
-        guard echoTimeout > 0 else {
-            do {
-                try await channel.writeAndFlush(buffer).valueOnCaller()
-            } catch {
-                throw TransportError(.closed, "send failed: \(error)")
-            }
-            return
-        }
+        Self.encode(lines, into: &buffer)
+        guard echoTimeout > 0 else { return try await write(buffer) }
         // Delivered when every line's echo is back; a link that dies first fails the send.
         let channel = self.channel, echoes = self.echoes, timeout = echoTimeout
         let timer = NIOLockedValueBox<Scheduled<Void>?>(nil)
