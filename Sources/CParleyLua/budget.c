@@ -21,9 +21,11 @@
  *
  * Memory: a lua_Alloc with a cap. Lua treats a NULL from a growing
  * allocation as "not enough memory" (a clean error), but it assumes shrinks
- * never fail, so they never do here.
+ * never fail, so they never do here. Blocks come from blocks.c, which keeps
+ * a per-thread cache of small freed blocks in front of malloc.
  */
 #include "parley_lua.h"
+#include "blocks.h"
 
 #include <lauxlib.h>
 #include <stdlib.h>
@@ -125,7 +127,7 @@ static void *capped_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     /* When ptr is NULL, osize is a type tag, not a size. */
     size_t old = ptr ? osize : 0;
     if (nsize == 0) {
-        free(ptr);
+        parley_block_free(ptr, old);
         c->mem_used -= old;
         return NULL;
     }
@@ -137,9 +139,8 @@ static void *capped_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
             return NULL;
         }
     }
-    void *p = realloc(ptr, nsize);
+    void *p = ptr ? parley_block_resize(ptr, old, nsize) : parley_block_alloc(nsize);
     if (p == NULL) {
-        if (nsize <= old) return ptr; /* a shrink never fails: keep the block */
         c->mem_failed = 1;
         return NULL;
     }
