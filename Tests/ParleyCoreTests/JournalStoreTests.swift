@@ -65,7 +65,7 @@ struct JournalStoreTests {
         defer { try? FileManager.default.removeItem(at: dir) }
         // A regular file where the journal directory should be.
         let path = dir.appendingPathComponent("file").path
-        FileManager.default.createFile(atPath: path, contents: Data("x".utf8))
+        #expect(FileManager.default.createFile(atPath: path, contents: Data("x".utf8)))
         await #expect(throws: StoreError.self) {
             _ = try await run(plugins: [("counter", counter)], script: message("!count"), journal: path)
         }

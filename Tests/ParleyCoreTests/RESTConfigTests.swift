@@ -9,7 +9,7 @@ import Testing
     static let folder: String = {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("parley-rest-config-\(UUID().uuidString)")
         try? FileManager.default.createDirectory(at: dir.appendingPathComponent("certs"), withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: dir.appendingPathComponent("certs/ca.pem").path, contents: Data())
+        _ = FileManager.default.createFile(atPath: dir.appendingPathComponent("certs/ca.pem").path, contents: Data())
         return dir.path
     }()
 

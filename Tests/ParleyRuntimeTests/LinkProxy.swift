@@ -29,12 +29,12 @@ final class LinkProxy: Sendable {
             .childChannelInitializer { inbound in
                 ClientBootstrap(group: inbound.eventLoop)
                     .connect(host: "127.0.0.1", port: upstreamPort)
-                    .flatMap { outbound in
+                    .flatMapThrowing { outbound in
+                        // Both channels are on inbound's event loop, where this runs.
                         let link = SilentFlag()
                         links.open.withLock { $0.append(link) }
-                        return inbound.pipeline.addHandler(Glue(peer: outbound, silent: box, link: link)).flatMap {
-                            outbound.pipeline.addHandler(Glue(peer: inbound, silent: box, link: link))
-                        }
+                        try inbound.pipeline.syncOperations.addHandler(Glue(peer: outbound, silent: box, link: link))
+                        try outbound.pipeline.syncOperations.addHandler(Glue(peer: inbound, silent: box, link: link))
                     }
             }
             .bind(host: "127.0.0.1", port: 0).get()
