@@ -230,6 +230,7 @@ public final class PluginVM {
     /// Calls `body` with the timer ids whose Lua callbacks can be forgotten,
     /// encoded as the dispatcher's last argument; none (nearly every event)
     /// is no bytes, which C passes as nil, and touches no writer.
+    @inline(__always)
     private func withDrops(_ drops: [Int64], _ body: (UnsafePointer<UInt8>?, Int) -> Int32) -> Int32 {
         if drops.isEmpty { return body(nil, 0) }
         dropsWriter.reset()
