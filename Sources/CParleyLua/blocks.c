@@ -66,19 +66,16 @@ static parley_block_cache *thread_cache(void) {
 
 void parley_block_free_slow(void *p, int k) {
     parley_block_cache *bc = thread_cache();
-    if (bc == NULL || bc->count[k] >= PARLEY_BLOCKS_PER_CLASS) {
-        free(p);
-        return;
-    }
-    parley_free_block *b = p;
-    b->next = bc->head[k];
-    bc->head[k] = b;
-    bc->count[k]++;
+    if (bc == NULL || !parley_block_push(bc, k, p)) free(p);
 }
 
 void *parley_block_move(void *p, size_t osize, size_t nsize) {
-    if (osize > PARLEY_BLOCK_SMALL_MAX && nsize > PARLEY_BLOCK_SMALL_MAX) return realloc(p, nsize);
-    void *q = parley_block_alloc(nsize);
+    void *q;
+    if (osize > PARLEY_BLOCK_SMALL_MAX && nsize > PARLEY_BLOCK_SMALL_MAX) {
+        q = realloc(p, nsize);
+        return q ? q : nsize < osize ? p : NULL; /* a shrink keeps the block */
+    }
+    q = parley_block_alloc(nsize);
     if (q == NULL) return nsize < osize ? p : NULL; /* a shrink keeps the block */
     memcpy(q, p, osize < nsize ? osize : nsize);
     parley_block_free(p, osize);

@@ -34,6 +34,16 @@ static inline size_t parley_block_class_size(int k) { return 24 + 16 * (size_t)k
 
 /* Gives back a small block to a thread without a cache yet or with a full list. */
 void parley_block_free_slow(void *p, int k);
+
+/* Pushes a small block of class k on bc's list, if the list has room; 0 when it has not. */
+static inline int parley_block_push(parley_block_cache *bc, int k, void *p) {
+    if (bc->count[k] >= PARLEY_BLOCKS_PER_CLASS) return 0;
+    parley_free_block *b = p;
+    b->next = bc->head[k];
+    bc->head[k] = b;
+    bc->count[k]++;
+    return 1;
+}
 /* realloc with the nominal old size, for what parley_block_resize does not do inline. */
 void *parley_block_move(void *p, size_t osize, size_t nsize);
 
@@ -60,14 +70,7 @@ static inline void parley_block_free(void *p, size_t n) {
     }
     int k = parley_block_class(n);
     parley_block_cache *bc = parley_block_cache_tls;
-    if (bc == NULL || bc->count[k] >= PARLEY_BLOCKS_PER_CLASS) {
-        parley_block_free_slow(p, k);
-        return;
-    }
-    parley_free_block *b = p;
-    b->next = bc->head[k];
-    bc->head[k] = b;
-    bc->count[k]++;
+    if (bc == NULL || !parley_block_push(bc, k, p)) parley_block_free_slow(p, k);
 }
 
 /* realloc with the nominal old size. NULL when it cannot grow, and then p is
