@@ -15,11 +15,12 @@
  * size, which glibc rounds to exactly the chunk a direct request for the
  * nominal size would get, so caching costs no memory per block.
  *
- * Bounds: at most PARLEY_BLOCKS_PER_CLASS blocks per class per thread (under
- * 300 KiB a thread when every list is full); a free beyond that goes to
- * free(). Lua states may move between threads: a block is a plain malloc'd
- * block, so any thread's cache may hold it, and free() may release it. A
- * thread's cache is released when the thread exits.
+ * Bounds: at most PARLEY_BLOCKS_PER_CLASS blocks per class per thread (288
+ * KiB of blocks, about 304 KiB with glibc's chunk headers, when every list is
+ * full); a free beyond that goes to free(). Lua states may move between
+ * threads: a block is a plain malloc'd block, so any thread's cache may hold
+ * it, and free() may release it. A thread's cache is released when the
+ * thread exits.
  *
  * The caller's accounting (the plugin's memory cap) is untouched: it counts
  * nominal sizes, and blocks waiting in a cache belong to no plugin.

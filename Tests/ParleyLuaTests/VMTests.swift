@@ -1,5 +1,6 @@
 import Dispatch
 import ParleyLua
+import Synchronization
 import Testing
 
 /// The VM on its own, with a minimal prelude: creation, limits and actions.
@@ -128,20 +129,22 @@ private func makeVM(_ source: String, limits: PluginLimits = PluginLimits()) thr
     """#
     nonisolated(unsafe) let vms = [try makeVM(source), try makeVM(source)]
     let queues = [DispatchQueue(label: "blocks-a"), DispatchQueue(label: "blocks-b")]
-    nonisolated(unsafe) var replies: [[VMAction]] = [[], []]
+    // Both queues record at once: the replies are behind a lock.
+    let replies = Mutex<[[VMAction]]>([[], []])
     for round in 0..<40 {
         let group = DispatchGroup()
         for v in 0..<2 {
             queues[(v + round) % 2].async(group: group) {
                 let (failure, actions) = vms[v].dispatch(kind: "x", now: 0) { $0.beginTable(array: 0, pairs: 0) }
-                if failure == nil { replies[v] += actions } else { replies[v].append(.log(.error, "\(failure!)")) }
+                let got = failure.map { [VMAction.log(.error, "\($0)")] } ?? actions
+                replies.withLock { $0[v] += got }
                 vms[v].collectGarbage()
             }
         }
         group.wait()
     }
-    for v in 0..<2 {
-        #expect(replies[v].count == 40)
-        #expect(replies[v].allSatisfy { $0 == .send(room: "r", text: "0 3230") }, "\(replies[v].prefix(3))")
+    for got in replies.withLock({ $0 }) {
+        #expect(got.count == 40)
+        #expect(got.allSatisfy { $0 == .send(room: "r", text: "0 3230") }, "\(got.prefix(3))")
     }
 }
