@@ -12,14 +12,18 @@ import Synchronization
 ///
 /// Every role runs in its own process (see SocketIOBench+Roles.swift), so the
 /// bot's CPU per reply is its own and not the server's or the load
-/// generator's. Per (server, bot) pair, fresh processes and two phases:
-/// - latency: `!echo <seq> <ns>` on a fixed 1,000 msg/s schedule, 1 s
-///   warm-up, then the measured seconds; p50/p99 of reply latency, and
-///   replies still missing 2 s after the last send (a missing reply counts as
-///   infinitely late, so a bot that falls behind cannot hide in the percentile);
-/// - throughput: a closed loop keeping 100 messages in flight; replies/s,
-///   and the bot's CPU per 1,000 replies (every reply counted there is a
-///   message the bot fully handled).
+/// generator's. Per server kind, each bot behind its own server process of
+/// that kind, all four up at once, and two phases:
+/// - latency: `!echo <seq> <ns>` on a fixed 1,000 msg/s schedule, in slices
+///   the two bots take in turns (a busy spell on this shared machine then
+///   lands on both, not on whichever one it caught); 1 s of warm-up before a
+///   bot's first slice, 0.25 s before the others; p50/p99 of reply latency
+///   over all of a bot's slices, and replies still missing 2 s after a
+///   slice's last send (a missing reply counts as infinitely late, so a bot
+///   that falls behind cannot hide in the percentile);
+/// - throughput: a closed loop keeping 100 messages in flight, one bot after
+///   the other; replies/s, and the bot's CPU per 1,000 replies (every reply
+///   counted there is a message the bot fully handled).
 /// A second table shows each process's CPU and the bot's context switches
 /// per reply in both phases: what caps the figures on the machine at hand.
 enum SocketIOBench {
@@ -29,6 +33,10 @@ enum SocketIOBench {
     static let warmupSeconds = 1.0
     static let inFlight = 100
     static let graceSeconds = 2.0
+    /// Unmeasured sends before every latency slice after a bot's first.
+    static let sliceWarmupSeconds = 0.25
+    /// Latency slices per bot: 1 s each in `--quick` runs, 2 s in full ones.
+    static func slices(quick: Bool) -> Int { quick ? 3 : 5 }
 
     enum ServerKind: String { case python, embedded }
     enum BotKind: String { case python, parley }
@@ -53,6 +61,16 @@ enum SocketIOBench {
         func perThousand(_ cpu: Double) -> Double { replies > 0 ? cpu * 1e6 / Double(replies) : .nan }
         /// Share of one core, in percent.
         func busy(_ cpu: Double) -> Double { cpu / seconds * 100 }
+
+        /// Adds another stretch of the same phase (the latency slices).
+        mutating func add(_ u: Usage) {
+            seconds += u.seconds
+            replies += u.replies
+            bot += u.bot
+            server += u.server
+            load += u.load
+            botSwitches += u.botSwitches
+        }
     }
 
     struct Result {
@@ -66,6 +84,8 @@ enum SocketIOBench {
         var missing: Int, measured: Int
         /// How late the load generator started sends behind schedule, ms.
         var lagP99: Double, lagMax: Double
+        /// The load generator's own messages back from the server (no bot in the path), ms.
+        var echoP50: Double, echoP99: Double
         var paced: Usage, closed: Usage
         /// Closed-loop messages never answered within the grace.
         var closedLost: Int
@@ -87,6 +107,7 @@ enum SocketIOBench {
 
     static func run(quick: Bool) async throws {
         let seconds = quick ? 3.0 : 10.0
+        let slices = slices(quick: quick)
         let paths = try Paths.resolve()
         let loadBefore = loadAverage()
         print("\n== Socket.IO echo bot: Parley vs python-socketio AsyncClient (same server, same load generator) ==")
@@ -95,13 +116,13 @@ enum SocketIOBench {
         // the bot fully handled. At 1,000 msg/s a saturated server leaves
         // replies unanswered whose work the bot already did (both are in the
         // breakdown below).
-        print(String(format: "latency: %d msg/s on a fixed schedule for %.0f s after %.0f s warm-up, from each actual send; throughput and bot CPU: %d in flight for %.0f s",
-                     offeredPerSecond, seconds, warmupSeconds, inFlight, seconds))
+        print(String(format: "latency: %d msg/s on a fixed schedule, %d slices of %.0f s per bot, the two bots taking turns (each behind its own server of the kind), %.0f s warm-up before a bot's first slice and %.2f s before the others; from each actual send",
+                     offeredPerSecond, slices, seconds / Double(slices), warmupSeconds, sliceWarmupSeconds))
+        print(String(format: "throughput and bot CPU: %d in flight for %.0f s, one bot after the other", inFlight, seconds))
         print("server     bot      replies/s  p50 ms  p99 ms  missing  bot CPU ms/1k")
         var results: [Result] = []
         for server in [ServerKind.python, .embedded] {
-            for bot in [BotKind.python, .parley] {
-                let r = try await measure(server: server, bot: bot, seconds: seconds, paths: paths)
+            for r in try await measure(server: server, seconds: seconds, slices: slices, paths: paths) {
                 results.append(r)
                 print(pad(r.server.rawValue, 10) + " " + pad(r.bot.rawValue, 8)
                       + String(format: " %9.0f  ", r.repliesPerSecond) + pad(ms(r.p50), 6, right: true) + "  "
@@ -136,6 +157,9 @@ enum SocketIOBench {
             notes.append("\(server.rawValue) server: busiest in Parley's closed loop is \(busiest.0) ("
                          + String(format: "%.0f%% of a core); a bot costing nothing would top out near %.0f replies/s here",
                                   busiest.1, ceiling) + " (×\(x(ceiling / py.repliesPerSecond)) the python bot's)")
+            // The same trip without a bot: what no bot can get under here.
+            notes.append("\(server.rawValue) server: the load generator's own message back from the server (no bot in the path) took p50 "
+                         + "\(ms(py.echoP50))/\(ms(pa.echoP50)) ms and p99 \(ms(py.echoP99))/\(ms(pa.echoP99)) ms in the python/Parley bot's slices")
         }
         print("ratios (parley/python): " + ratios.joined(separator: "; "))
         print("target: throughput ≥ 5×, p99 ≤ 1/5 — " + verdicts.joined(separator: "; "))
@@ -170,44 +194,93 @@ enum SocketIOBench {
         return String(format: v < 0.1 ? "%.3f" : "%.2f", v)
     }
 
-    // MARK: one pair
+    // MARK: one server kind, both bots
 
-    static func measure(server: ServerKind, bot: BotKind, seconds: Double, paths: Paths) async throws -> Result {
-        let (serverChild, port) = try startServer(server, paths)
-        defer { serverChild.stop() }
-        let botChild = try startBot(bot, port: port, paths)
-        defer { botChild.stop() }
-        let pids = Pids(bot: botChild.pid, server: serverChild.pid)
+    /// One bot with its own server process and the load generator's session to that server.
+    struct Rig {
+        var bot: BotKind
+        var server: BenchChild, botChild: BenchChild
+        var session: any TransportSession
+        var tracker: Tracker
+        var pids: Pids
 
-        // The load generator's link and its senders share one thread, as a
-        // Parley bot's do: a reply read off the socket hands its credit to the
-        // sender without waking another thread, so the harness takes as
-        // little of the shared cores as it can from either bot.
-        let session = try await ChatEventLoop.$preferred.withValue(loadThread.loop) {
-            try await SocketIOTransport(endpoint: SocketIOEndpoint(host: "127.0.0.1", port: port), name: loadName).connect()
-        }
-        let tracker = Tracker()
-        session.events.attach { item in
-            if case .event(.chat(.message(let m))) = item, m.user == botName { tracker.reply(m.text, at: monoNow()) }
-        }
-        do {
-            let r = try await withTaskExecutorPreference(loadThread) { () async throws -> Result in
-                try await handshake(session, tracker, bot: bot)
-                var r = try await paced(session, tracker, seconds: seconds, pids: pids)
-                r.server = server
-                r.bot = bot
-                let (closed, lost) = try await closedLoop(session, tracker, seconds: seconds, pids: pids)
-                r.closed = closed
-                r.closedLost = lost
-                r.repliesPerSecond = Double(closed.replies) / closed.seconds
-                return r
+        static func open(server kind: ServerKind, bot: BotKind, paths: Paths) async throws -> Rig {
+            let (serverChild, port) = try startServer(kind, paths)
+            let botChild: BenchChild
+            do { botChild = try startBot(bot, port: port, paths) } catch {
+                serverChild.stop()
+                throw error
             }
+            // The load generator's link and its senders share one thread, as a
+            // Parley bot's do: a reply read off the socket hands its credit to
+            // the sender without waking another thread, so the harness takes as
+            // little of the shared cores as it can from either bot.
+            let session: any TransportSession
+            do {
+                session = try await ChatEventLoop.$preferred.withValue(loadThread.loop) {
+                    try await SocketIOTransport(endpoint: SocketIOEndpoint(host: "127.0.0.1", port: port), name: loadName).connect()
+                }
+            } catch {
+                botChild.stop()
+                serverChild.stop()
+                throw error
+            }
+            let tracker = Tracker()
+            session.events.attach { item in
+                guard case .event(.chat(.message(let m))) = item else { return }
+                if m.user == botName { tracker.reply(m.text, at: monoNow()) } else if m.user == loadName { tracker.echo(m.text, at: monoNow()) }
+            }
+            return Rig(bot: bot, server: serverChild, botChild: botChild, session: session, tracker: tracker,
+                       pids: Pids(bot: botChild.pid, server: serverChild.pid))
+        }
+
+        func close() async {
             await session.close()
             session.events.detach()
-            return r
+            botChild.stop()
+            server.stop()
+        }
+    }
+
+    /// Both bots behind one kind of server. Each bot gets its own server
+    /// process of that kind, and all four stay up for the whole measurement:
+    /// the latency phase runs in slices, the two bots taking turns (python
+    /// first in even rounds, Parley first in odd ones), so a busy spell on the
+    /// shared machine lands on both rather than on whichever bot it happened
+    /// to catch. The pair that is not being measured sits idle. Then each
+    /// bot's closed loop, one after the other.
+    static func measure(server: ServerKind, seconds: Double, slices: Int, paths: Paths) async throws -> [Result] {
+        var rigs: [Rig] = []
+        do {
+            for bot in [BotKind.python, .parley] { rigs.append(try await Rig.open(server: server, bot: bot, paths: paths)) }
+            let results = try await withTaskExecutorPreference(loadThread) { () async throws -> [Result] in
+                for rig in rigs { try await handshake(rig.session, rig.tracker, bot: rig.bot) }
+                var paced = Array(repeating: PacedSamples(), count: rigs.count)
+                let measured = Int(seconds / Double(slices) * Double(offeredPerSecond))
+                for round in 0..<slices {
+                    let order = round % 2 == 0 ? Array(rigs.indices) : rigs.indices.reversed()
+                    for i in order {
+                        // The first slice warms a bot up fully; later ones only
+                        // refill the pipeline after the bot sat idle.
+                        let warmup = Int((round == 0 ? warmupSeconds : sliceWarmupSeconds) * Double(offeredPerSecond))
+                        try await pacedSlice(rigs[i], base: 1 + round * 100_000, warmup: warmup, measured: measured, into: &paced[i])
+                    }
+                }
+                var results: [Result] = []
+                for (rig, p) in zip(rigs, paced) {
+                    var r = p.result(server: server, bot: rig.bot)
+                    let (closed, lost) = try await closedLoop(rig.session, rig.tracker, seconds: seconds, pids: rig.pids)
+                    r.closed = closed
+                    r.closedLost = lost
+                    r.repliesPerSecond = Double(closed.replies) / closed.seconds
+                    results.append(r)
+                }
+                return results
+            }
+            for rig in rigs { await rig.close() }
+            return results
         } catch {
-            await session.close()
-            session.events.detach()
+            for rig in rigs { await rig.close() }
             throw error
         }
     }
@@ -227,15 +300,43 @@ enum SocketIOBench {
         }
     }
 
-    /// Sends on a fixed schedule (message i at t0 + i ms, late ones sent at
-    /// once to catch up, so a slow moment cannot lower the offered load).
-    /// Reply latency counts from the actual send; the latency from the
-    /// scheduled time (which adds the load generator's own lag, mostly CPU
-    /// starvation on a busy machine) is kept too, so neither view is hidden.
-    static func paced(_ session: any TransportSession, _ tracker: Tracker, seconds: Double, pids: Pids) async throws -> Result {
-        let warmup = Int(warmupSeconds * Double(offeredPerSecond))
-        let measured = Int(seconds * Double(offeredPerSecond))
-        let base = 1, total = warmup + measured
+    /// One bot's latency samples over all its slices.
+    struct PacedSamples {
+        /// Reply latency of each measured send, ms (infinity: no reply).
+        var latencies: [Double] = []
+        /// How late each measured send left behind its schedule, ms.
+        var lags: [Double] = []
+        /// The load generator's own message back from the server, ms: the
+        /// same path without a bot, so the floor under any bot's latency.
+        var echoes: [Double] = []
+        var usage: Usage?
+
+        func result(server: ServerKind, bot: BotKind) -> Result {
+            let sorted = latencies.sorted()
+            let fromSchedule = zip(latencies, lags).map { $0 + $1 }.sorted()
+            let answered = latencies.filter(\.isFinite).count
+            return Result(
+                server: server, bot: bot, repliesPerSecond: 0,
+                p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), p99FromSchedule: percentile(fromSchedule, 0.99),
+                missing: latencies.count - answered, measured: latencies.count,
+                lagP99: percentile(lags.sorted(), 0.99), lagMax: lags.max() ?? 0,
+                echoP50: percentile(echoes.sorted(), 0.5), echoP99: percentile(echoes.sorted(), 0.99),
+                paced: usage ?? Usage(seconds: 1, replies: 0, from: Sample(), to: Sample()),
+                closed: Usage(seconds: 1, replies: 0, from: Sample(), to: Sample()), closedLost: 0)
+        }
+    }
+
+    /// One slice of the latency phase: sends on a fixed schedule (message i
+    /// at t0 + i ms, late ones sent at once to catch up, so a slow moment
+    /// cannot lower the offered load), `warmup` unmeasured then `measured`
+    /// measured. Reply latency counts from the actual send; the latency from
+    /// the scheduled time (which adds the load generator's own lag, mostly
+    /// CPU starvation on a busy machine) is kept too, so neither view is
+    /// hidden. `base` must be above every seq of earlier slices: the tracker
+    /// ignores replies below it.
+    static func pacedSlice(_ rig: Rig, base: Int, warmup: Int, measured: Int, into acc: inout PacedSamples) async throws {
+        let (session, tracker, pids) = (rig.session, rig.tracker, rig.pids)
+        let total = warmup + measured
         tracker.start(base: base, count: total)
         let period = UInt64(1_000_000_000 / offeredPerSecond)
         let t0 = monoNow() + 5_000_000
@@ -262,27 +363,21 @@ enum SocketIOBench {
             try await Task.sleep(for: .milliseconds(10))
         }
         let cpu1 = pids.sample(), stop = monoNow()
-        let byIndex = tracker.latencies(measuredSeqs)
-        let latencies = byIndex.sorted()
-        let fromSchedule = zip(byIndex, lags).map { $0 + $1 }.sorted()
-        let answered = latencies.filter(\.isFinite).count
-        lags.sort()
+        let latencies = tracker.latencies(measuredSeqs)
+        let usage = Usage(seconds: Double(stop - start) / 1e9, replies: latencies.filter(\.isFinite).count, from: cpu0, to: cpu1)
+        acc.latencies += latencies
+        acc.lags += lags
+        acc.echoes += tracker.echoes(measuredSeqs)
+        if acc.usage == nil { acc.usage = usage } else { acc.usage!.add(usage) }
         // Late replies still queued in a saturated server would eat into the
-        // closed loop: let them drain (until none arrives for 1 s, at most
-        // 60 s) so the next phase starts from an empty pipeline.
+        // next slice: let them drain (until none arrives for 1 s, at most
+        // 60 s) so it starts from an empty pipeline.
         var count = tracker.answered(base..<(base + total)), lastProgress = monoNow()
         while count < total, monoNow() - lastProgress < 1_000_000_000, monoNow() - graceEnd < 60_000_000_000 {
             try await Task.sleep(for: .milliseconds(50))
             let now = tracker.answered(base..<(base + total))
             if now > count { count = now; lastProgress = monoNow() }
         }
-        return Result(
-            server: .python, bot: .python, repliesPerSecond: 0,
-            p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), p99FromSchedule: percentile(fromSchedule, 0.99),
-            missing: measured - answered, measured: measured,
-            lagP99: percentile(lags, 0.99), lagMax: lags.last ?? 0,
-            paced: Usage(seconds: Double(stop - start) / 1e9, replies: answered, from: cpu0, to: cpu1),
-            closed: Usage(seconds: 1, replies: 0, from: Sample(), to: Sample()), closedLost: 0)
     }
 
     /// `inFlight` messages out; each reply sends the next. Replies that
@@ -352,6 +447,9 @@ final class Tracker: Sendable {
         var base = 0
         /// Paced phase: latency in ns by seq - base; 0 = no reply yet.
         var latency: [UInt64] = []
+        /// Paced phase: the load generator's own message coming back from the
+        /// server (no bot in the path), ns by seq - base; 0 = not yet.
+        var echo: [UInt64] = []
         var closedLoop = false
         var windowEnd: UInt64 = 0
         var inWindow = 0
@@ -364,7 +462,7 @@ final class Tracker: Sendable {
     private let state = Mutex(State())
 
     func start(base: Int, count: Int) {
-        state.withLock { $0 = State(base: base, latency: Array(repeating: 0, count: count)) }
+        state.withLock { $0 = State(base: base, latency: Array(repeating: 0, count: count), echo: Array(repeating: 0, count: count)) }
     }
 
     func startClosedLoop(base: Int, windowEnd: UInt64) {
@@ -396,9 +494,23 @@ final class Tracker: Sendable {
         waiter?.resume(returning: 0)
     }
 
-    func reply(_ text: String, at now: UInt64) {
+    /// The load generator's own `!echo <seq> <ns>` as the server relayed it back.
+    func echo(_ text: String, at now: UInt64) {
+        guard text.hasPrefix("!echo "), let (seq, sent) = Self.parse(text.dropFirst(6)) else { return }
+        state.withLock { s in
+            let i = seq - s.base
+            if !s.closedLoop, i >= 0, i < s.echo.count, s.echo[i] == 0 { s.echo[i] = max(1, now &- sent) }
+        }
+    }
+
+    private static func parse(_ text: Substring) -> (Int, UInt64)? {
         guard let space = text.firstIndex(of: " "), let seq = Int(text[..<space]),
-              let sent = UInt64(text[text.index(after: space)...]) else { return }
+              let sent = UInt64(text[text.index(after: space)...]) else { return nil }
+        return (seq, sent)
+    }
+
+    func reply(_ text: String, at now: UInt64) {
+        guard let (seq, sent) = Self.parse(text[...]) else { return }
         let waiter = state.withLock { s -> (CheckedContinuation<Int, Never>, Int)? in
             let i = seq - s.base
             guard i >= 0 else { return nil }
@@ -427,6 +539,11 @@ final class Tracker: Sendable {
     /// Latency in ms of each of these seqs; infinity for a missing reply.
     func latencies(_ seqs: Range<Int>) -> [Double] {
         state.withLock { s in seqs.map { let l = s.latency[$0 - s.base]; return l > 0 ? Double(l) / 1e6 : .infinity } }
+    }
+
+    /// Round trip in ms of each of these seqs' own echo from the server; infinity when it never came back.
+    func echoes(_ seqs: Range<Int>) -> [Double] {
+        state.withLock { s in seqs.map { let l = s.echo[$0 - s.base]; return l > 0 ? Double(l) / 1e6 : .infinity } }
     }
 
     var closedLoopReplies: Int { state.withLock { $0.inWindow } }
