@@ -148,7 +148,7 @@ struct CrashTests {
 
         // The fault: the run stops with exit 1, naming the journal and the
         // cause, and prints nothing for the event whose write failed (or after).
-        let faulted = try Child.run(failing, stdin: line(4) + "\n" + line(5), stderr: stderr)
+        let faulted = try Child.run(failing, stdin: line(4) + "\n" + line(5), stderr: stderr, timeout: 30, hangsAtStartup: 2)
         #expect(faulted.status == 1)
         #expect(faulted.stderr.hasPrefix("parley: journal \(journal): ") && faulted.stderr.contains(fault.says)
                 && faulted.stderr.hasSuffix("; stopping\n"), "\(faulted.stderr)")
@@ -158,13 +158,13 @@ struct CrashTests {
         // the failed run left in the page cache was never made durable, so
         // handing out its send (a re-send from the outbox) would acknowledge
         // state that a power loss can still take back.
-        let again = try Child.run(failing, stdin: line(6), stderr: stderr)
+        let again = try Child.run(failing, stdin: line(6), stderr: stderr, timeout: 30, hangsAtStartup: 2)
         #expect(again.status == 1, "\(again.stderr)")
         #expect(again.lines.isEmpty, "printed while every \(fault.point) fails: \(again.lines)")
 
         // Control: the same fault without a journal answers normally, so the
         // missing acks above are the journal refusing, not stdout failing.
-        let control = try Child.run(Array(failing.dropLast(2)), stdin: line(7), stderr: stderr)
+        let control = try Child.run(Array(failing.dropLast(2)), stdin: line(7), stderr: stderr, timeout: 30, hangsAtStartup: 2)
         #expect(control.status == 0 && control.lines.map(Ledger.parse) == [Ledger.Ack(n: 1, tag: 7)], "\(control.lines) \(control.stderr)")
 
         // The failed runs left a sound journal: no damage, no half transaction.
@@ -301,11 +301,47 @@ final class Child: @unchecked Sendable { // set up once in init; `output` is beh
         return lines
     }
 
-    /// Runs to completion on `stdin`.
-    static func run(_ command: [String], stdin: String, stderr: URL) throws -> (status: Int32, lines: [String], stderr: String) {
-        let child = try Child(command, stderr: stderr)
-        child.send(stdin)
-        let lines = child.finish()
-        return (child.process.terminationStatus, lines, child.stderr)
+    /// `finish()`, but SIGKILLed after `seconds`: nil then.
+    func finish(within seconds: Double) -> [String]? {
+        try? inputPipe.fileHandleForWriting.close()
+        if eof.wait(timeout: .now() + seconds) == .timedOut {
+            _ = kill()
+            return nil
+        }
+        process.waitUntilExit()
+        return lines
+    }
+
+    /// Runs to completion on `stdin`, killed after `timeout` seconds.
+    ///
+    /// `hangsAtStartup` retries a run that hung without printing anything:
+    /// for runs under fiu-run, whose `fiu_posix_preload.so` can deadlock a
+    /// process on its own (seen once: glibc's dlopen of libgcc_s holding the
+    /// loader's lock while fiu's malloc wrapper waited for fiu's rwlock,
+    /// held by a dispatch thread whose fiu-wrapped `open` waited in `dlsym`
+    /// for the loader's lock). Any other hang fails the test with the
+    /// child's stderr instead of stalling the whole run.
+    static func run(_ command: [String], stdin: String, stderr: URL, timeout: Double = 120,
+                    hangsAtStartup retries: Int = 0) throws -> (status: Int32, lines: [String], stderr: String) {
+        var attempt = 0
+        while true {
+            let child = try Child(command, stderr: stderr)
+            child.send(stdin)
+            if let lines = child.finish(within: timeout) {
+                return (child.process.terminationStatus, lines, child.stderr)
+            }
+            let printed = child.lines
+            guard printed.isEmpty, attempt < retries else {
+                throw ChildTimeout(command: command, seconds: timeout, lines: printed, stderr: child.stderr)
+            }
+            attempt += 1
+        }
+    }
+}
+
+struct ChildTimeout: Error, CustomStringConvertible {
+    var command: [String], seconds: Double, lines: [String], stderr: String
+    var description: String {
+        "\(command.joined(separator: " ")) did not finish within \(seconds) s and was killed; stdout: \(lines); stderr: \(stderr)"
     }
 }

@@ -426,7 +426,9 @@ final class BotProcess: Sendable {
     func launch() throws {
         let life = current.withLock { $0.lives += 1; return $0.lives }
         let path = logs.appendingPathComponent("bot-\(life).log").path
-        FileManager.default.createFile(atPath: path, contents: nil)
+        guard FileManager.default.createFile(atPath: path, contents: nil) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
+        }
         let p = try launchParley(["run", config], stderr: FileHandle(forWritingAtPath: path))
         current.withLock { $0.process = p }
     }
