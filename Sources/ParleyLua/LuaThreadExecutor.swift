@@ -19,6 +19,14 @@ public final class LuaThreadExecutor: SerialExecutor, TaskExecutor, @unchecked S
     // Guarded by `condition`.
     private var jobs: [UnownedJob] = []
     private var wakeups = WakeupHeap()
+    private var lazy: [@Sendable () -> Void] = []
+    /// Lazy actions announced (`expectLazy`) that have not arrived yet.
+    private var lazyExpected = 0
+    /// When the thread must wake at the latest for lazy actions, arrived or
+    /// announced (uptime ns); `.max` when there are none.
+    private var lazyDeadline: UInt64 = .max
+    /// The thread is waiting on `condition`.
+    private var sleeping = false
     private let condition = NSCondition()
 
     /// - Parameter stackSize: bytes of stack for the thread (virtual; pages are committed as used).
@@ -59,6 +67,47 @@ public final class LuaThreadExecutor: SerialExecutor, TaskExecutor, @unchecked S
         return Wakeup(id: id)
     }
 
+    /// Runs `action` on this thread the next time it wakes for anything
+    /// else, or within `seconds` if nothing wakes it sooner. For work that
+    /// must happen but not at once: a completed write's waiter (the bot's
+    /// outbox drain) needs no wake of its own when the next event is about
+    /// to wake the thread anyway. Lazy actions run before the jobs and timers
+    /// of the wake that runs them, in the order they came.
+    ///
+    /// Saving the wake takes an announcement: a sleeping thread waits until
+    /// its earliest deadline, and a lazy action due before that would have to
+    /// signal it awake. `expectLazy(within:)`, called before the action can
+    /// arrive, puts the deadline in place before the thread goes to sleep.
+    public func runLazily(within seconds: Double, _ action: @escaping @Sendable () -> Void) {
+        let deadline = Self.uptime() &+ Self.nanoseconds(seconds)
+        condition.lock()
+        lazy.append(action)
+        if lazyExpected > 0 { lazyExpected -= 1 }
+        if deadline < lazyDeadline {
+            lazyDeadline = deadline
+            // Unannounced (or overdue): the sleeper's wait ends too late.
+            if sleeping { condition.signal() }
+        }
+        condition.unlock()
+    }
+
+    /// Announces one `runLazily` to come (a write's completion, from its
+    /// event loop): the thread then sleeps no longer than `seconds` from now
+    /// while it is outstanding, so the action need not wake it.
+    public func expectLazy(within seconds: Double) {
+        let deadline = Self.uptime() &+ Self.nanoseconds(seconds)
+        condition.lock()
+        lazyExpected += 1
+        if deadline < lazyDeadline {
+            lazyDeadline = deadline
+            if sleeping { condition.signal() }
+        }
+        condition.unlock()
+    }
+
+    private static func uptime() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+    private static func nanoseconds(_ seconds: Double) -> UInt64 { UInt64(max(0, min(seconds, 1e9)) * 1e9) }
+
     /// Forgets a wake-up; harmless when it already ran.
     public func cancel(_ wakeup: Wakeup) {
         condition.lock()
@@ -76,21 +125,35 @@ public final class LuaThreadExecutor: SerialExecutor, TaskExecutor, @unchecked S
 
     private func runLoop() {
         var batch: [UnownedJob] = []
+        var lazyBatch: [@Sendable () -> Void] = []
         while true {
             condition.lock()
             var now = DispatchTime.now().uptimeNanoseconds
             var due = wakeups.popDue(now: now)
-            while jobs.isEmpty, due.isEmpty {
-                if let next = wakeups.earliest {
+            while jobs.isEmpty, due.isEmpty, now < lazyDeadline {
+                let next = min(wakeups.earliest ?? .max, lazyDeadline)
+                sleeping = true
+                if next != .max {
                     _ = condition.wait(until: Date(timeIntervalSinceNow: Double(next &- now) / 1e9))
                 } else {
                     condition.wait()
                 }
+                sleeping = false
                 now = DispatchTime.now().uptimeNanoseconds
                 due = wakeups.popDue(now: now)
             }
             swap(&batch, &jobs)
+            swap(&lazyBatch, &lazy)
+            // Announced actions still out keep their deadline, unless it has
+            // passed: then they count as unannounced and wake the thread
+            // when they arrive.
+            if now >= lazyDeadline || lazyExpected == 0 {
+                lazyExpected = 0
+                lazyDeadline = .max
+            }
             condition.unlock()
+            for action in lazyBatch { action() }
+            lazyBatch.removeAll(keepingCapacity: true)
             for action in due { action() }
             // Jobs of either kind run as both: this thread is the serial
             // executor's only one, and the preferred one of the tasks here.

@@ -461,7 +461,7 @@ public actor BotRunner {
         while let s = session {
             if !typingQueue.isEmpty {
                 let t = typingQueue.removeFirst()
-                try? await s.typing(room: t.room, on: t.on)
+                try? await LazyCompletion.$resumer.withValue(executor) { try await s.typing(room: t.room, on: t.on) }
                 continue
             }
             // Expired sends are dropped on the way, and recorded as done with the batch.
@@ -484,7 +484,10 @@ public actor BotRunner {
             var linkFailed = false
             if !batch.isEmpty {
                 inFlight = batch.count
-                let outcomes = await s.send(batch.map { OutgoingMessage(room: $0.room, text: $0.text, id: $0.id) })
+                // The write's completion resumes this drain at the thread's
+                // next wake (the next event, usually) rather than waking it.
+                let outgoing = batch.map { OutgoingMessage(room: $0.room, text: $0.text, id: $0.id) }
+                let outcomes = await LazyCompletion.$resumer.withValue(executor) { await s.send(outgoing) }
                 inFlight = 0
                 for (e, outcome) in zip(batch, outcomes) {
                     switch outcome {

@@ -1,5 +1,6 @@
 import Foundation
 import ParleyLua
+import ParleyTransports
 
 /// The threads plugin VMs run on: a few `LuaThreadExecutor`s shared
 /// round-robin by every bot of the process.
@@ -32,5 +33,22 @@ final class RoundRobinCounter: @unchecked Sendable {
         defer { lock.unlock() }
         value += 1
         return value
+    }
+}
+
+/// A bot's completed writes resume its outbox drain at the Lua thread's next
+/// wake. The bound is short: past it the thread wakes for the completion
+/// alone, as it would without the deferral, so a quiet bot loses nothing;
+/// at a message every few milliseconds the next event nearly always comes
+/// first and the wake is saved.
+extension LuaThreadExecutor: LazyResumer {
+    static let lazyCompletionBound = 0.005
+
+    public func expectResumption() {
+        expectLazy(within: Self.lazyCompletionBound)
+    }
+
+    public func resumeLazily(_ resume: @escaping @Sendable () -> Void) {
+        runLazily(within: Self.lazyCompletionBound, resume)
     }
 }
