@@ -137,7 +137,7 @@ enum SocketIOBench {
             // Both p99s lost: neither bot got 99% of its replies back, so there is no ratio to take.
             let p99 = pa.p99.isInfinite && py.p99.isInfinite ? Double.nan : pa.p99 / py.p99
             let cpu = pa.closed.perThousand(pa.closed.bot) / py.closed.perThousand(py.closed.bot)
-            let p99Text = p99.isNaN ? "? (both lost)" : x(p99)
+            let p99Text = p99.isNaN ? "? (both lost)" : py.p99.isInfinite ? "0 (the python bot's lost)" : x(p99)
             ratios.append("\(server.rawValue) server: throughput ×\(x(tput)), p99 ×\(p99Text), CPU ×\(x(cpu))")
             var short: [String] = []
             if !(tput >= 5) { short.append("throughput ×\(x(tput)) < 5") }
