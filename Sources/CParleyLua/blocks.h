@@ -44,6 +44,7 @@ static inline int parley_block_push(parley_block_cache *bc, int k, void *p) {
     bc->count[k]++;
     return 1;
 }
+
 /* realloc with the nominal old size, for what parley_block_resize does not do inline. */
 void *parley_block_move(void *p, size_t osize, size_t nsize);
 

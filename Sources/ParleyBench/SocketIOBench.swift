@@ -315,12 +315,13 @@ enum SocketIOBench {
             let sorted = latencies.sorted()
             let fromSchedule = zip(latencies, lags).map { $0 + $1 }.sorted()
             let answered = latencies.filter(\.isFinite).count
+            let echoes = echoes.sorted()
             return Result(
                 server: server, bot: bot, repliesPerSecond: 0,
                 p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), p99FromSchedule: percentile(fromSchedule, 0.99),
                 missing: latencies.count - answered, measured: latencies.count,
                 lagP99: percentile(lags.sorted(), 0.99), lagMax: lags.max() ?? 0,
-                echoP50: percentile(echoes.sorted(), 0.5), echoP99: percentile(echoes.sorted(), 0.99),
+                echoP50: percentile(echoes, 0.5), echoP99: percentile(echoes, 0.99),
                 paced: usage ?? Usage(seconds: 1, replies: 0, from: Sample(), to: Sample()),
                 closed: Usage(seconds: 1, replies: 0, from: Sample(), to: Sample()), closedLost: 0)
         }

@@ -58,8 +58,7 @@ public final class LuaThreadExecutor: SerialExecutor, TaskExecutor, @unchecked S
     /// timer): an entry here costs a few dozen bytes, a sleeping task its
     /// object and async frames for the whole wait.
     public func schedule(after seconds: Double, _ action: @escaping @Sendable () -> Void) -> Wakeup {
-        let delay = UInt64(max(0, min(seconds, 1e9)) * 1e9)
-        let deadline = DispatchTime.now().uptimeNanoseconds &+ delay
+        let deadline = Self.uptime() &+ Self.nanoseconds(seconds)
         condition.lock()
         let id = wakeups.insert(deadline: deadline, action)
         condition.signal()

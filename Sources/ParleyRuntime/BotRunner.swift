@@ -445,8 +445,12 @@ public actor BotRunner {
         // Starts on this thread at once: a plain `Task` would first wake a
         // cooperative-pool thread only to hop back here. An unstructured task
         // does not inherit the run's executor preference, so it names it:
-        // each completed write then resumes the drain here, not on the pool.
-        Task.immediate(executorPreference: executor) { await self.drain() }
+        // each completed write then resumes the drain here, not on the pool,
+        // and at the thread's next wake (the next event, usually) rather than
+        // waking it (`LazyCompletion`).
+        Task.immediate(executorPreference: executor) {
+            await LazyCompletion.$resumer.withValue(self.executor) { await self.drain() }
+        }
     }
 
     /// Sends handed to the transport in one batch at most: all of a busy
@@ -461,7 +465,7 @@ public actor BotRunner {
         while let s = session {
             if !typingQueue.isEmpty {
                 let t = typingQueue.removeFirst()
-                try? await LazyCompletion.$resumer.withValue(executor) { try await s.typing(room: t.room, on: t.on) }
+                try? await s.typing(room: t.room, on: t.on)
                 continue
             }
             // Expired sends are dropped on the way, and recorded as done with the batch.
@@ -484,10 +488,7 @@ public actor BotRunner {
             var linkFailed = false
             if !batch.isEmpty {
                 inFlight = batch.count
-                // The write's completion resumes this drain at the thread's
-                // next wake (the next event, usually) rather than waking it.
-                let outgoing = batch.map { OutgoingMessage(room: $0.room, text: $0.text, id: $0.id) }
-                let outcomes = await LazyCompletion.$resumer.withValue(executor) { await s.send(outgoing) }
+                let outcomes = await s.send(batch.map { OutgoingMessage(room: $0.room, text: $0.text, id: $0.id) })
                 inFlight = 0
                 for (e, outcome) in zip(batch, outcomes) {
                     switch outcome {
