@@ -560,6 +560,38 @@ C("gmatch", XA, "x" .. ("a?"):rep(199))
 C("gmatch", XA, "x" .. ("a?"):rep(200))
 C("gmatch", XA, "x+" .. ("a?"):rep(198))
 C("gmatch", XA, "x+" .. ("a?"):rep(199))
+
+-- runs of literal bytes (compared in one go by ours): where a run ends
+-- (quantifier, capture, anchor, class, end of pattern or subject), runs that
+-- fail part way, and runs retried while an item before them backtracks
+C("match", "hello world", "^hello (%w+)")
+C("match", "hello", "^hello world")
+C("match", "hellO world", "^hello")
+C("find", "abcabcabd", "abcabd")
+C("find", "abcabcabd", "(abcabd)")
+C("match", "aaab", "aa+b")
+C("match", "abbbc", "ab*c")
+C("match", "ac", "ab?c")
+C("match", "abbbc", "ab-c")
+C("match", "abc", "abc$")
+C("match", "abc$d", "abc$d")
+C("match", "a^b", "a^b")
+C("match", "a]b", "a]b")
+C("match", "x)y", "x)y")
+C("match", "a\0b\0c", "a\0b")
+C("match", "a\0b\0c", "(b\0c)$")
+C("match", "barfoo", "%w+foo")
+C("match", "barfoofoo", "(%w-)foo")
+C("match", "aXbXcEND", "(.-)END")
+C("match", "say hello there", "hello t(%a+)")
+C("match", "hello world", "(hello) (world)")
+C("match", "abab", "(ab)%1")
+C("find", ("ab"):rep(60) .. "c", ("ab"):rep(50) .. "c")
+C("find", ("ab"):rep(60) .. "d", ("ab"):rep(50) .. "c")
+C("gsub", "hello hello", "hel+o", "x")
+C("gsub", "one two one", "one", "%0!")
+C("gmatch", "key=val; k2=v2", "(%w+)=(%w+)")
+C("gmatch", "!ping !pong !ping", "!p(i)ng")
 ---------------------------------------------------------------------------
 -- runner
 ---------------------------------------------------------------------------
