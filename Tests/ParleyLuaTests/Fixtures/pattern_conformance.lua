@@ -592,6 +592,24 @@ C("gsub", "hello hello", "hel+o", "x")
 C("gsub", "one two one", "one", "%0!")
 C("gmatch", "key=val; k2=v2", "(%w+)=(%w+)")
 C("gmatch", "!ping !pong !ping", "!p(i)ng")
+
+-- greedy runs of '.', a class, an escaped byte and a literal (scanned in a
+-- tight loop by ours), then given back one at a time
+C("match", "aaa", "^(a*)(a+)$")
+C("match", "aaa", "a*a")
+C("match", "aab", "a+b")
+C("match", "", ".*")
+C("match", "", "a*")
+C("match", "x...y", "x(.*)y")
+C("match", "x...y", "x(%.+)y")
+C("match", "123abc", "(%d+)(%a)")
+C("match", "123", "%d+%d")
+C("match", "  x", "^%s*(.+)$")
+C("match", "abc", "%w*$")
+C("match", "abc\0", "%Z*")
+C("find", "xxxxxxxxy", "x+y")
+C("find", "ababab", "[ab]+b")
+C("gsub", "aaa bbb", "%a+", "<%0>")
 ---------------------------------------------------------------------------
 -- runner
 ---------------------------------------------------------------------------
