@@ -197,6 +197,26 @@ static inline int class_matches(int c, int cl) {
     }
 }
 
+#ifdef __GLIBC__
+/* glibc's <ctype.h> class bit for a lower-case class letter, or 0 for
+ * anything else (%z, an escaped byte). */
+static unsigned short ctype_bit(int cl) {
+    switch (cl) {
+    case 'a': return _ISalpha;
+    case 'c': return _IScntrl;
+    case 'd': return _ISdigit;
+    case 'g': return _ISgraph;
+    case 'l': return _ISlower;
+    case 'p': return _ISpunct;
+    case 's': return _ISspace;
+    case 'u': return _ISupper;
+    case 'w': return _ISalnum;
+    case 'x': return _ISxdigit;
+    default: return 0;
+    }
+}
+#endif
+
 /*
  * Does byte c belong to the set whose '[' is at p and whose closing ']' is
  * at close? item_end() has already validated the set's extent, so every
@@ -383,6 +403,18 @@ static const char *expand_greedy(pat_state *ms, const char *s, const char *p,
         break;
     case PAT_ESC: {
         int cl = uchar(p[1]);
+#ifdef __GLIBC__
+        /* <ctype.h>'s own table and bit, read once for the run instead of
+         * a call and a switch per byte (isalnum(c) is this very lookup). */
+        unsigned short bit = ctype_bit(cl | 0x20);
+        if (bit != 0) {
+            const unsigned short *table = *__ctype_b_loc();
+            int want = (cl & 0x20) ? bit : 0;     /* upper-case letter: the complement */
+            while (n < avail && (table[uchar(s[n])] & bit) == want)
+                n++;
+            break;
+        }
+#endif
         while (n < avail && class_matches(uchar(s[n]), cl))
             n++;
         break;

@@ -116,6 +116,8 @@ for _, cl in ipairs { "a", "c", "d", "g", "l", "p", "s", "u", "w", "x" } do
   C("gsub", all, "%" .. cl:upper(), "")
   C("gsub", all, "[%" .. cl .. "]", "")
   C("gsub", all, "[^%" .. cl .. "]", "")
+  C("gsub", all, "%" .. cl .. "+", "<%0>")             -- greedy runs of the class
+  C("gsub", all, "%" .. cl:upper() .. "*", "<%0>")
 end
 C("gsub", all, ".", "x")
 C("gsub", all, "%z", "")           -- deprecated %z (NUL), still in 5.4
