@@ -4,7 +4,8 @@ import Testing
 
 /// Parley's budgeted matcher must agree with stock Lua 5.4 on every case of
 /// the conformance table (captures, %b, %f, anchors, position captures,
-/// gmatch, gsub with string/table/function replacements, every error).
+/// gmatch, gsub with string/table/function replacements, every error), and
+/// 4,000 random cases from a fixed seed.
 @Test func patternMatcherConformsToStockLua() throws {
     let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("Fixtures/pattern_conformance.lua")
@@ -18,5 +19,5 @@ import Testing
     let text = String(decoding: details.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     #expect(status == 0, "conformance script failed: \(text)")
     #expect(failed == 0, "mismatches:\n\(text)")
-    #expect(passed >= 450)
+    #expect(passed >= 4_554)
 }

@@ -612,6 +612,32 @@ C("match", "abc\0", "%Z*")
 C("find", "xxxxxxxxy", "x+y")
 C("find", "ababab", "[ab]+b")
 C("gsub", "aaa bbb", "%a+", "<%0>")
+
+-- random cases from a fixed seed: short patterns built from pieces that
+-- exercise literal runs, greedy and lazy items, classes, sets, captures,
+-- anchors, %b, %f and back-references (malformed ones included, whose
+-- errors must match too), over short subjects of the same few bytes
+do
+  math.randomseed(20261122)
+  local random = math.random
+  local pieces = { "a", "b", "ab", "ba", "aab", ".", "%w", "%a", "%d", "%s", "%W",
+    "[ab]", "[^a]", "[%d ]", "(", ")", "()", "+", "*", "-", "?", "^", "$",
+    "%b()", "%f[%w]", "%1", " ", "x", "1", "%" }
+  local bytes = { "a", "b", " ", "(", ")", "x", "1" }
+  local fns = { "find", "match", "gmatch", "gsub" }
+  for _ = 1, 4000 do
+    local p = {}
+    for i = 1, random(1, 6) do p[i] = pieces[random(#pieces)] end
+    local subj = {}
+    for i = 1, random(0, 10) do subj[i] = bytes[random(#bytes)] end
+    local fname = fns[random(#fns)]
+    if fname == "gsub" then
+      C("gsub", concat(subj), concat(p), "<%0>")
+    else
+      C(fname, concat(subj), concat(p))
+    end
+  end
+end
 ---------------------------------------------------------------------------
 -- runner
 ---------------------------------------------------------------------------
