@@ -299,13 +299,20 @@ static inline int item_matches(pat_state *ms, const char *s, const char *p,
 
 static const char *pm_match(pat_state *ms, const char *s, const char *p);
 
-/* Bytes that end a run of literals in pm_match: everything with a meaning
- * somewhere in a pattern. ('^' and '$' are literals in the middle; they end
- * a run anyway and take the item path, which knows.) */
-static const unsigned char run_stop[256] = {
-    ['^'] = 1, ['$'] = 1, ['*'] = 1, ['+'] = 1, ['?'] = 1, ['.'] = 1,
-    ['('] = 1, [')'] = 1, ['['] = 1, ['%'] = 1, ['-'] = 1,
+/* Bytes that make a pattern more than plain text. (')' and ']' only mean
+ * something after '(' or '[', so they are not in the list.) */
+static const unsigned char magic_byte[256] = {
+    ['^'] = 1, ['$'] = 1, ['*'] = 1, ['+'] = 1, ['?'] = 1,
+    ['.'] = 1, ['('] = 1, ['['] = 1, ['%'] = 1, ['-'] = 1,
 };
+
+/* Does byte c end a run of literals in pm_match? Every magic byte does, and
+ * ')' too, which closes a capture there. ('^' and '$' are literals in the
+ * middle of a pattern; they end a run anyway and take the item path, which
+ * knows.) */
+static inline int ends_run(int c) {
+    return magic_byte[c] || c == ')';
+}
 
 static const unsigned char quantifier[256] = {
     ['*'] = 1, ['+'] = 1, ['?'] = 1, ['-'] = 1,
@@ -534,9 +541,9 @@ next:
      * in one go. Bot patterns are mostly text ("^!ping", "hello (%w+)"), and
      * item by item each byte costs a dispatch and a metered step. Same
      * result as item by item; charged as a memcmp (see Metering). */
-    if (!run_stop[uchar(*p)]) {
+    if (!ends_run(uchar(*p))) {
         const char *q = p + 1;
-        while (q < ms->pat_end && !run_stop[uchar(*q)])
+        while (q < ms->pat_end && !ends_run(uchar(*q)))
             q++;
         if (q < ms->pat_end && quantifier[uchar(*q)])
             q--;    /* the byte before a quantifier is its item */
@@ -767,14 +774,8 @@ static size_t start_position(lua_Integer pos, size_t len) {
     return len + (size_t)pos + 1;
 }
 
-/* Bytes that make a pattern more than plain text. (')' and ']' only mean
- * something after '(' or '[', so they are not in the list.) */
-static const unsigned char magic_byte[256] = {
-    ['^'] = 1, ['$'] = 1, ['*'] = 1, ['+'] = 1, ['?'] = 1,
-    ['.'] = 1, ['('] = 1, ['['] = 1, ['%'] = 1, ['-'] = 1,
-};
-
-/* A pattern without magic bytes is searched for as plain bytes. */
+/* A pattern without magic bytes (magic_byte, above) is searched for as
+ * plain bytes. */
 static int has_no_magic(const char *p, size_t lp) {
     size_t i;
     for (i = 0; i < lp; i++) {
