@@ -127,7 +127,7 @@ public final class LuaThreadExecutor: SerialExecutor, TaskExecutor, @unchecked S
         var lazyBatch: [@Sendable () -> Void] = []
         while true {
             condition.lock()
-            var now = DispatchTime.now().uptimeNanoseconds
+            var now = Self.uptime()
             var due = wakeups.popDue(now: now)
             while jobs.isEmpty, due.isEmpty, now < lazyDeadline {
                 let next = min(wakeups.earliest ?? .max, lazyDeadline)
@@ -138,7 +138,7 @@ public final class LuaThreadExecutor: SerialExecutor, TaskExecutor, @unchecked S
                     condition.wait()
                 }
                 sleeping = false
-                now = DispatchTime.now().uptimeNanoseconds
+                now = Self.uptime()
                 due = wakeups.popDue(now: now)
             }
             swap(&batch, &jobs)
