@@ -111,14 +111,18 @@ void parley_budget_pause(lua_State *L) {
     lua_sethook(L, NULL, 0, 0);
 }
 
-int parley_call_plugin(lua_State *L) {
+void parley_enter_plugin(lua_State *L, int nargs) {
     parley_ctx *c = parley_ctx_of(L);
     lua_sethook(L, hook, LUA_MASKCOUNT, c->hook_period);
     /* An error (the budget's included) unwinds through here with the hook
      * still on, which keeps a tripped budget sticky for the rest of the event. */
-    lua_call(L, lua_gettop(L) - 1, 0);
+    lua_call(L, nargs, 0);
     lua_sethook(L, NULL, 0, 0);
     parley_budget_charge(L, c->hook_period);
+}
+
+int parley_call_plugin(lua_State *L) {
+    parley_enter_plugin(L, lua_gettop(L) - 1);
     return 0;
 }
 

@@ -235,6 +235,8 @@ void parley_push_natives(lua_State *L, int spec) {
     lua_setfield(L, t, "want");
     lua_pushcfunction(L, parley_call_plugin);
     lua_setfield(L, t, "call");
+    lua_pushcfunction(L, parley_hear);
+    lua_setfield(L, t, "hear");
     lua_pushcfunction(L, nat_setmetatable);
     lua_setfield(L, t, "setmetatable");
     static const char *const levels[] = {"log_info", "log_warn", "log_error"};

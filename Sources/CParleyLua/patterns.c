@@ -809,9 +809,10 @@ static const char *plain_search(pat_meter *m, const char *hay, size_t lh,
 }
 
 /* find with a plain needle (the `plain` flag, or no magic bytes at all);
- * `scanned` is how much of the pattern has_no_magic() had to read. */
-static int plain_find(lua_State *L, const char *s, size_t ls, size_t init,
-                      const char *p, size_t lp, size_t scanned) {
+ * `scanned` is how much of the pattern has_no_magic() had to read. Where the
+ * needle starts, or NULL. */
+static const char *plain_find(lua_State *L, const char *s, size_t ls, size_t init,
+                              const char *p, size_t lp, size_t scanned) {
     pat_meter m;
     const char *hit;
     meter_init(&m, L);
@@ -819,37 +820,41 @@ static int plain_find(lua_State *L, const char *s, size_t ls, size_t init,
         meter_bytes(&m, scanned, METER_SCAN_SHIFT);
     hit = plain_search(&m, s + init, ls - init, p, lp);
     meter_settle(&m);
-    if (hit == NULL) {
-        luaL_pushfail(L);
-        return 1;
-    }
-    lua_pushinteger(L, (lua_Integer)(hit - s) + 1);
-    lua_pushinteger(L, (lua_Integer)(hit - s) + (lua_Integer)lp);
-    return 2;
+    return hit;
 }
 
-static int find_or_match(lua_State *L, int is_find) {
-    size_t ls, lp;
-    const char *s = luaL_checklstring(L, 1, &ls);
-    const char *p = luaL_checklstring(L, 2, &lp);
-    size_t init = start_position(luaL_optinteger(L, 3, 1), ls) - 1;
+/* What a successful search pushes. */
+enum {
+    PUSH_SPAN,      /* find: start, end, then the captures */
+    PUSH_MATCH,     /* match: the captures, else the whole match */
+    PUSH_CAPTURES,  /* bot.hear: the captures only (none when there are none) */
+};
+
+/*
+ * The search behind string.find, string.match and bot.hear: the first match
+ * of p in s at or after the 0-based `init` (which must not exceed ls). Pushes
+ * what `push` says and returns how many values, or returns -1 and pushes
+ * nothing when there is no match. `plain` is find's fourth argument.
+ */
+static int search(lua_State *L, const char *s, size_t ls, size_t init,
+                  const char *p, size_t lp, int push, int plain) {
     pat_state ms;
     pat_lead lead;
     const char *at;
     int anchored;
 
-    if (init > ls) {
-        luaL_pushfail(L);
-        return 1;
-    }
-    if (is_find) {
-        if (lua_toboolean(L, 4))
-            return plain_find(L, s, ls, init, p, lp, 0);
-        if (has_no_magic(p, lp))
-            return plain_find(L, s, ls, init, p, lp, lp);
+    if (push != PUSH_MATCH && (plain || has_no_magic(p, lp))) {
+        const char *hit = plain_find(L, s, ls, init, p, lp, plain ? 0 : lp);
+        if (hit == NULL)
+            return -1;
+        if (push == PUSH_CAPTURES)
+            return 0;
+        lua_pushinteger(L, (lua_Integer)(hit - s) + 1);
+        lua_pushinteger(L, (lua_Integer)(hit - s) + (lua_Integer)lp);
+        return 2;
     }
     state_init(&ms, L, s, ls, p, lp);
-    if (is_find && lp > METER_SET_FREE)
+    if (push != PUSH_MATCH && lp > METER_SET_FREE)
         meter_bytes(&ms.meter, lp, METER_SCAN_SHIFT);   /* has_no_magic's scan */
 
     anchored = (lp > 0 && *p == '^');
@@ -871,20 +876,56 @@ static int find_or_match(lua_State *L, int is_find) {
         }
         if (e != NULL) {
             meter_settle(&ms.meter);
-            if (is_find) {
-                lua_pushinteger(L, (lua_Integer)(at - s) + 1);
-                lua_pushinteger(L, (lua_Integer)(e - s));
-                return push_captures(&ms, NULL, NULL) + 2;
-            }
-            return push_captures(&ms, at, e);
+            if (push == PUSH_MATCH)
+                return push_captures(&ms, at, e);
+            if (push == PUSH_CAPTURES)
+                return push_captures(&ms, NULL, NULL);
+            lua_pushinteger(L, (lua_Integer)(at - s) + 1);
+            lua_pushinteger(L, (lua_Integer)(e - s));
+            return push_captures(&ms, NULL, NULL) + 2;
         }
         if (anchored || at >= ms.src_end)
             break;
         at++;
     }
     meter_settle(&ms.meter);
+    return -1;
+}
+
+static int find_or_match(lua_State *L, int is_find) {
+    size_t ls, lp;
+    const char *s = luaL_checklstring(L, 1, &ls);
+    const char *p = luaL_checklstring(L, 2, &lp);
+    size_t init = start_position(luaL_optinteger(L, 3, 1), ls) - 1;
+    int n;
+    if (init <= ls) {
+        n = is_find ? search(L, s, ls, init, p, lp, PUSH_SPAN, lua_toboolean(L, 4))
+                    : search(L, s, ls, init, p, lp, PUSH_MATCH, 0);
+        if (n >= 0)
+            return n;
+    }
     luaL_pushfail(L);
     return 1;
+}
+
+/*
+ * `native.hear(text, pattern, fn, msg)`: one bot.hear of the message
+ * dispatcher. Searches text for pattern as string.find would and, on a
+ * match, enters the plugin's fn(msg, captures...) as native.call does. One
+ * C call where the dispatcher used to make three (find, a Lua helper taking
+ * find's results as varargs, and call): hear is what nearly every plugin
+ * uses, on every line its rooms hear. text and pattern stay below the call,
+ * which keeps s and p alive while the captures are pushed.
+ */
+int parley_hear(lua_State *L) {
+    size_t ls, lp;
+    const char *s = luaL_checklstring(L, 1, &ls);
+    const char *p = luaL_checklstring(L, 2, &lp);
+    lua_settop(L, 4);
+    if (search(L, s, ls, 0, p, lp, PUSH_CAPTURES, 0) < 0)
+        return 0;
+    parley_enter_plugin(L, lua_gettop(L) - 3);      /* fn(msg, captures...) */
+    return 0;
 }
 
 static int pat_find(lua_State *L) {

@@ -2,9 +2,11 @@
 /// plugin VM, and returns the two dispatchers the host calls: one for
 /// messages, one for every other kind of event.
 ///
-/// Matching (`bot.hear`, `bot.command`) runs here, in Lua, on purpose: it
-/// uses the plugin's own budgeted pattern functions, so a plugin's patterns
-/// are charged to that plugin. Output actions (`bot.send`, `bot.typing`,
+/// Matching (`bot.hear`, `bot.command`) is routed here, inside the plugin's
+/// own VM, on purpose: it uses the plugin's own budgeted pattern matcher, so a
+/// plugin's patterns are charged to that plugin. `bot.hear` matches through
+/// `native.hear` (patterns.c), one C call per pattern that searches and enters
+/// the handler, since nearly every plugin hears every line of its rooms. Output actions (`bot.send`, `bot.typing`,
 /// `bot.log.*`) are C natives that buffer actions without leaving the VM;
 /// queries (`bot.state`, timers, `bot.history`, `bot.roster`) are host
 /// functions reached through the C trampoline.
@@ -28,7 +30,8 @@ local on_message, non_message, nhears = handlers.message, 0, 0
 -- registering a handler tells the host, which then delivers that kind.
 local WANT, want = { \#(EventInterest.luaFields) }, native.want
 
--- Plugin functions are entered through `call`, never called directly: the
+-- Plugin functions are entered through `call` (or `hear`, below, which enters
+-- them the same way), never called directly: the
 -- budget hook runs only while plugin code does (see budget.c), so this file's
 -- own routing is not metered instruction by instruction. A plugin function
 -- called here without `call` would run with no budget at all.
@@ -133,10 +136,10 @@ function bot.every(seconds, fn, opts) return add_timer("bot.every", seconds, fn,
 
 _G.bot = bot
 
--- A hear handler gets the message, then the pattern's captures.
-local function fire_hear(fn, msg, s, e, ...)
-  if s then call(fn, msg, ...) end
-end
+-- bot.hear: native.hear(text, pattern, fn, msg) searches the text as
+-- string.find does (the same budgeted matcher) and on a match enters
+-- fn(msg, captures...) as `call` does, in one C call.
+local hear = native.hear
 
 -- "!cmd args", or addressed by name: "parley: cmd", "parley, cmd", "@parley cmd".
 local function parse_command(text)
@@ -198,7 +201,7 @@ end, function(room, user, text, id, time, replayed, drops)
   for i = 1, non_message do call(on_message[i], msg) end
   for i = 1, nhears do
     local h = hears[i]
-    fire_hear(h[2], msg, find(text, h[1]))
+    hear(text, h[1], h[2], msg)
   end
   if ncommands > 0 then run_commands(msg, text) end
 end

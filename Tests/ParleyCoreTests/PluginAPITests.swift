@@ -114,6 +114,48 @@ struct PluginAPITests {
         #expect(texts(try await run(plugins: [("p", p)], script: message("what is 2 + 40?"))) == ["42"])
     }
 
+    /// `bot.hear` matches in C (`native.hear`), not through `string.find`
+    /// in Lua: the same plugin compares the two on every message, so a
+    /// handler must get exactly the captures find returns after its span
+    /// (position captures as numbers, none for a pattern without captures,
+    /// plain patterns included) and fire exactly when find matches.
+    @Test func hearMatchesExactlyAsStringFindDoes() async throws {
+        let p = #"""
+        local patterns = { "^hello (%w+)", "world", "()o()", "(%d+)-(%d+)", "%b()", "^$", "[%a_]+$", "x*" }
+        local function show(...)
+          local t = table.pack(...)
+          for i = 1, t.n do t[i] = math.type(t[i]) or type(t[i]) end
+          return t.n .. ":" .. table.concat(t, ",", 1, t.n) .. ":" .. table.concat(table.pack(...), ",", 1, t.n)
+        end
+        for i, pat in ipairs(patterns) do
+          bot.hear(pat, function(msg, ...) bot.send(msg.room, "hear " .. i .. " " .. show(...)) end)
+        end
+        bot.on("message", function(msg)
+          for i, pat in ipairs(patterns) do
+            local r = table.pack(string.find(msg.text, pat))
+            if r[1] then bot.send(msg.room, "find " .. i .. " " .. show(table.unpack(r, 3, r.n))) end
+          end
+        end)
+        """#
+        let lines = ["hello world", "", "call 555-1234 (now (really))", "snake_case", "nothing to see", "xo"]
+        let sent = texts(try await run(plugins: [("p", p)], script: lines.map { message($0) }.joined(separator: "\n")))
+        let finds = sent.filter { $0.hasPrefix("find ") }.map { $0.dropFirst(5) }
+        let hears = sent.filter { $0.hasPrefix("hear ") }.map { $0.dropFirst(5) }
+        #expect(hears == finds)
+        #expect(hears.contains("1 1:string:world") && hears.contains("3 2:integer,integer:5,6"))
+        #expect(hears.contains("4 2:string,string:555,1234") && hears.contains("6 0::"))
+        #expect(hears.count >= 14)
+    }
+
+    @Test func aMalformedHearPatternFailsThatPluginOnly() async throws {
+        let bad = #"bot.hear("(%w+", function(m) m:reply("never") end)"#
+        let good = #"bot.hear("^ping$", function(m) m:reply("pong") end)"#
+        let actions = try await run(plugins: [("bad", bad), ("good", good)], script: message("ping"))
+        #expect(texts(actions) == ["pong"])
+        let failures = actions.filter { $0.errorKind == .runtime }
+        #expect(failures.count == 1 && errors(failures)[0].contains("unfinished capture"))
+    }
+
     @Test func commandsByPrefixAndByName() async throws {
         let p = #"bot.command("say", function(m, args) m:reply(#args .. ":" .. table.concat(args, ",") .. ":" .. args.raw) end)"#
         let script = [message("!say a  b"), message("parley: say x"), message("@parley say y"),

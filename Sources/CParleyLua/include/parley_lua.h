@@ -184,6 +184,13 @@ void parley_budget_pause(lua_State *L);
 /* lua_CFunction `native.call(fn, ...)`: runs one plugin function with the
  * count hook on, then off again; charges one hook period per call. */
 int parley_call_plugin(lua_State *L);
+/* What native.call does, from C: calls the plugin function below the top
+ * `nargs` values with the count hook on. Only from a lua_CFunction. */
+void parley_enter_plugin(lua_State *L, int nargs);
+/* lua_CFunction `native.hear(text, pattern, fn, msg)`: searches text as
+ * string.find would and, on a match, calls fn(msg, captures...) as
+ * native.call does. Defined in patterns.c. */
+int parley_hear(lua_State *L);
 
 /*
  * Install Parley's budgeted pattern functions as find, match, gmatch and gsub
