@@ -1,6 +1,6 @@
 /*
  * Fuzz support: runs one call of Parley's pattern matcher (find, match,
- * gmatch or gsub) on attacker-chosen subject, pattern and replacement, under
+ * gmatch, gsub or bot.hear's native) on attacker-chosen subject, pattern and replacement, under
  * an instruction budget, in a throwaway trusted state.
  *
  * It lives in C for the same reason as selfcheck.c: the matcher raises (Lua
@@ -28,12 +28,19 @@ static const char driver[] =
     "  return k\n"
     "elseif op == 4 then return str.gsub(s, p, r, n)\n"
     "elseif op == 5 then return str.gsub(s, p, function(a, b) if b then return r end return nil end, n)\n"
-    "else return str.gsub(s, p, { [r] = s, a = false, [\"\"] = 1 }, n) end\n";
+    "elseif op == 6 then return str.gsub(s, p, { [r] = s, a = false, [\"\"] = 1 }, n)\n"
+    "else\n"  /* bot.hear's native: the search of find, then a call with the captures */
+    "  local k\n"
+    "  hear(s, p, function(msg, ...) k = select('#', ...) end, {})\n"
+    "  return k\n"
+    "end\n";
 
 static int probe_fn(lua_State *L) {
     lua_newtable(L);
     parley_install_patterns(L, lua_gettop(L));
     lua_setglobal(L, "string");
+    lua_pushcfunction(L, parley_hear);
+    lua_setglobal(L, "hear");
     if (luaL_loadbufferx(L, driver, sizeof driver - 1, "=probe", "t") != LUA_OK) return lua_error(L);
     lua_insert(L, 1);
     lua_call(L, lua_gettop(L) - 1, 0);

@@ -2,7 +2,8 @@ import CParleyLua
 
 extension FuzzTarget {
     /// Parley's own Lua pattern matcher (patterns.c), which plugins reach as
-    /// string.find, match, gmatch and gsub with attacker-controlled subjects
+    /// string.find, match, gmatch and gsub, and through `bot.hear`'s native
+    /// search, with attacker-controlled subjects
     /// and often attacker-controlled patterns. It meters its work against the
     /// plugin's instruction budget; here the budget is small and there is no
     /// wall-clock limit, so work the meter misses shows up as a slow input.
@@ -11,10 +12,10 @@ extension FuzzTarget {
     /// gsub, then subject, pattern and replacement separated by NUL bytes.
     /// Errors and a spent budget are expected outcomes.
     static let pattern = FuzzTarget(
-        name: "pattern", summary: "the budgeted Lua pattern matcher (find, match, gmatch, gsub)"
+        name: "pattern", summary: "the budgeted Lua pattern matcher (find, match, gmatch, gsub, hear)"
     ) { data in
         var input = FuzzInput(data)
-        let op = Int32(input.byte() % 7)
+        let op = Int32(input.byte() % 8)
         let initial = Int64(Int8(bitPattern: input.byte()))
         let n = input.byte()
         let maxN: Int64 = n < 128 ? -1 : Int64(n - 128)

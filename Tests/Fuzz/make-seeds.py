@@ -176,7 +176,8 @@ def toml():
 
 
 def pattern():
-    # op byte (0 find, 1 plain find, 2 match, 3 gmatch, 4 gsub, 5 gsub function, 6 gsub table),
+    # op byte (0 find, 1 plain find, 2 match, 3 gmatch, 4 gsub, 5 gsub function, 6 gsub table,
+    # 7 bot.hear's native search and call),
     # init byte (signed), max-n byte (>= 128: n = byte - 128), then subject NUL pattern NUL replacement.
     def seed(name, op, subject, pat, repl=b"", init=1, n=0):
         write("pattern", name, bytes([op, init & 0xFF, n]) + subject + b"\0" + pat + b"\0" + repl)
@@ -198,6 +199,8 @@ def pattern():
     seed("backtrack", 0, b"a" * 60, b"a-" * 8 + b"b")
     seed("negative-init", 0, b"abcabc", b"c", init=-2)
     seed("errors", 0, b"x", b"(()")
+    seed("hear-captures", 7, b"hello world", rb"^hello (%w+)()")
+    seed("hear-plain", 7, b"ping pong", b"pong")
 
 
 def stomp():
