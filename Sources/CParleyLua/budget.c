@@ -13,7 +13,8 @@
  * (about 33 machine instructions each), and most of the instructions an
  * event runs are the trusted prelude's routing. So the dispatchers turn the
  * hook off (parley_budget_pause) and the prelude enters each plugin function
- * through parley_call_plugin, which turns it on for that call only. Plugin
+ * through parley_enter_plugin (as native.call, or from native.hear after its
+ * match), which turns it on for that call only. Plugin
  * code is therefore still hooked from its first instruction, and so is every
  * coroutine it creates. Setting the hook restarts its count, so what a call
  * ran since the last firing cannot be read back; each call is charged one
@@ -182,7 +183,7 @@ void parley_event_begin(lua_State *L, double now_epoch) {
     c->actions.len = 0;
     c->now_epoch = now_epoch;
     c->last_error_len = 0;
-    /* The hook is left as it is: entering plugin code (parley_call_plugin)
+    /* The hook is left as it is: entering plugin code (parley_enter_plugin)
      * sets it afresh, which also clears a trip's count of 1. */
 }
 
