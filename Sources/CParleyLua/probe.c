@@ -1,7 +1,7 @@
 /*
  * Fuzz support: runs one call of Parley's pattern matcher (find, match,
- * gmatch, gsub or bot.hear's native) on attacker-chosen subject, pattern and replacement, under
- * an instruction budget, in a throwaway trusted state.
+ * gmatch, gsub or bot.hear's native) on attacker-chosen subject, pattern and
+ * replacement, under an instruction budget, in a throwaway trusted state.
  *
  * It lives in C for the same reason as selfcheck.c: the matcher raises (Lua
  * errors, budget trips) by longjmp, which must never cross a Swift frame. The

@@ -6,10 +6,11 @@
 /// own VM, on purpose: it uses the plugin's own budgeted pattern matcher, so a
 /// plugin's patterns are charged to that plugin. `bot.hear` matches through
 /// `native.hear` (patterns.c), one C call per pattern that searches and enters
-/// the handler, since nearly every plugin hears every line of its rooms. Output actions (`bot.send`, `bot.typing`,
-/// `bot.log.*`) are C natives that buffer actions without leaving the VM;
-/// queries (`bot.state`, timers, `bot.history`, `bot.roster`) are host
-/// functions reached through the C trampoline.
+/// the handler, since nearly every plugin hears every line of its rooms.
+/// Output actions (`bot.send`, `bot.typing`, `bot.log.*`) are C natives
+/// that buffer actions without leaving the VM; queries (`bot.state`, timers,
+/// `bot.history`, `bot.roster`) are host functions reached through the C
+/// trampoline.
 import ParleyLua
 
 enum Prelude {
@@ -31,9 +32,9 @@ local on_message, non_message, nhears = handlers.message, 0, 0
 local WANT, want = { \#(EventInterest.luaFields) }, native.want
 
 -- Plugin functions are entered through `call` (or `hear`, below, which enters
--- them the same way), never called directly: the
--- budget hook runs only while plugin code does (see budget.c), so this file's
--- own routing is not metered instruction by instruction. A plugin function
+-- them the same way), never called directly: the budget hook runs only while
+-- plugin code does (see budget.c), so this file's own routing is not metered
+-- instruction by instruction. A plugin function
 -- called here without `call` would run with no budget at all.
 local call = native.call
 

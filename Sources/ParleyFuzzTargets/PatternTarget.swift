@@ -3,8 +3,8 @@ import CParleyLua
 extension FuzzTarget {
     /// Parley's own Lua pattern matcher (patterns.c), which plugins reach as
     /// string.find, match, gmatch and gsub, and through `bot.hear`'s native
-    /// search, with attacker-controlled subjects
-    /// and often attacker-controlled patterns. It meters its work against the
+    /// search, with attacker-controlled subjects and often
+    /// attacker-controlled patterns. It meters its work against the
     /// plugin's instruction budget; here the budget is small and there is no
     /// wall-clock limit, so work the meter misses shows up as a slow input.
     ///
