@@ -39,7 +39,10 @@ enum SocketIOBench {
     static func slices(quick: Bool) -> Int { quick ? 3 : 5 }
 
     enum ServerKind: String { case python, embedded }
-    enum BotKind: String { case python, parley }
+    /// `parley-own` is the Parley bot with `own_thread = true`: its plugins
+    /// and its link on one thread of its own (see "Running bots").
+    enum BotKind: String { case python, parley, parleyOwn = "parley-own" }
+    static let botWidth = 10
 
     /// CPU seconds of each process over a phase, the bot's context switches, and the replies.
     struct Usage {
@@ -116,33 +119,35 @@ enum SocketIOBench {
         // the bot fully handled. At 1,000 msg/s a saturated server leaves
         // replies unanswered whose work the bot already did (both are in the
         // breakdown below).
-        print(String(format: "latency: %d msg/s on a fixed schedule, %d slices of %.0f s per bot, the two bots taking turns (each behind its own server of the kind), %.0f s warm-up before a bot's first slice and %.2f s before the others; from each actual send",
+        print(String(format: "latency: %d msg/s on a fixed schedule, %d slices of %.0f s per bot, the bots taking turns (each behind its own server of the kind), %.0f s warm-up before a bot's first slice and %.2f s before the others; from each actual send",
                      offeredPerSecond, slices, seconds / Double(slices), warmupSeconds, sliceWarmupSeconds))
         print(String(format: "throughput and bot CPU: %d in flight for %.0f s, one bot after the other", inFlight, seconds))
-        print("server     bot      replies/s  p50 ms  p99 ms  missing  bot CPU ms/1k")
+        print("server     bot        replies/s  p50 ms  p99 ms  missing  bot CPU ms/1k")
         var results: [Result] = []
         for server in [ServerKind.python, .embedded] {
             for r in try await measure(server: server, seconds: seconds, slices: slices, paths: paths) {
                 results.append(r)
-                print(pad(r.server.rawValue, 10) + " " + pad(r.bot.rawValue, 8)
+                print(pad(r.server.rawValue, 10) + " " + pad(r.bot.rawValue, botWidth)
                       + String(format: " %9.0f  ", r.repliesPerSecond) + pad(ms(r.p50), 6, right: true) + "  "
                       + pad(ms(r.p99), 6, right: true) + String(format: "  %7d  %13.1f", r.missing, r.closed.perThousand(r.closed.bot)))
             }
         }
         var ratios: [String] = [], verdicts: [String] = [], notes: [String] = []
-        for server in [ServerKind.python, .embedded] {
+        // Each Parley bot against the python bot behind the same kind of server.
+        for (server, kind) in [(ServerKind.python, BotKind.parley), (.python, .parleyOwn), (.embedded, .parley), (.embedded, .parleyOwn)] {
             guard let py = results.first(where: { $0.server == server && $0.bot == .python }),
-                  let pa = results.first(where: { $0.server == server && $0.bot == .parley }) else { continue }
+                  let pa = results.first(where: { $0.server == server && $0.bot == kind }) else { continue }
+            let who = "\(server.rawValue) server" + (kind == .parley ? "" : ", own thread")
             let tput = pa.repliesPerSecond / py.repliesPerSecond
             // Both p99s lost: neither bot got 99% of its replies back, so there is no ratio to take.
             let p99 = pa.p99.isInfinite && py.p99.isInfinite ? Double.nan : pa.p99 / py.p99
             let cpu = pa.closed.perThousand(pa.closed.bot) / py.closed.perThousand(py.closed.bot)
             let p99Text = p99.isNaN ? "? (both lost)" : py.p99.isInfinite ? "0 (the python bot's lost)" : x(p99)
-            ratios.append("\(server.rawValue) server: throughput ×\(x(tput)), p99 ×\(p99Text), CPU ×\(x(cpu))")
+            ratios.append("\(who): throughput ×\(x(tput)), p99 ×\(p99Text), CPU ×\(x(cpu))")
             var short: [String] = []
             if !(tput >= 5) { short.append("throughput ×\(x(tput)) < 5") }
             if !(p99 <= 0.2) { short.append("p99 ×\(p99Text) > 0.2") }
-            verdicts.append("\(server.rawValue) server " + (short.isEmpty ? "met" : "not met (\(short.joined(separator: ", ")))"))
+            verdicts.append(who + " " + (short.isEmpty ? "met" : "not met (\(short.joined(separator: ", ")))"))
             // The busiest process of Parley's closed loop is what caps its replies/s.
             let c = pa.closed
             let busiest = [("the server", c.busy(c.server)), ("the Parley bot", c.busy(c.bot)), ("the load generator", c.busy(c.load))]
@@ -154,11 +159,11 @@ enum SocketIOBench {
             let perReply = (c.server + c.load) / Double(max(1, c.replies))
             let ceiling = server == .python ? Double(c.replies) / c.server
                 : Double(ProcessInfo.processInfo.activeProcessorCount) / perReply
-            notes.append("\(server.rawValue) server: busiest in Parley's closed loop is \(busiest.0) ("
+            notes.append("\(who): busiest in Parley's closed loop is \(busiest.0) ("
                          + String(format: "%.0f%% of a core); a bot costing nothing would top out near %.0f replies/s here",
                                   busiest.1, ceiling) + " (×\(x(ceiling / py.repliesPerSecond)) the python bot's)")
             // The same trip without a bot: what no bot can get under here.
-            notes.append("\(server.rawValue) server: the load generator's own message back from the server (no bot in the path) took p50 "
+            notes.append("\(who): the load generator's own message back from the server (no bot in the path) took p50 "
                          + "\(ms(py.echoP50))/\(ms(pa.echoP50)) ms and p99 \(ms(py.echoP99))/\(ms(pa.echoP99)) ms in the python/Parley bot's slices")
         }
         print("ratios (parley/python): " + ratios.joined(separator: "; "))
@@ -168,7 +173,7 @@ enum SocketIOBench {
         // Where the time goes: which process is busy in each phase. A process
         // near 100% of a core in the closed loop is the one capping replies/s.
         print("\nwhere the time goes: CPU ms per 1,000 replies (share of one core); load average \(loadBefore) before, \(loadAverage()) after")
-        print("server     bot      phase        bot              server           load generator   bot cs/reply  send lag p99/max  p99 from schedule  closed-loop lost")
+        print("server     bot        phase        bot              server           load generator   bot cs/reply  send lag p99/max  p99 from schedule  closed-loop lost")
         for r in results {
             for (phase, u) in [("1k msg/s", r.paced), ("closed loop", r.closed)] {
                 let cells = [u.bot, u.server, u.load].map { String(format: "%6.1f (%3.0f%%)", u.perThousand($0), u.busy($0)) }
@@ -176,7 +181,7 @@ enum SocketIOBench {
                 let lag = phase == "1k msg/s" ? String(format: "%6.2f/%-6.1f ms", r.lagP99, r.lagMax) : ""
                 let scheduled = phase == "1k msg/s" ? pad(ms(r.p99FromSchedule) + (r.p99FromSchedule.isFinite ? " ms" : ""), 11, right: true) : ""
                 let lost = phase == "closed loop" ? String(r.closedLost) : ""
-                print([pad(r.server.rawValue, 10), pad(r.bot.rawValue, 8), pad(phase, 12), pad(cells[0], 16), pad(cells[1], 16),
+                print([pad(r.server.rawValue, 10), pad(r.bot.rawValue, botWidth), pad(phase, 12), pad(cells[0], 16), pad(cells[1], 16),
                        pad(cells[2], 16), pad(switches, 13), pad(lag, 17), pad(scheduled, 18), lost].joined(separator: " "))
             }
         }
@@ -242,17 +247,17 @@ enum SocketIOBench {
         }
     }
 
-    /// Both bots behind one kind of server. Each bot gets its own server
-    /// process of that kind, and all four stay up for the whole measurement:
-    /// the latency phase runs in slices, the two bots taking turns (python
-    /// first in even rounds, Parley first in odd ones), so a busy spell on the
-    /// shared machine lands on both rather than on whichever bot it happened
-    /// to catch. The pair that is not being measured sits idle. Then each
-    /// bot's closed loop, one after the other.
+    /// The three bots (python, Parley, Parley on its own thread) behind one
+    /// kind of server. Each bot gets its own server process of that kind, and
+    /// all six stay up for the whole measurement: the latency phase runs in
+    /// slices, the bots taking turns (python first in even rounds, last in
+    /// odd ones), so a busy spell on the shared machine lands on all of them
+    /// rather than on whichever bot it happened to catch. The pairs not being
+    /// measured sit idle. Then each bot's closed loop, one after the other.
     static func measure(server: ServerKind, seconds: Double, slices: Int, paths: Paths) async throws -> [Result] {
         var rigs: [Rig] = []
         do {
-            for bot in [BotKind.python, .parley] { rigs.append(try await Rig.open(server: server, bot: bot, paths: paths)) }
+            for bot in [BotKind.python, .parley, .parleyOwn] { rigs.append(try await Rig.open(server: server, bot: bot, paths: paths)) }
             let results = try await withTaskExecutorPreference(loadThread) { () async throws -> [Result] in
                 for rig in rigs { try await handshake(rig.session, rig.tracker, bot: rig.bot) }
                 var paced = Array(repeating: PacedSamples(), count: rigs.count)

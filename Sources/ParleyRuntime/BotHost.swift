@@ -6,11 +6,11 @@ import ParleyLua
 /// Owns one bot's `Bot` (its plugin VMs and its store) on a Lua thread.
 ///
 /// Everything that touches a plugin VM or the bot's journal goes through this
-/// actor, whose executor is a `LuaThreadExecutor`: Lua never runs on the
+/// actor, whose executor is the bot's `BotThread`: Lua never runs on the
 /// cooperative pool, and one bot's events are handled one at a time, in
 /// arrival order.
 actor BotHost {
-    private let executor: LuaThreadExecutor
+    private let executor: any BotThread
     nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
     private var options: BotOptions
@@ -23,7 +23,7 @@ actor BotHost {
     /// The clock plugins see: wall time.
     static func now() -> Double { Date().timeIntervalSince1970 }
 
-    init(executor: LuaThreadExecutor, options: BotOptions, plugins: [BotSpec.PluginFile], journal: String?, fsync: FsyncPolicy) {
+    init(executor: any BotThread, options: BotOptions, plugins: [BotSpec.PluginFile], journal: String?, fsync: FsyncPolicy) {
         self.executor = executor
         self.options = options
         self.plugins = plugins

@@ -17,6 +17,11 @@ public struct BotSpec: Sendable {
     public var fsync: FsyncPolicy
     /// Incoming queue bounds and the outgoing rate cap.
     public var flow: FlowOptions
+    /// The bot gets a thread of its own that is also its link's event loop
+    /// (`own_thread`; see `LoopLuaThread`) instead of a shared Lua thread.
+    /// Not for StreamChat, whose quiet-period line timer needs the link's
+    /// thread free (the config refuses it).
+    public var ownThread: Bool
 
     public struct PluginFile: Sendable {
         public var name: String
@@ -28,7 +33,8 @@ public struct BotSpec: Sendable {
     }
 
     public init(options: BotOptions, plugins: [PluginFile], presence: PresenceOptions, transport: any Transport,
-                journal: String? = nil, fsync: FsyncPolicy = .always, flow: FlowOptions = FlowOptions()) {
+                journal: String? = nil, fsync: FsyncPolicy = .always, flow: FlowOptions = FlowOptions(),
+                ownThread: Bool = false) {
         self.options = options
         self.plugins = plugins
         self.presence = presence
@@ -36,6 +42,7 @@ public struct BotSpec: Sendable {
         self.journal = journal
         self.fsync = fsync
         self.flow = flow
+        self.ownThread = ownThread
     }
 }
 
@@ -77,7 +84,7 @@ public actor BotRunner {
     private let spec: BotSpec
     private let observer: RuntimeObserver
     /// The Lua thread of this bot's plugins, which runs this actor too (see `unownedExecutor`).
-    private let executor: LuaThreadExecutor
+    private let executor: any BotThread
     /// The transport's: every log line and outcome of this bot is masked with it.
     private let redactor: Redactor
 
@@ -93,8 +100,8 @@ public actor BotRunner {
     private var awayUntil: Double?
     private var backoff: Backoff
     private var sendRate: SendRate
-    /// The plugins' next timer, on the Lua thread's wake-up heap.
-    private var timerWakeup: LuaThreadExecutor.Wakeup?
+    /// The plugins' next timer, on the Lua thread.
+    private var timerWakeup: BotWakeup?
     private var wakeAt = Double.infinity
     private var everOnline = false
     public private(set) var stats = BotStats()
@@ -108,11 +115,17 @@ public actor BotRunner {
     /// longer than the plugins' own work does.
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
+    /// An own thread ends with its runner: nothing can ask the actor for
+    /// work any more.
+    deinit {
+        (executor as? LoopLuaThread)?.shutdown()
+    }
+
     public init(spec: BotSpec, observer: RuntimeObserver, executors: LuaExecutorPool = .shared, seed: UInt64? = nil) {
         self.name = spec.options.name
         self.spec = spec
         self.observer = observer
-        self.executor = executors.take()
+        self.executor = spec.ownThread ? LoopLuaThread(name: "parley-own") : executors.take()
         self.redactor = spec.transport.redactor
         self.outbox = Outbox(expiry: spec.presence.outboxExpiry)
         self.backoff = Backoff(options: spec.presence, seed: seed ?? UInt64.random(in: 1...UInt64.max))
@@ -133,7 +146,7 @@ public actor BotRunner {
                 return .failed(redactor("\(error)"))
             }
             let outcome = masked(await presenceLoop())
-            if let w = timerWakeup { executor.cancel(w) }
+            timerWakeup?.cancel()
             await host?.close()
             log(.info, "stopped: \(outcome)")
             return outcome
@@ -175,7 +188,11 @@ public actor BotRunner {
             do {
                 // The journal's last-seen cursors: a transport with catch-up
                 // resumes from them, so nothing is missed across a reconnect or a restart.
-                s = try await spec.transport.connect(resumingAfter: await host?.lastSeenCursors() ?? [:])
+                // An own-thread bot opens its link on that thread's loop.
+                let cursors = await host?.lastSeenCursors() ?? [:]
+                s = try await ChatEventLoop.$preferred.withValue(executor.linkLoop) {
+                    try await spec.transport.connect(resumingAfter: cursors)
+                }
             } catch let error as TransportError where error.kind == .refused {
                 // The server is fine; the bot's own config is not (a name the
                 // protocol cannot carry). Retrying would never help.
@@ -251,7 +268,7 @@ public actor BotRunner {
         defer { s.events.detach() }
         var lastShedReport = BotHost.now()
         while true {
-            switch await inbox.next(limit: Self.batchLimit) {
+            switch await inbox.next(limit: spec.ownThread ? Self.ownThreadBatchLimit : Self.batchLimit) {
             case .end(let error):
                 if let error, !stopping { log(.warn, "link lost: \(error)") }
                 reportShed(inbox)
@@ -273,8 +290,13 @@ public actor BotRunner {
                     }
                     if failure != nil { return nil }
                 }
+                let started = spec.ownThread ? Self.monotonic() : 0
                 await handle(chats)
                 if failure != nil { return nil }
+                // An own-thread bot's plugins hold up its link while they
+                // run: after a long batch the link reads and answers pings
+                // before the next one.
+                if spec.ownThread, Self.monotonic() - started > Self.ownThreadSlice { await executor.letTheLinkIn() }
             }
             if BotHost.now() - lastShedReport >= 1 {
                 lastShedReport = BotHost.now()
@@ -304,6 +326,12 @@ public actor BotRunner {
     /// Events handed to the Lua thread in one hop at most: enough to share the
     /// hop's cost under load, few enough that timers and sends are not held up.
     static let batchLimit = 64
+    /// The same for an own-thread bot (`LoopLuaThread`), whose socket waits
+    /// while a batch runs: at most this many plugin deadlines in a row.
+    static let ownThreadBatchLimit = 8
+    /// A batch longer than this (seconds) lets an own-thread bot's link in
+    /// before the next one; shorter ones cannot starve it.
+    static let ownThreadSlice = 0.005
 
     /// One log line per room that shed events since the last report.
     private func reportShed(_ inbox: Inbox) {
@@ -536,7 +564,7 @@ public actor BotRunner {
     private func rescheduleTimers(_ due: Double?) {
         guard let due, due < wakeAt else { return }
         wakeAt = due
-        if let w = timerWakeup { executor.cancel(w) }
+        timerWakeup?.cancel()
         // A millisecond late rather than early: the host fires what is due by then.
         timerWakeup = executor.schedule(after: max(0, due - BotHost.now()) + 0.001) { [weak self] in
             Task(executorPreference: self?.executor) { await self?.fireTimers() }

@@ -33,6 +33,9 @@ public struct BotConfig: Sendable {
     public var presence = PresenceOptions()
     /// `[bot.flow]`: incoming queue bounds and the outgoing rate cap.
     public var flow = FlowOptions()
+    /// `own_thread`: the bot's plugins and its link share a thread of the
+    /// bot's own (lower latency; a busy plugin delays this bot's I/O).
+    public var ownThread = false
     /// `[bot.streamchat]`: that transport's own keys.
     public var streamchat = StreamChatOptions()
     /// `[bot.socketio]`: that transport's own keys.
@@ -128,6 +131,12 @@ public struct BotConfigFile: Sendable {
         let limits = try t.optionalTable("limits") { l in try readLimits(l, base: PluginLimits()) } ?? PluginLimits()
         let presence = try t.optionalTable("presence") { p in try PresenceOptions.read(p) } ?? PresenceOptions()
         let flow = try t.optionalTable("flow") { f in try FlowOptions.read(f) } ?? FlowOptions()
+        let ownThread = try t.bool("own_thread", default: false)
+        if ownThread, transport == .streamchat {
+            // Its unterminated lines are cut by a quiet-period timer, which a
+            // plugin holding the thread would fire before the rest is read.
+            throw t.error("own_thread", "own_thread is not available for the StreamChat transport (its quiet-period line timer needs the link's thread free); use it with socketio, rest or stomp")
+        }
         let streamchat = try t.optionalTable("streamchat") { s in try StreamChatOptions.read(s) } ?? StreamChatOptions()
         var socketio = try t.optionalTable("socketio") { s in try SocketIOOptions.read(s) } ?? SocketIOOptions()
         socketio.caFile = socketio.caFile.map(resolve)
@@ -186,6 +195,7 @@ public struct BotConfigFile: Sendable {
                       limits: limits, pluginLimits: pluginLimits, pluginConfig: pluginConfig, line: line)
             b.presence = presence
             b.flow = flow
+            b.ownThread = ownThread
             b.streamchat = streamchat
             b.socketio = socketio
             b.stomp = stomp

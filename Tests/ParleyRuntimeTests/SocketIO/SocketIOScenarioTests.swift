@@ -30,10 +30,13 @@ struct SocketIOScenarioTests {
 
     func startBot(_ server: SocketServer, name: String = "parley", port: Int? = nil, plugins: [(String, String)] = [],
                   shipped: [String] = ["greeter", "echo"], options: SocketIOOptions = SocketIOOptions(),
-                  journal: String? = nil, recorder: Recorder) throws -> (BotRunner, Task<BotOutcome, Never>) {
-        let spec = try botSpec(name: name, port: 0, plugins: plugins, journal: journal, shippedPlugins: shipped,
+                  journal: String? = nil, ownThread: Bool = false, noSendCap: Bool = false,
+                  recorder: Recorder, observer: RuntimeObserver? = nil) throws -> (BotRunner, Task<BotOutcome, Never>) {
+        var spec = try botSpec(name: name, port: 0, plugins: plugins, journal: journal, shippedPlugins: shipped,
                                transport: server.transport(name, port: port, options: options))
-        let runner = BotRunner(spec: spec, observer: recorder.observer)
+        spec.ownThread = ownThread
+        if noSendCap { spec.flow.sendRate = 0 }
+        let runner = BotRunner(spec: spec, observer: observer ?? recorder.observer)
         return (runner, Task { await runner.run() })
     }
 
