@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import NIOPosix
 import ParleyCore
+import ParleyRuntime
 import ParleyTransports
 import Synchronization
 
@@ -290,8 +291,11 @@ enum SocketIOBench {
         }
     }
 
-    /// The load generator's thread.
-    static let loadThread = LoadThread()
+    /// The load generator's one thread: an event loop its link is opened on
+    /// (`ChatEventLoop.preferred`) that is also the task executor its senders
+    /// prefer, so a reply read off the socket resumes the sender without
+    /// waking another thread. The same kind of thread an `own_thread` bot has.
+    static let loadThread = LoopLuaThread(name: "parley-load")
 
     /// One `!echo` answered before any timing: a bot that is up but not
     /// answering fails here with a clear message, not as a table of zeros.
@@ -427,22 +431,6 @@ enum SocketIOBench {
     static func percentile(_ sorted: [Double], _ q: Double) -> Double {
         sorted.isEmpty ? .nan : sorted[min(sorted.count - 1, Int(Double(sorted.count) * q))]
     }
-}
-
-/// The load generator's one thread: an event loop its link is opened on
-/// (`ChatEventLoop.preferred`) that is also the task executor its senders
-/// prefer, so a reply read off the socket resumes the sender without waking
-/// another thread.
-final class LoadThread: TaskExecutor, @unchecked Sendable {
-    private let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-    var loop: any EventLoop { group.next() }
-
-    func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        loop.execute { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
-    }
-
-    func asUnownedTaskExecutor() -> UnownedTaskExecutor { UnownedTaskExecutor(ordinary: self) }
 }
 
 /// What the load generator's reader learns from the replies, shared with the
