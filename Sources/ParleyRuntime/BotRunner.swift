@@ -188,9 +188,10 @@ public actor BotRunner {
             do {
                 // The journal's last-seen cursors: a transport with catch-up
                 // resumes from them, so nothing is missed across a reconnect or a restart.
-                // An own-thread bot opens its link on that thread's loop.
+                // An own-thread bot opens its link on that thread's loop;
+                // any other keeps whatever loop its caller chose.
                 let cursors = await host?.lastSeenCursors() ?? [:]
-                s = try await ChatEventLoop.$preferred.withValue(executor.linkLoop) {
+                s = try await ChatEventLoop.$preferred.withValue(executor.linkLoop ?? ChatEventLoop.preferred) {
                     try await spec.transport.connect(resumingAfter: cursors)
                 }
             } catch let error as TransportError where error.kind == .refused {

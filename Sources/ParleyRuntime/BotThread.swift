@@ -74,13 +74,15 @@ public final class LoopLuaThread: BotThread, @unchecked Sendable {
             MultiThreadedEventLoopGroup.withCurrentThreadAsEventLoop { loop in
                 // An OS name, as the shared Lua threads have, for `top -H` and perf.
                 _ = parley_set_thread_name(name)
-                started.set(loop)
+                started.loop = loop
+                started.ready.signal()
             }
         }
         thread.name = name
         thread.stackSize = stackSize
         thread.start()
-        loop = started.wait()
+        started.ready.wait()
+        loop = started.loop!
     }
 
     /// Stops the loop once the bot is done with it; the thread then ends.
@@ -124,23 +126,10 @@ public final class LoopLuaThread: BotThread, @unchecked Sendable {
     public func expectResumption() {}
     public func resumeLazily(_ resume: @escaping @Sendable () -> Void) { loop.execute(resume) }
 
-    /// The new thread's loop, handed to the initializer.
+    /// The new thread's loop, handed to the initializer: written once
+    /// before `ready` is signalled, read after the wait.
     private final class Handoff: @unchecked Sendable {
-        private let condition = NSCondition()
-        private var loop: (any EventLoop)?
-
-        func set(_ l: any EventLoop) {
-            condition.lock()
-            loop = l
-            condition.signal()
-            condition.unlock()
-        }
-
-        func wait() -> any EventLoop {
-            condition.lock()
-            defer { condition.unlock() }
-            while loop == nil { condition.wait() }
-            return loop!
-        }
+        var loop: (any EventLoop)?
+        let ready = DispatchSemaphore(value: 0)
     }
 }
