@@ -100,7 +100,7 @@ let package = Package(
         .executableTarget(
             name: "parley",
             dependencies: [
-                "ParleyCore", "ParleyRuntime", "ParleyServers",
+                "ParleyCore", "ParleyRuntime", "ParleyServers", "ParleyWire", "ParleyConfig", "ParleyJournal", "ParleyLua",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -30,7 +30,7 @@ enum FloodBench {
 
     static func run(seconds: Double, rate: Int) async throws {
         print("\n== flood: \(rate) messages/s for \(Int(seconds)) s against the moderator (fsync always, default [bot.flow])")
-        let server = try await StreamChatServer.start(.init(host: "127.0.0.1", port: 0, idleTimeout: nil))
+        let server = try await StreamChatServer.start(.init(host: "127.0.0.1", port: 0, loginTimeout: nil))
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("parley-flood-\(getpid())").path
         try? FileManager.default.removeItem(atPath: dir)
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)

@@ -29,7 +29,7 @@ enum UsersBench {
     /// Child mode: `--serve-shards K` starts K servers, prints their ports, runs until stdin closes.
     static func serveShards(_ k: Int) async throws {
         var servers: [StreamChatServer] = []
-        for _ in 0..<k { servers.append(try await StreamChatServer.start(.init(idleTimeout: nil))) }
+        for _ in 0..<k { servers.append(try await StreamChatServer.start(.init(loginTimeout: nil))) }
         FileHandle.standardOutput.write(Data((servers.map { String($0.port) }.joined(separator: " ") + "\n").utf8))
         _ = FileHandle.standardInput.readDataToEndOfFile()
         for s in servers { await s.shutdown() }

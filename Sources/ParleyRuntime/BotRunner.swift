@@ -96,6 +96,9 @@ public actor BotRunner {
     /// Sends handed to the transport and not yet confirmed (out of the outbox meanwhile).
     private var inFlight = 0
     private var stopping = false
+    /// Set once the run is over and the journal is about to close: no timer,
+    /// reload or delivery record may reach the plugins or the journal after it.
+    private var closing = false
     private var failure: String?
     private var awayUntil: Double?
     private var backoff: Backoff
@@ -146,7 +149,7 @@ public actor BotRunner {
                 return .failed(redactor("\(error)"))
             }
             let outcome = masked(await presenceLoop())
-            timerWakeup?.cancel()
+            await quiesce()
             await host?.close()
             log(.info, "stopped: \(outcome)")
             return outcome
@@ -164,6 +167,19 @@ public actor BotRunner {
             try? await Task.sleep(for: .milliseconds(20))
         }
         await session?.leave()
+    }
+
+    /// Stops everything that could still write to the journal: timers stop
+    /// firing, and a drain still finishing its last batch (the link has
+    /// closed under it) records what was delivered before the journal closes.
+    private func quiesce() async {
+        closing = true
+        timerWakeup?.cancel()
+        timerWakeup = nil
+        let deadline = BotHost.now() + 5
+        while draining, BotHost.now() < deadline {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
     }
 
     private func open() async throws {
@@ -406,7 +422,7 @@ public actor BotRunner {
 
     /// Delivers events in order, in one hop to the Lua thread.
     private func handle(_ events: [BotEvent]) async {
-        guard let host, failure == nil, !events.isEmpty else { return }
+        guard let host, failure == nil, !closing, !events.isEmpty else { return }
         do {
             let started = ContinuousClock.now
             let (actions, due) = try await host.handle(events)
@@ -563,7 +579,7 @@ public actor BotRunner {
     // MARK: timers
 
     private func rescheduleTimers(_ due: Double?) {
-        guard let due, due < wakeAt else { return }
+        guard let due, due < wakeAt, !closing else { return }
         wakeAt = due
         timerWakeup?.cancel()
         // A millisecond late rather than early: the host fires what is due by then.
@@ -575,7 +591,7 @@ public actor BotRunner {
     private func fireTimers() async {
         wakeAt = .infinity
         timerWakeup = nil
-        guard let host, failure == nil else { return }
+        guard let host, failure == nil, !closing else { return }
         do {
             let (actions, due) = try await host.tick()
             dispatch(actions)
@@ -597,7 +613,7 @@ public actor BotRunner {
 
     /// Loads a new version of one plugin; the old one keeps running if it fails.
     public func reload(_ plugin: String) async {
-        guard let host, failure == nil else { return }
+        guard let host, failure == nil, !closing else { return }
         do {
             let (ok, actions, due) = try await host.reload(plugin: plugin)
             log(ok ? .info : .error, ok ? "plugin \(plugin) reloaded" : "plugin \(plugin) not reloaded; the old version keeps running")

@@ -14,7 +14,10 @@ import ParleyTransports
 public struct Demo {
     public struct Options: Sendable {
         public var users = 6
+        /// The whole run, arrivals included: the demo ends this long after it starts.
         public var seconds: Double = 20
+        /// People arrive spread over this many seconds from the start; nil: a third of the run.
+        public var ramp: Double?
         /// Fixes every persona's choices (and the reconnect jitter); nil: a random run.
         public var seed: UInt64?
         /// The folder with greeter.lua, moderator.lua and persona.lua.
@@ -35,6 +38,10 @@ public struct Demo {
         public var moderationActions = 0
         public var reconnects = 0
         public var pluginErrors = 0
+        /// Distinct simulated people who joined, were greeted by name, and said something.
+        public var peopleJoined = 0
+        public var peopleGreeted = 0
+        public var peopleSpoke = 0
     }
 
     static let names = ["amy", "ben", "cleo", "dev", "eli", "fay", "gus", "hana", "ivo", "jun", "kai", "lia"]
@@ -60,9 +67,11 @@ public struct Demo {
         guard options.transport == .streamchat || options.transport == .socketio else {
             throw DemoError("the demo runs on streamchat or socketio, not \(options.transport.rawValue)")
         }
+        let started = Date()
         let servers = try await EmbeddedServers.start([options.transport])
         let port = servers.addresses[options.transport]?.port ?? 0
-        let tally = Tally()
+        let people = Self.people(options.users)
+        let tally = Tally(people: people.map(\.name))
         let transcript = Transcript(color: options.color, print: print)
         let seed = options.seed ?? UInt64.random(in: 1...UInt64.max)
         print(transcript.header("parley demo: \(options.transport.rawValue) server on 127.0.0.1:\(port), \(options.users) simulated people, \(Int(options.seconds)) s, seed \(seed)"))
@@ -80,13 +89,13 @@ public struct Demo {
         observer.event = { bot, event in
             guard bot == "greeter" else { return }
             switch event {
-            case .message: tally.add(\.messages)
-            case .join: tally.add(\.joins)
+            case .message(let m): tally.said(by: m.user)
+            case .join(_, let user, _): tally.joined(user)
             default: break
             }
             transcript.show(event: event)
         }
-        observer.sent = { bot, _, _, _ in if bot == "greeter" { tally.add(\.greetings) } }
+        observer.sent = { bot, _, _, text in if bot == "greeter" { tally.greeted(in: text) } }
 
         let plugins = URL(fileURLWithPath: options.pluginsDirectory)
         func plugin(_ name: String) -> BotSpec.PluginFile {
@@ -103,7 +112,6 @@ public struct Demo {
             return BotSpec(options: o, plugins: [plugin], presence: presence, transport: transport)
         }
 
-        let people = Self.people(options.users)
         // The moderator comes in first, so the greeter only ever greets people.
         let staff = [
             spec("greeter", plugin("greeter"), config: [
@@ -121,20 +129,24 @@ public struct Demo {
                       observer: observer, seed: seed &+ 200 &+ UInt64(i))
         }
 
+        let end = started.addingTimeInterval(options.seconds)
         var tasks: [Task<BotOutcome, Never>] = []
         for r in staffRunners.reversed() {
             tasks.append(Task { await r.run() })
-            _ = await waitOnline(r, seconds: 5)
+            _ = await waitOnline(r, until: min(end, Date().addingTimeInterval(5)))
         }
-        // People arrive one after another, as they would.
+        // People arrive one after another over the ramp, as they would, each
+        // at a fixed moment so a slow start cannot push the arrivals (and the
+        // end) later.
+        let ramp = Self.ramp(options)
         var arrival = SeededRandom(seed: seed)
-        let started = Date()
-        for r in personRunners {
+        for (i, r) in personRunners.enumerated() {
+            let at = started.addingTimeInterval(ramp * (Double(i) + Double.random(in: 0..<1, using: &arrival)) / Double(personRunners.count))
+            await Self.sleep(until: min(at, end))
+            if Date() >= end { break }
             tasks.append(Task { await r.run() })
-            try? await Task.sleep(for: .milliseconds(Int.random(in: 200...900, using: &arrival)))
         }
-        let left = options.seconds - Date().timeIntervalSince(started)
-        if left > 0 { try? await Task.sleep(for: .milliseconds(Int(left * 1000))) }
+        await Self.sleep(until: end)
 
         await withTaskGroup(of: Void.self) { group in
             for r in personRunners { group.addTask { await r.stop(drainTimeout: 1) } }
@@ -146,11 +158,21 @@ public struct Demo {
         var summary = tally.value
         for r in personRunners + staffRunners { summary.reconnects += await r.stats.reconnects }
         print(transcript.header("summary: \(summary.messages) messages, \(summary.joins) joins, \(summary.greetings) greetings, \(summary.moderationActions) moderation actions, \(summary.reconnects) reconnects, \(summary.pluginErrors) plugin errors"))
+        print(transcript.header("people: \(summary.peopleJoined) of \(people.count) joined, \(summary.peopleGreeted) greeted, \(summary.peopleSpoke) spoke"))
         return summary
     }
 
-    private func waitOnline(_ r: BotRunner, seconds: Double) async -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
+    /// The arrival ramp: as asked, else a third of the run; never past its end.
+    static func ramp(_ options: Options) -> Double {
+        min(options.ramp ?? options.seconds / 3, options.seconds)
+    }
+
+    private static func sleep(until t: Date) async {
+        let left = t.timeIntervalSinceNow
+        if left > 0 { try? await Task.sleep(for: .milliseconds(Int((left * 1000).rounded(.up)))) }
+    }
+
+    private func waitOnline(_ r: BotRunner, until deadline: Date) async -> Bool {
         while Date() < deadline {
             if await r.state == .online { return true }
             try? await Task.sleep(for: .milliseconds(10))
@@ -168,17 +190,46 @@ struct DemoError: Error, CustomStringConvertible {
 private final class Tally: @unchecked Sendable {
     private let lock = NSLock()
     private var summary = Demo.Summary()
+    private let people: Set<String>
+    private var joined: Set<String> = [], greeted: Set<String> = [], spoke: Set<String> = []
+
+    init(people: [String]) { self.people = Set(people) }
 
     func add(_ field: WritableKeyPath<Demo.Summary, Int>) {
-        lock.lock()
-        summary[keyPath: field] += 1
-        lock.unlock()
+        lock.withLock { summary[keyPath: field] += 1 }
+    }
+
+    func joined(_ user: String) {
+        lock.withLock {
+            summary.joins += 1
+            if people.contains(user) { joined.insert(user) }
+        }
+    }
+
+    func said(by user: String) {
+        lock.withLock {
+            summary.messages += 1
+            if people.contains(user) { spoke.insert(user) }
+        }
+    }
+
+    /// A greeting names the person it greets.
+    func greeted(in text: String) {
+        let named = text.split { !($0.isLetter || $0.isNumber) }.map(String.init).filter { people.contains($0) }
+        lock.withLock {
+            summary.greetings += 1
+            greeted.formUnion(named)
+        }
     }
 
     var value: Demo.Summary {
-        lock.lock()
-        defer { lock.unlock() }
-        return summary
+        lock.withLock {
+            var s = summary
+            s.peopleJoined = joined.count
+            s.peopleGreeted = greeted.count
+            s.peopleSpoke = spoke.count
+            return s
+        }
     }
 }
 

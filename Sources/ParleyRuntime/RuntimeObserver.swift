@@ -28,8 +28,7 @@ public struct RuntimeObserver: Sendable {
     /// Log lines to standard error: `time bot[plugin] level: text`.
     public static let standardError = RuntimeObserver { r in
         let who = r.plugin.map { "\(r.bot)[\($0)]" } ?? r.bot
-        let line = "\(timestamp(r.time)) \(who) \(r.level.rawValue): \(r.text)\n"
-        FileHandle.standardError.write(Data(line.utf8))
+        LogOutput.standardError.write("\(timestamp(r.time)) \(who) \(r.level.rawValue): \(r.text)")
     }
 
     static func timestamp(_ t: Double) -> String {

@@ -14,8 +14,11 @@ struct DemoCommand: AsyncParsableCommand {
     @Option(help: "How many simulated people.")
     var users = 6
 
-    @Option(help: "How long to run, in seconds.")
+    @Option(help: "How long to run, in seconds, arrivals included: the demo ends then, with its summary.")
     var seconds: Double = 20
+
+    @Option(help: ArgumentHelp("People arrive spread over this many seconds (default: a third of the run).", valueName: "seconds"))
+    var ramp: Double?
 
     @Option(help: "Seed for the people's choices (the same seed, the same people and lines).")
     var seed: UInt64?
@@ -29,6 +32,7 @@ struct DemoCommand: AsyncParsableCommand {
     func validate() throws {
         guard (1...10_000).contains(users) else { throw ValidationError("--users must be between 1 and 10000") }
         guard seconds > 0, seconds <= 86_400 else { throw ValidationError("--seconds must be positive") }
+        if let ramp, !(ramp >= 0 && ramp <= seconds) { throw ValidationError("--ramp must be between 0 and --seconds") }
         guard ["streamchat", "socketio"].contains(transport) else { throw ValidationError("--transport must be streamchat or socketio") }
     }
 
@@ -37,11 +41,11 @@ struct DemoCommand: AsyncParsableCommand {
         var options = Demo.Options(pluginsDirectory: dir)
         options.users = users
         options.seconds = seconds
+        options.ramp = ramp
         options.seed = seed
         options.transport = TransportKind(rawValue: transport) ?? .streamchat
         options.color = isatty(STDOUT_FILENO) == 1
-        let out = FileHandle.standardOutput
-        _ = try await Demo(options: options) { line in out.write(Data((line + "\n").utf8)) }.run()
+        _ = try await Demo(options: options) { line in CommandOutput.print(line) }.run()
     }
 
     /// `./Plugins`, else the checkout the binary was built in (`.build/debug/parley` → `Plugins/`).

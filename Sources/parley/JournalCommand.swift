@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import ParleyCore
 import ParleyJournal
+import ParleyRuntime
 import ParleyWire
 
 /// `parley journal`: look after a bot's journal directory.
@@ -23,9 +24,9 @@ struct JournalCommand: AsyncParsableCommand {
             do {
                 if salvage {
                     let report = try Journal.salvage(directory: directory)
-                    for d in report.damage { print("damage: \(d)") }
-                    for f in report.brokenFiles { print("moved to: \(f)") }
-                    print("salvaged: \(report.bytesMoved) bytes moved aside")
+                    for d in report.damage { CommandOutput.print("damage: \(d)") }
+                    for f in report.brokenFiles { CommandOutput.print("moved to: \(f)") }
+                    CommandOutput.print("salvaged: \(report.bytesMoved) bytes moved aside")
                 }
                 let s = try Journal.verify(directory: directory)
                 // Rooms and plugins come from the records themselves.
@@ -38,13 +39,13 @@ struct JournalCommand: AsyncParsableCommand {
                     case .delivered: break
                     }
                 }
-                print("ok: \(s.records) records in \(s.transactions) transactions, \(s.segments) segments, \(s.bytes) bytes")
-                print("last sequence: \(s.lastSequence)" + (s.snapshotSequence.map { ", snapshot through \($0)" } ?? ""))
-                print("rooms: \(rooms.count), plugins: \(plugins.count)")
-                if s.tornTailBytes > 0 { print("torn tail: \(s.tornTailBytes) bytes (an interrupted write; the next open truncates it)") }
-                for w in s.warnings { print("warning: \(w)") }
+                CommandOutput.print("ok: \(s.records) records in \(s.transactions) transactions, \(s.segments) segments, \(s.bytes) bytes")
+                CommandOutput.print("last sequence: \(s.lastSequence)" + (s.snapshotSequence.map { ", snapshot through \($0)" } ?? ""))
+                CommandOutput.print("rooms: \(rooms.count), plugins: \(plugins.count)")
+                if s.tornTailBytes > 0 { CommandOutput.print("torn tail: \(s.tornTailBytes) bytes (an interrupted write; the next open truncates it)") }
+                for w in s.warnings { CommandOutput.print("warning: \(w)") }
             } catch {
-                FileHandle.standardError.write(Data("parley: \(error)\n".utf8))
+                CommandOutput.print("parley: \(error)", to: .error)
                 throw ExitCode(1)
             }
         }
@@ -90,10 +91,10 @@ struct JournalCommand: AsyncParsableCommand {
                         if plugin != nil || (room != nil && room != r) { return }
                         o.add("type", "last_seen"); o.add("room", r); o.add("cursor", c.cursor); o.add("time", c.time)
                     }
-                    print(o.finish())
+                    CommandOutput.print(o.finish())
                 }
             } catch {
-                FileHandle.standardError.write(Data("parley: \(error)\n".utf8))
+                CommandOutput.print("parley: \(error)", to: .error)
                 throw ExitCode(1)
             }
         }
@@ -118,9 +119,9 @@ struct JournalCommand: AsyncParsableCommand {
                 defer { store.close() }
                 try store.compact()
                 let s = try? Journal.verify(directory: directory)
-                print("compacted: snapshot through \(s?.snapshotSequence ?? 0), \(s?.segments ?? 0) segments left")
+                CommandOutput.print("compacted: snapshot through \(s?.snapshotSequence ?? 0), \(s?.segments ?? 0) segments left")
             } catch {
-                FileHandle.standardError.write(Data("parley: \(error)\n".utf8))
+                CommandOutput.print("parley: \(error)", to: .error)
                 throw ExitCode(1)
             }
         }

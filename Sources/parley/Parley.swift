@@ -5,7 +5,7 @@ struct Parley: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "parley",
         abstract: "A headless chat-bot runtime with sandboxed Lua 5.4 plugins.",
-        subcommands: [RunCommand.self, ServeCommand.self, DemoCommand.self, PluginCommand.self, JournalCommand.self]
+        subcommands: [RunCommand.self, CheckCommand.self, ServeCommand.self, DemoCommand.self, PluginCommand.self, JournalCommand.self]
     )
 }
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import ParleyCore
 import ParleyLua
+import ParleyRuntime
 
 /// `parley plugin test`: the plugin author's harness.
 struct PluginTestCommand: AsyncParsableCommand {
@@ -38,7 +39,7 @@ struct PluginTestCommand: AsyncParsableCommand {
         do {
             try await execute()
         } catch let e as UsageFailure {
-            FileHandle.standardError.write(Data("parley: \(e.message)\n".utf8))
+            CommandOutput.print("parley: \(e.message)", to: .error)
             throw ExitCode(2)
         }
     }
@@ -67,8 +68,7 @@ struct PluginTestCommand: AsyncParsableCommand {
         let emit: @Sendable (BotAction) -> Void = { action in
             // Printed (unbuffered) as it happens: with --journal, a printed send's
             // state is already durable.
-            let line = action.json + "\n"
-            FileHandle.standardOutput.write(Data(line.utf8))
+            CommandOutput.print(action.json)
         }
         let host = PluginTestHost()
         do {
@@ -93,7 +93,7 @@ struct PluginTestCommand: AsyncParsableCommand {
         } catch let e as ScriptError {
             throw UsageFailure(message: e.description)
         } catch {
-            FileHandle.standardError.write(Data("parley: \(error); stopping\n".utf8))
+            CommandOutput.print("parley: \(error); stopping", to: .error)
             throw ExitCode(1)
         }
     }

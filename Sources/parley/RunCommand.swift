@@ -30,25 +30,25 @@ struct RunCommand: AsyncParsableCommand {
         do {
             file = try BotConfigFile.load(path: config)
         } catch {
-            FileHandle.standardError.write(Data("parley: \(error.description)\n".utf8))
+            LogOutput.standardError.write("parley: \(error.description)")
             throw ExitCode(2)
         }
         let signals = TerminationSignals()
         let observer = RuntimeObserver.standardError
         let metricsServer = try await startMetrics(metrics)
         let servers = try await EmbeddedServers.start(for: file.bots) { line in
-            FileHandle.standardError.write(Data("embedded server: \(line)\n".utf8))
+            LogOutput.standardError.write("embedded server: \(line)")
         }
         for (kind, address) in servers.addresses.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
-            FileHandle.standardError.write(Data("parley: embedded \(kind.rawValue) server on \(address.host):\(address.port)\n".utf8))
+            LogOutput.standardError.write("parley: embedded \(kind.rawValue) server on \(address.host):\(address.port)")
         }
         let specs: [BotSpec]
         do {
             specs = try BotSpecs.make(file, embedded: servers.addresses) { line in
-                FileHandle.standardError.write(Data("\(line)\n".utf8))
+                LogOutput.standardError.write("\(line)")
             }
         } catch {
-            FileHandle.standardError.write(Data("parley: \(error.description)\n".utf8))
+            LogOutput.standardError.write("parley: \(error.description)")
             await servers.shutdown()
             throw ExitCode(2)
         }
@@ -56,7 +56,7 @@ struct RunCommand: AsyncParsableCommand {
         let watcher = Task {
             let sig = await signals.next()
             if Task.isCancelled { return }
-            FileHandle.standardError.write(Data("parley: \(sig == SIGINT ? "SIGINT" : "SIGTERM"), shutting down\n".utf8))
+            LogOutput.standardError.write("parley: \(sig == SIGINT ? "SIGINT" : "SIGTERM"), shutting down")
             await fleet.stop()
         }
         // SIGHUP reloads every plugin (file changes are picked up by themselves).
@@ -89,6 +89,6 @@ func startMetrics(_ address: String?) async throws -> MetricsServer? {
         throw ValidationError(error.message)
     }
     let server = try await MetricsServer.start(host: host, port: port)
-    FileHandle.standardError.write(Data("parley: metrics at http://\(host):\(server.port)/metrics\n".utf8))
+    LogOutput.standardError.write("parley: metrics at http://\(host):\(server.port)/metrics")
     return server
 }

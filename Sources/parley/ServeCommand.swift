@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import ParleyRuntime
 import ParleyServers
+import ParleyWire
 
 /// `parley serve`: the embedded chat servers on their own, for bots and
 /// people on other machines or processes to connect to. StreamChat (raw TCP)
@@ -21,8 +22,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("socketio"), help: ArgumentHelp("Socket.IO (SocketChat) address; serves /socket.io/ (port 0 picks a free port).", valueName: "host:port"))
     var socketio: String?
 
-    @Option(name: .customLong("idle-timeout"), help: ArgumentHelp("StreamChat: drop a client that sends nothing for this long (0: never).", valueName: "seconds"))
-    var idleTimeout: Double = 600
+    @Option(name: .customLong("login-timeout"), help: ArgumentHelp("StreamChat: drop a connection that has not sent USR_NAME this long after it opened (0: never). A named client may stay silent.", valueName: "seconds"))
+    var loginTimeout: Double = 60
+
+    @Option(name: .customLong("keepalive"), help: ArgumentHelp("StreamChat: TCP keepalive probes on client sockets, IDLE,INTERVAL,COUNT in seconds and probes (a vanished client is dropped within IDLE + INTERVAL × COUNT), or 'off'.", valueName: "idle,interval,count"))
+    var keepalive = "60,10,3"
 
     @Option(name: .customLong("max-connections"), help: "Connections beyond this are closed on accept (per server; for Socket.IO also sessions).")
     var maxConnections = 20_000
@@ -39,6 +43,17 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("ping-timeout"), help: ArgumentHelp("Socket.IO: drop a client that does not answer a ping within this long.", valueName: "seconds"))
     var pingTimeout: Double = 20
 
+    /// `--keepalive IDLE,INTERVAL,COUNT` or `off`.
+    static func keepalive(_ s: String) throws -> TCPKeepalive? {
+        if s == "off" { return nil }
+        let parts = s.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
+        guard parts.count == 3, let idle = parts[0], let interval = parts[1], let count = parts[2],
+              idle > 0, interval > 0, count > 0 else {
+            throw ValidationError("--keepalive must be IDLE,INTERVAL,COUNT (positive whole numbers, e.g. 60,10,3) or off")
+        }
+        return TCPKeepalive(idle: idle, interval: interval, count: count)
+    }
+
     /// No server flag at all keeps the old behaviour: StreamChat on its usual address.
     private var streamchatAddress: String? {
         streamchat ?? (socketio == nil ? "127.0.0.1:5080" : nil)
@@ -47,7 +62,8 @@ struct ServeCommand: AsyncParsableCommand {
     func validate() throws {
         if let streamchat { _ = try Self.split(streamchat, key: "--streamchat") }
         if let socketio { _ = try Self.split(socketio, key: "--socketio") }
-        guard idleTimeout >= 0, idleTimeout.isFinite else { throw ValidationError("--idle-timeout must be 0 or more seconds") }
+        guard loginTimeout >= 0, loginTimeout.isFinite else { throw ValidationError("--login-timeout must be 0 or more seconds") }
+        _ = try Self.keepalive(keepalive)
         guard maxConnections > 0 else { throw ValidationError("--max-connections must be positive") }
         guard (1...(1 << 20)).contains(maxQueuedKB) else { throw ValidationError("--max-queued-kb must be 1 to 1048576") }
         guard (1...(1 << 30)).contains(maxPayload) else { throw ValidationError("--max-payload must be 1 to 1073741824 bytes") }
@@ -56,7 +72,7 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let log: @Sendable (String) -> Void = { line in FileHandle.standardError.write(Data("parley serve: \(line)\n".utf8)) }
+        let log: @Sendable (String) -> Void = { line in LogOutput.standardError.write("parley serve: \(line)") }
         let signals = TerminationSignals()
         var streamServer: StreamChatServer?
         var socketServer: SocketChatServer?
@@ -66,7 +82,8 @@ struct ServeCommand: AsyncParsableCommand {
                 let config = StreamChatServer.Configuration(
                     host: host,
                     port: port,
-                    idleTimeout: idleTimeout > 0 ? Self.duration(idleTimeout) : nil,
+                    loginTimeout: loginTimeout > 0 ? Self.duration(loginTimeout) : nil,
+                    keepalive: try Self.keepalive(keepalive),
                     maxConnections: maxConnections,
                     maxOutboundBytes: maxQueuedKB * 1024,
                     log: log
@@ -115,7 +132,7 @@ struct ServeCommand: AsyncParsableCommand {
     /// `streamchat server listening on 127.0.0.1:5080`, on stdout, once the server accepts.
     private static func announce(_ name: String, host: String, port: Int) {
         let shown = host.contains(":") ? "[\(host)]" : host
-        FileHandle.standardOutput.write(Data("\(name) server listening on \(shown):\(port)\n".utf8))
+        _ = StandardStream.output.write("\(name) server listening on \(shown):\(port)\n")
     }
 
     private static func duration(_ seconds: Double) -> Duration {

@@ -125,3 +125,54 @@ extension CLITests {
         #expect(bad.stderr.contains(plugin.path))
     }
 }
+
+/// `parley check`: the config and every plugin's load, without connecting.
+struct CheckCommandTests {
+    @Test func aGoodConfigPrintsWhatWouldRun() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let config = dir.appendingPathComponent("bot.toml")
+        try """
+        [[bot]]
+        name = "greeter"
+        plugins = ["\(packageRoot.appendingPathComponent("Plugins/greeter.lua").path)"]
+        journal = "state/greeter"
+        [[bot]]
+        name = "user{n}"
+        count = 2
+        transport = "socketio"
+        plugins = ["\(packageRoot.appendingPathComponent("Plugins/echo.lua").path)"]
+        """.write(to: config, atomically: true, encoding: .utf8)
+        let r = try CLITests.parley(["check", config.path])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("bot greeter: streamchat (embedded server)"), "\(r.stdout)")
+        #expect(r.stdout.contains("bot user2: socketio"), "\(r.stdout)")
+        #expect(r.stdout.contains("ok: 3 bots"), "\(r.stdout)")
+    }
+
+    @Test func pluginsThatFailToLoadAreErrorsWithFileAndLine() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try "bot.on(\"load\", function()\n  local x =\nend)\n".write(to: dir.appendingPathComponent("bad.lua"), atomically: true, encoding: .utf8)
+        try "error(\"boom at load\")\n".write(to: dir.appendingPathComponent("boom.lua"), atomically: true, encoding: .utf8)
+        let config = dir.appendingPathComponent("bot.toml")
+        try "[[bot]]\nname = \"b\"\nplugins = [\"bad.lua\", \"boom.lua\"]\n".write(to: config, atomically: true, encoding: .utf8)
+        let r = try CLITests.parley(["check", config.path])
+        #expect(r.status == 2)
+        #expect(r.stderr.contains("bad.lua:3: unexpected symbol"), "\(r.stderr)")
+        #expect(r.stderr.contains("boom.lua:1: boom at load"), "\(r.stderr)")
+        #expect(r.stderr.contains("2 plugin errors"), "\(r.stderr)")
+    }
+
+    @Test func aMissingPluginOrABadKeyIsAConfigError() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let config = dir.appendingPathComponent("bot.toml")
+        try "[[bot]]\nname = \"b\"\nplugins = [\"nope.lua\"]\n".write(to: config, atomically: true, encoding: .utf8)
+        let missing = try CLITests.parley(["check", config.path])
+        #expect(missing.status == 2)
+        #expect(missing.stderr.contains("bot.toml:3") && missing.stderr.contains("nope.lua does not exist"), "\(missing.stderr)")
+        let gone = try CLITests.parley(["check", dir.appendingPathComponent("absent.toml").path])
+        #expect(gone.status == 2, "\(gone.stderr)")
+    }
+}

@@ -272,34 +272,29 @@ struct StreamChatDefenceTests {
         }
     }
 
-    @Test func idleClientsAreDropped() async throws {
+    @Test func aConnectionThatNeverNamesItselfIsDropped() async throws {
         let log = LogSink()
-        try await withServer(.init(idleTimeout: .seconds(1), log: log.log)) { server in
-            let ann = try join("ann", port: server.port)
-            let bob = try join("bob", port: server.port)
-            // bob talks every 100 ms; ann says nothing and must go.
-            var sawAnnLeave = false
-            let deadline = ContinuousClock.now + .seconds(10)
-            while !sawAnnLeave, ContinuousClock.now < deadline {
-                try bob.send("MSG::tick::END")
-                let tick = ContinuousClock.now + .milliseconds(100)
-                while case .line(let l) = bob.read(timeout: tick - ContinuousClock.now) {
-                    if l == "ann has left" { sawAnnLeave = true }
-                }
-            }
-            #expect(sawAnnLeave)
-            #expect(ann.closedByServer())
-            #expect(log.all.contains { $0.contains("(ann): idle") })
-            #expect(!log.contains("(bob)"))
+        try await withServer(.init(loginTimeout: .seconds(1), log: log.log)) { server in
+            let nameless = try RawClient(port: server.port)
+            // Bytes that are not a name do not keep it in.
+            try nameless.send("MSG::hello::END")
+            #expect(nameless.closedByServer(within: .seconds(5)))
+            #expect(log.all.contains { $0.contains("no USR_NAME within") })
         }
     }
 
-    @Test func noIdleTimeoutMeansNoIdleDrop() async throws {
-        try await withServer(.init(idleTimeout: nil)) { server in
+    /// Lurking is normal in chat: a named client that says nothing for many
+    /// login timeouts stays, and nobody sees it leave.
+    @Test func aSilentNamedClientStays() async throws {
+        try await withServer(.init(loginTimeout: .milliseconds(300))) { server in
             let ann = try join("ann", port: server.port)
-            #expect(ann.read(timeout: .milliseconds(500)) == .timeout)
-            try ann.send("MSG::here::END")
-            #expect(try ann.line() == "ann::here")
+            let bob = try join("bob", port: server.port)
+            #expect(bob.read(timeout: .milliseconds(1500)) == .timeout)
+            #expect(ann.read(timeout: .milliseconds(100)) == .line("bob has joined"))
+            #expect(ann.read(timeout: .milliseconds(100)) == .timeout)
+            try ann.send("MSG::still here::END")
+            #expect(try bob.line() == "ann::still here")
+            #expect(server.stats.clientsDropped == 0)
         }
     }
 

@@ -120,6 +120,17 @@ public struct BotConfigFile: Sendable {
         let server = try t.optionalString("server")
         let rooms = try t.stringArray("rooms", default: ["lobby"])
         let plugins = try t.stringArray("plugins", default: []).map(resolve)
+        // Checked here, once: a bot that runs without a plugin it names is a
+        // bot doing less than its operator thinks, for ever.
+        for p in plugins {
+            var isFolder: ObjCBool = false
+            if !FileManager.default.fileExists(atPath: p, isDirectory: &isFolder) {
+                throw t.error("plugins", "plugin file \(p) does not exist")
+            }
+            if isFolder.boolValue || !FileManager.default.isReadableFile(atPath: p) {
+                throw t.error("plugins", "plugin file \(p) cannot be read\(isFolder.boolValue ? " (it is a folder)" : "")")
+            }
+        }
         let journal = try t.optionalString("journal").map(resolve)
         let fsyncName = try t.oneOf("fsync", ["always", "interval", "never"], default: "always")
         let fsyncInterval = try t.int("fsync_interval_ms", default: 1000, range: 1...3_600_000)
@@ -138,6 +149,10 @@ public struct BotConfigFile: Sendable {
             throw t.error("own_thread", "own_thread is not available for the StreamChat transport (its quiet-period line timer needs the link's thread free); use it with socketio, rest or stomp")
         }
         let streamchat = try t.optionalTable("streamchat") { s in try StreamChatOptions.read(s) } ?? StreamChatOptions()
+        if transport == .streamchat {
+            let names = count > 1 ? (1...count).map { name.replacingOccurrences(of: "{n}", with: String($0)) } : [name]
+            try StreamChatOptions.check(names: names, rooms: rooms, in: t)
+        }
         var socketio = try t.optionalTable("socketio") { s in try SocketIOOptions.read(s) } ?? SocketIOOptions()
         socketio.caFile = socketio.caFile.map(resolve)
         // Checked here, once: a missing CA file would otherwise fail every reconnect the same way.

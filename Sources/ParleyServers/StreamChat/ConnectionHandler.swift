@@ -8,7 +8,7 @@ import ParleyWire
 /// that is well formed but not allowed (text over the limit or with a
 /// protocol token, `MSG` before `USR_NAME`) is *refused*: not relayed,
 /// counted, logged, and the client stays. Bytes that cannot be a frame, too
-/// many bytes without a frame end, an invalid name, silence past the idle
+/// many bytes without a frame end, an invalid name, no name within the login
 /// timeout or a full outbound queue *drop* the client: the stream can no
 /// longer be trusted or the client costs the others too much.
 final class StreamChatConnectionHandler: ChannelInboundHandler {
@@ -23,6 +23,8 @@ final class StreamChatConnectionHandler: ChannelInboundHandler {
     /// Once set, nothing more is read from this client.
     private var isClosing = false
     private var peer = "?"
+    /// Drops a connection that never names itself (`loginTimeout`).
+    private var loginDeadline: Scheduled<Void>?
 
     init(hub: Hub, config: StreamChatServer.Configuration) {
         self.hub = hub
@@ -34,6 +36,15 @@ final class StreamChatConnectionHandler: ChannelInboundHandler {
         switch hub.admit(context.channel) {
         case .admitted(let id):
             self.id = id
+            if let timeout = config.loginTimeout {
+                let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+                loginDeadline = context.eventLoop.scheduleTask(in: TimeAmount(timeout)) {
+                    let (handler, context) = loopBound.value
+                    if handler.name == nil, !handler.isClosing {
+                        handler.drop(context, "no USR_NAME within \(timeout)")
+                    }
+                }
+            }
         case .full(let n):
             drop(context, "server full (\(n) connections)")
         case .closing:
@@ -45,6 +56,7 @@ final class StreamChatConnectionHandler: ChannelInboundHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         isClosing = true
+        loginDeadline?.cancel()
         if let id {
             if let name { hub.leave(id, channel: context.channel, name: name) }
             hub.release(id)
@@ -69,19 +81,6 @@ final class StreamChatConnectionHandler: ChannelInboundHandler {
         if !isClosing, decoder.pendingCount >= config.maxPendingBytes {
             drop(context, "\(decoder.pendingCount) bytes without a frame end")
         }
-    }
-
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if case .read? = event as? IdleStateHandler.IdleStateEvent {
-            if isClosing {
-                // A leaving client that does not read what was queued for it.
-                context.close(promise: nil)
-            } else {
-                drop(context, "idle: no bytes for \(config.idleTimeout.map { "\($0)" } ?? "too long")")
-            }
-            return
-        }
-        context.fireUserInboundEventTriggered(event)
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
@@ -111,6 +110,7 @@ final class StreamChatConnectionHandler: ChannelInboundHandler {
                 drop(context, "invalid name: \(problem)")
             } else {
                 name = newName
+                loginDeadline?.cancel()
                 hub.join(id, channel: context.channel, name: newName)
             }
         case .message(let text):

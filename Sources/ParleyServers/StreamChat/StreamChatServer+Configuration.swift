@@ -8,9 +8,14 @@ extension StreamChatServer {
         public var host: String
         /// The port to bind; 0 picks a free one (read it back from `StreamChatServer.port`).
         public var port: Int
-        /// A client that sends no bytes for this long is dropped; nil never drops.
-        /// The protocol has no heartbeat, so silence is the only sign of a dead peer.
-        public var idleTimeout: Duration?
+        /// A connection that has not sent `USR_NAME` this long after it opened
+        /// is dropped; nil never drops. A named client may stay silent for ever:
+        /// lurking is normal in chat.
+        public var loginTimeout: Duration?
+        /// TCP keepalive on every client socket: the protocol has no heartbeat,
+        /// so the kernel's probes find a client that vanished without a FIN
+        /// (nil: off).
+        public var keepalive: TCPKeepalive?
         /// A client that has sent this many bytes without completing a frame is
         /// dropped, which bounds the receive buffer of every connection.
         public var maxPendingBytes: Int
@@ -31,7 +36,8 @@ extension StreamChatServer {
         public init(
             host: String = "127.0.0.1",
             port: Int = 0,
-            idleTimeout: Duration? = .seconds(600),
+            loginTimeout: Duration? = .seconds(60),
+            keepalive: TCPKeepalive? = TCPKeepalive(),
             maxPendingBytes: Int = 65_536,
             maxConnections: Int = 20_000,
             maxOutboundBytes: Int = 4 * 1024 * 1024,
@@ -39,7 +45,8 @@ extension StreamChatServer {
         ) {
             self.host = host
             self.port = port
-            self.idleTimeout = idleTimeout
+            self.loginTimeout = loginTimeout
+            self.keepalive = keepalive
             self.maxPendingBytes = maxPendingBytes
             self.maxConnections = maxConnections
             self.maxOutboundBytes = maxOutboundBytes
@@ -57,7 +64,7 @@ extension StreamChatServer {
         public var messagesRelayed: Int = 0
         /// Frames refused without dropping the client: invalid text, `MSG` before `USR_NAME`, a second `USR_NAME`.
         public var framesRefused: Int = 0
-        /// Clients closed by the server: garbage, overflow, idleness, not reading, invalid name, server full.
+        /// Clients closed by the server: garbage, overflow, no name in time, not reading, invalid name, server full.
         public var clientsDropped: Int = 0
 
         public init() {}

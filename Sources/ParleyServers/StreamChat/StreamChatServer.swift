@@ -56,11 +56,13 @@ public final class StreamChatServer: Sendable {
             .childChannelOption(.writeBufferWaterMark, value: .init(low: outbound / 2, high: outbound))
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    let pipeline = channel.pipeline.syncOperations
-                    if let idle = config.idleTimeout {
-                        try pipeline.addHandler(IdleStateHandler(readTimeout: TimeAmount(idle)))
+                    if let options = channel.syncOptions, let keepalive = config.keepalive {
+                        for o in keepalive.socketOptions {
+                            try options.setOption(ChannelOptions.Types.SocketOption(level: .init(rawValue: o.level), name: .init(rawValue: o.name)),
+                                                  value: Int(o.value))
+                        }
                     }
-                    try pipeline.addHandler(StreamChatConnectionHandler(hub: hub, config: config))
+                    try channel.pipeline.syncOperations.addHandler(StreamChatConnectionHandler(hub: hub, config: config))
                 }
             }
         let listener = try await bootstrap.bind(host: config.host, port: config.port).get()

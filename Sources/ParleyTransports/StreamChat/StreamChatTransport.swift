@@ -13,10 +13,11 @@ extension TransportCapabilities {
 
 /// The StreamChat raw TCP protocol as a `Transport`.
 ///
-/// The protocol has no heartbeat, so liveness is TCP keepalive (the kernel
-/// notices a vanished peer) plus an idle read timeout (nothing at all
-/// received for `idleTimeout`): either ends the session and presence
-/// reconnects, which on a quiet but healthy link costs one quiet re-login.
+/// The protocol has no heartbeat, so liveness is TCP keepalive (the kernel's
+/// probes notice a vanished peer on an idle link, within `keepalive.bound`)
+/// and the echo timeout (a send whose echo does not come back). Neither
+/// fires in a quiet room, so a quiet bot never leaves and rejoins. An idle
+/// read timeout is there for links that swallow probes, off by default.
 ///
 /// Nor has it receipts, but the server echoes every message to its sender,
 /// in order: a send counts as delivered when its echo is back (`echoTimeout`).
@@ -57,9 +58,9 @@ public struct StreamChatTransport: Transport {
         let options = self.options
         let log = self.log
         let bootstrap = ClientBootstrap.forChat(connectTimeout: connectTimeout)
-            .channelOption(ChannelOptions.socketOption(.so_keepalive), value: options.keepalive ? 1 : 0)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    try channel.setKeepalive(options.keepalive)
                     let ops = channel.pipeline.syncOperations
                     if options.idleTimeout > 0 {
                         try ops.addHandler(IdleStateHandler(readTimeout: .milliseconds(Int64(options.idleTimeout * 1000))))
@@ -338,5 +339,19 @@ final class StreamChatClientHandler: ChannelInboundHandler, RemovableChannelHand
         finished = true
         echoes.end(error ?? TransportError(.closed, "the link closed before the echo came back"))
         events.finish(throwing: error)
+    }
+}
+
+extension Channel {
+    /// Turns on TCP keepalive with these probe settings (nil: off).
+    func setKeepalive(_ keepalive: TCPKeepalive?) throws {
+        guard let options = syncOptions else { return }
+        guard let keepalive else {
+            return try options.setOption(ChannelOptions.socketOption(.so_keepalive), value: 0)
+        }
+        for o in keepalive.socketOptions {
+            try options.setOption(ChannelOptions.Types.SocketOption(level: .init(rawValue: o.level), name: .init(rawValue: o.name)),
+                                  value: Int(o.value))
+        }
     }
 }

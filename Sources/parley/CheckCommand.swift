@@ -1,0 +1,66 @@
+import ArgumentParser
+import Foundation
+import ParleyCore
+import ParleyRuntime
+import Synchronization
+
+/// `parley check BOT.toml`: reads the config and loads every plugin in the
+/// sandbox (its top-level code runs; nothing connects), then prints what
+/// `parley run` would run, or every error with its file and line.
+struct CheckCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check",
+        abstract: "Check a bot config and load its plugins without connecting.",
+        discussion: "Exit status: 0 when everything loads, 2 for a config error or a plugin that fails to load."
+    )
+
+    @Argument(help: "The bot config (TOML).")
+    var config: String
+
+    func run() async throws {
+        let file: BotConfigFile
+        do {
+            file = try BotConfigFile.load(path: config)
+        } catch {
+            CommandOutput.print("parley: \(error.description)", to: .error)
+            throw ExitCode(2)
+        }
+        var failures = 0
+        // The bots of one `[[bot]]` table (a fleet) share its plugins and settings: loaded once.
+        var checkedTables: Set<Int> = []
+        for bot in file.bots {
+            let plugins = bot.plugins.map { URL(fileURLWithPath: $0).deletingPathExtension().lastPathComponent }
+            CommandOutput.print("bot \(bot.name): \(bot.transport.rawValue) \(bot.server ?? "(embedded server)"), rooms \(bot.rooms.joined(separator: ", ")), "
+                + "journal \(bot.journal ?? "none (state in memory)"), plugins \(plugins.isEmpty ? "none" : plugins.joined(separator: ", "))")
+            guard checkedTables.insert(bot.line).inserted else { continue }
+            for problem in try await Self.loadErrors(bot) {
+                failures += 1
+                CommandOutput.print("\(file.path):\(bot.line): \(problem)", to: .error)
+            }
+        }
+        if failures > 0 {
+            CommandOutput.print("parley: \(failures) plugin error\(failures == 1 ? "" : "s")", to: .error)
+            throw ExitCode(2)
+        }
+        CommandOutput.print("ok: \(file.bots.count) bot\(file.bots.count == 1 ? "" : "s")")
+    }
+
+    /// What loading the bot's plugins, in order, reported as errors.
+    static func loadErrors(_ bot: BotConfig) async throws -> [String] {
+        var sources: [(name: String, source: [UInt8])] = []
+        for path in bot.plugins {
+            // The config reader checked the file is there; it can still vanish or be unreadable now.
+            guard let data = FileManager.default.contents(atPath: path) else { return ["plugin \(path): cannot be read"] }
+            sources.append((URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent, Array(data)))
+        }
+        let paths = Dictionary(uniqueKeysWithValues: zip(sources.map(\.name), bot.plugins))
+        let errors = Mutex<[String]>([])
+        try await PluginTestHost().run(options: bot.botOptions, plugins: sources, steps: []) { action in
+            guard case .error(let kind, let message) = action.kind else { return }
+            // The first line names the plugin's file and line; the traceback adds nothing at load.
+            let first = message.split(separator: "\n", maxSplits: 1).first.map(String.init) ?? message
+            errors.withLock { $0.append("plugin \(paths[action.plugin] ?? action.plugin): \(kind.rawValue) error: \(first)") }
+        }
+        return errors.withLock { $0 }
+    }
+}
