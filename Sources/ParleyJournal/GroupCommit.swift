@@ -33,7 +33,22 @@ struct SegmentRef: Sendable {
 /// state in `io`; `busy` is only flipped under `shared`'s lock, so `io`'s lock
 /// is never contended and only makes the hand-over visible between threads.
 final class GroupCommitWriter: Sendable {
-    typealias AppendWaiter = CheckedContinuation<UInt64, any Error>
+    /// Who hears how an append ended: a suspended task, or a callback for an
+    /// appender that must neither block nor suspend (a pipelined bot: its next
+    /// event is handled while this one syncs).
+    enum AppendWaiter: Sendable {
+        case task(CheckedContinuation<UInt64, any Error>)
+        case callback(@Sendable (Result<UInt64, JournalError>) -> Void)
+
+        func resume(with result: Result<UInt64, JournalError>) {
+            switch self {
+            case .task(let c): c.resume(with: result.mapError { $0 as any Error })
+            case .callback(let done): done(result)
+            }
+        }
+
+        func resume(throwing error: JournalError) { resume(with: .failure(error)) }
+    }
     typealias SyncWaiter = CheckedContinuation<Void, any Error>
     typealias SealDone = @Sendable (Result<Void, JournalError>) -> Void
 
@@ -155,9 +170,19 @@ final class GroupCommitWriter: Sendable {
         if policy != .always, let result = tryInline(records, bytes: bytes) {
             return try result.get()
         }
-        return try await withCheckedThrowingContinuation { (waiter: AppendWaiter) in
-            enqueue(.append(records: records, bytes: bytes, waiter: waiter))
+        return try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<UInt64, any Error>) in
+            enqueue(.append(records: records, bytes: bytes, waiter: .task(waiter)))
         }
+    }
+
+    /// `append` without waiting: `done` is called (on the writer's thread, or
+    /// on this one when the append is refused or written inline) once the
+    /// transaction is acknowledged under the policy, or failed.
+    func append(_ records: [JournalRecord], bytes: Int, done: @escaping @Sendable (Result<UInt64, JournalError>) -> Void) {
+        if policy != .always, let result = tryInline(records, bytes: bytes) {
+            return done(result)
+        }
+        enqueue(.append(records: records, bytes: bytes, waiter: .callback(done)))
     }
 
     /// Returns once everything written so far is durable (for snapshots, and
@@ -466,7 +491,7 @@ final class GroupCommitWriter: Sendable {
     private func resume(_ out: [Resolution]) {
         for r in out {
             switch r {
-            case let .append(w, result): w.resume(with: result.mapError { $0 as any Error })
+            case let .append(w, result): w.resume(with: result)
             case let .sync(w, result): w.resume(with: result.mapError { $0 as any Error })
             case let .seal(done, result): done(result)
             }

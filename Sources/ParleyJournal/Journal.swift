@@ -239,6 +239,16 @@ public final class Journal: Sendable {
         return try result.withLock { $0! }.get()
     }
 
+    /// `append` for a caller that goes on while the journal syncs (a
+    /// pipelined bot): returns at once, and `done` is called on the writer's
+    /// thread once the transaction is acknowledged under the fsync policy, or
+    /// failed. Transactions are written and acknowledged in the order they
+    /// were appended.
+    public func append(_ transaction: [JournalRecord], done: @escaping @Sendable (Result<UInt64, JournalError>) -> Void) throws {
+        let bytes = try framedSize(of: transaction)
+        writer.append(transaction, bytes: bytes, done: done)
+    }
+
     /// Appends a transaction of one record.
     public func append(_ record: JournalRecord) async throws -> UInt64 {
         try await append([record])

@@ -39,8 +39,10 @@ actor BotHost {
         if let dir = journalDirectory {
             // `journal = "state/greeter"` on a fresh machine: make the parents.
             try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            // Pipelined: the next event is handled while this one's commit syncs;
+            // the runner holds sends until `whenDurable` says their commit is on disk.
             let j = try JournalStore.open(directory: dir, fsync: fsync, history: options.history,
-                                          fileLayer: MeteredFileLayer(base: PosixFileLayer()))
+                                          fileLayer: MeteredFileLayer(base: PosixFileLayer()), pipelined: true)
             // Ids the bot generates must not repeat those of earlier runs on this journal.
             options.messageIdPrefix = "\(options.name)-\(j.recoveredSequence)-"
             journal = j
@@ -116,8 +118,21 @@ actor BotHost {
         try bot?.backfill(room: room, messages: messages, through: through)
     }
 
+    /// Records deliveries; pipelined, they ride in the next group commit
+    /// (the sends' intents are durable already, so nothing waits for them).
     func markDelivered(_ ids: [String]) throws {
         try bot?.markDelivered(ids: ids)
+    }
+
+    /// False while journal writes made so far are not yet on disk: the sends
+    /// of those handlers must wait for `whenDurable`.
+    var isDurable: Bool { !(journal?.hasUnacknowledgedWrites ?? false) }
+
+    /// Calls `done` (on the journal's thread, or at once) when everything
+    /// written so far is durable, with the journal's failure if it failed.
+    func whenDurable(_ done: @escaping @Sendable (StoreError?) -> Void) {
+        guard let journal else { return done(nil) }
+        journal.whenDurable(done)
     }
 
     /// Syncs and closes the journal.

@@ -95,6 +95,14 @@ public actor BotRunner {
     private var draining = false
     /// Sends handed to the transport and not yet confirmed (out of the outbox meanwhile).
     private var inFlight = 0
+    /// Handlers' sends whose transaction is not yet durable (a pipelined
+    /// journal is syncing), in commit order; each group goes to the outbox
+    /// when the journal says its commit request is done.
+    private var awaitingCommit: [(request: UInt64, sends: [Outbox.Entry], events: Int)] = []
+    private var commitRequests: UInt64 = 0
+    /// The pump, waiting for commits to catch up (`maxUncommittedEvents`).
+    private var commitWaiters: [CheckedContinuation<Void, Never>] = []
+    private var quotaLog = QuotaLog()
     private var stopping = false
     /// Set once the run is over and the journal is about to close: no timer,
     /// reload or delivery record may reach the plugins or the journal after it.
@@ -163,7 +171,7 @@ public actor BotRunner {
         guard !stopping else { return }
         stopping = true
         let deadline = BotHost.now() + drainTimeout
-        while session != nil, !outbox.isEmpty || inFlight > 0, BotHost.now() < deadline {
+        while session != nil, !outbox.isEmpty || inFlight > 0 || !awaitingCommit.isEmpty, BotHost.now() < deadline {
             try? await Task.sleep(for: .milliseconds(20))
         }
         await session?.leave()
@@ -176,6 +184,8 @@ public actor BotRunner {
         closing = true
         timerWakeup?.cancel()
         timerWakeup = nil
+        resumeCommitWaiters()
+        flushQuotaLog(force: true)
         let deadline = BotHost.now() + 5
         while draining, BotHost.now() < deadline {
             try? await Task.sleep(for: .milliseconds(5))
@@ -189,7 +199,7 @@ public actor BotRunner {
                            journal: spec.journal, fsync: spec.fsync)
         self.host = host
         let actions = try await host.start { [weak self] text in self?.log(.warn, text) }
-        dispatch(actions)
+        await accept(actions)
         rescheduleTimers(await host.nextDue)
     }
 
@@ -310,6 +320,15 @@ public actor BotRunner {
                 let started = spec.ownThread ? Self.monotonic() : 0
                 await handle(chats)
                 if failure != nil { return nil }
+                // Commits catch up before more is taken in: meanwhile the
+                // room queues fill and shed their oldest messages, at the door.
+                while uncommittedEvents > Self.maxUncommittedEvents, failure == nil, !closing {
+                    await withCheckedContinuation { commitWaiters.append($0) }
+                }
+                // Whatever else waits for this thread (the outbox drain resuming
+                // after a write, a commit's release) gets its turn before the
+                // next batch, however many events are queued.
+                await Task.yield()
                 // An own-thread bot's plugins hold up its link while they
                 // run: after a long batch the link reads and answers pings
                 // before the next one.
@@ -318,6 +337,7 @@ public actor BotRunner {
             if BotHost.now() - lastShedReport >= 1 {
                 lastShedReport = BotHost.now()
                 reportShed(inbox)
+                flushQuotaLog(force: false)
             }
         }
     }
@@ -349,6 +369,9 @@ public actor BotRunner {
     /// A batch longer than this (seconds) lets an own-thread bot's link in
     /// before the next one; shorter ones cannot starve it.
     static let ownThreadSlice = 0.005
+    /// Events handled whose commit is not yet durable: past this the pump
+    /// waits for the journal instead of taking more in.
+    static let maxUncommittedEvents = 256
 
     /// One log line per room that shed events since the last report.
     private func reportShed(_ inbox: Inbox) {
@@ -432,7 +455,7 @@ public actor BotRunner {
                 RuntimeMetrics.handlerLatency.record(duration: each)
                 RuntimeMetrics.events[e.kind]?.increment()
             }
-            dispatch(actions)
+            await accept(actions, events: events.count)
             rescheduleTimers(due)
         } catch {
             fail("journal failed: \(error)")
@@ -459,12 +482,66 @@ public actor BotRunner {
         if let s = session { Task { await s.close() } }
     }
 
+    // MARK: commits
+
+    /// Takes a handler's actions: sends join the outbox once their transaction
+    /// is durable (at once without a pipelined journal, else when the journal
+    /// says so), in commit order; everything else is carried out now.
+    private func accept(_ actions: [BotAction], events: Int = 0) async {
+        guard let host else { return }
+        var sends: [Outbox.Entry] = []
+        for a in actions {
+            if case .send(let room, let text) = a.kind, let id = a.outboxId {
+                sends.append(Outbox.Entry(id: id, plugin: a.plugin, room: room, text: text, queued: BotHost.now()))
+            }
+        }
+        dispatch(actions)
+        guard !sends.isEmpty || events > 0 else { return }
+        commitRequests += 1
+        let request = commitRequests
+        awaitingCommit.append((request, sends, events))
+        if await host.isDurable { return release(through: request) }
+        let executor = self.executor
+        await host.whenDurable { [weak self] failure in
+            Task(executorPreference: executor) { await self?.committed(through: request, failure) }
+        }
+    }
+
+    private func committed(through request: UInt64, _ failure: StoreError?) {
+        if let failure {
+            fail("journal failed: \(failure)")
+            resumeCommitWaiters()
+            return
+        }
+        release(through: request)
+    }
+
+    /// Moves the sends of every commit up to `request` to the outbox, in order.
+    private func release(through request: UInt64) {
+        var released = 0
+        while released < awaitingCommit.count, awaitingCommit[released].request <= request {
+            for e in awaitingCommit[released].sends { outbox.append(e) }
+            released += 1
+        }
+        awaitingCommit.removeFirst(released)
+        if uncommittedEvents <= Self.maxUncommittedEvents { resumeCommitWaiters() }
+        kickDrain()
+    }
+
+    private var uncommittedEvents: Int { awaitingCommit.reduce(0) { $0 + $1.events } }
+
+    private func resumeCommitWaiters() {
+        let waiters = commitWaiters
+        commitWaiters.removeAll()
+        for w in waiters { w.resume() }
+    }
+
+    /// Carries out everything but sends (`accept` takes those).
     private func dispatch(_ actions: [BotAction]) {
         for a in actions {
             switch a.kind {
-            case .send(let room, let text):
-                guard let id = a.outboxId else { continue }
-                outbox.append(Outbox.Entry(id: id, plugin: a.plugin, room: room, text: text, queued: BotHost.now()))
+            case .send:
+                continue
             case .typing(let room, let on):
                 // Typing is only worth showing now; offline it is dropped.
                 if session != nil, spec.transport.capabilities.typing { typingQueue.append((room, on)) }
@@ -472,14 +549,26 @@ public actor BotRunner {
                 log(level == .error ? .error : level == .warn ? .warn : .info, text, plugin: a.plugin)
             case .error(let kind, let message):
                 RuntimeMetrics.pluginError(kind)
-                log(.error, "\(kind.rawValue): \(message)", plugin: a.plugin)
+                if kind == .quota {
+                    // A plugin sending into a full outbox on every event: one line a second, with a count.
+                    if let line = quotaLog.report(plugin: a.plugin, message, now: BotHost.now()) {
+                        log(.error, "\(kind.rawValue): \(line)", plugin: a.plugin)
+                    }
+                } else {
+                    log(.error, "\(kind.rawValue): \(message)", plugin: a.plugin)
+                }
             case .away(let seconds):
                 awayUntil = BotHost.now() + seconds
                 log(.info, "away for \(Int(seconds)) s (plugin \(a.plugin))")
                 if let s = session { Task { await s.leave() } }
             }
         }
-        kickDrain()
+    }
+
+    private func flushQuotaLog(force: Bool) {
+        for (plugin, line) in quotaLog.flush(now: BotHost.now(), force: force) {
+            log(.error, "quota: \(line)", plugin: plugin)
+        }
     }
 
     // MARK: outbox
@@ -594,7 +683,7 @@ public actor BotRunner {
         guard let host, failure == nil, !closing else { return }
         do {
             let (actions, due) = try await host.tick()
-            dispatch(actions)
+            await accept(actions)
             rescheduleTimers(due)
         } catch {
             fail("journal failed: \(error)")
@@ -617,7 +706,7 @@ public actor BotRunner {
         do {
             let (ok, actions, due) = try await host.reload(plugin: plugin)
             log(ok ? .info : .error, ok ? "plugin \(plugin) reloaded" : "plugin \(plugin) not reloaded; the old version keeps running")
-            dispatch(actions)
+            await accept(actions)
             rescheduleTimers(due)
         } catch {
             fail("journal failed: \(error)")

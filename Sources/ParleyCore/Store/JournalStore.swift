@@ -35,9 +35,14 @@ public struct AutoCompaction: Sendable, Equatable {
 /// returns only once the journal acknowledged it under its fsync policy,
 /// which is what lets the caller act on it (print a reply, send it).
 ///
-/// The calls block their thread while the journal syncs. That is deliberate:
-/// the bot runs on its own Lua thread (`LuaThreadExecutor`), never on the
-/// cooperative pool, so blocking it starves nothing.
+/// By default the calls block their thread while the journal syncs (the
+/// plugin-test harness prints a send as soon as its commit returns). A
+/// running bot opens it `pipelined`: under `fsync = "always"` a write moves
+/// the in-memory view and returns at once, the next event is handled while
+/// the journal syncs (one `fdatasync` then covers many events), and
+/// `whenDurable` says when everything written so far is on disk. The bot
+/// holds its sends until then, so nothing leaves before its transaction is
+/// durable. The first failure is final either way: every later call throws it.
 ///
 /// Compaction is automatic (`AutoCompaction`). The bot's thread only copies
 /// the in-memory view and queues a segment seal behind the last record (so
@@ -73,7 +78,11 @@ public final class JournalStore: BotStore {
     private var outbox: [OutboxEntry] = []
     private let timers = TimerTable()
     private var cursors = CursorTable()
-    private var failed: StoreError?
+    /// The first write failure of a blocking append; a pipelined one's is in `commits`.
+    private var appendFailure: StoreError?
+    /// Pipelined writes in flight (nil: every write blocks until acknowledged).
+    private let commits: CommitTracker?
+    private var failed: StoreError? { appendFailure ?? commits?.failure }
 
     /// Bytes appended since the snapshot the journal opened with or the last compaction.
     public private(set) var bytesSinceSnapshot = 0
@@ -90,9 +99,10 @@ public final class JournalStore: BotStore {
     private var running: (job: CompactionJob, bytesAtStart: Int)?
     private static let compactionQueue = DispatchQueue(label: "parley.journal-store.compaction")
 
-    private init(directory: String, journal: Journal, history: HistoryRetention, compaction: AutoCompaction) {
+    private init(directory: String, journal: Journal, history: HistoryRetention, compaction: AutoCompaction, pipelined: Bool) {
         self.directory = directory
         self.journal = journal
+        self.commits = pipelined ? CommitTracker(directory: directory) : nil
         self.history = MemoryHistoryStore(retention: history)
         self.compaction = compaction
         self.compactAt = compaction.threshold(liveBytes: 0)
@@ -104,7 +114,8 @@ public final class JournalStore: BotStore {
     public static func open(directory: String, fsync: ParleyJournal.FsyncPolicy = .always,
                             history: HistoryRetention = HistoryRetention(),
                             compaction: AutoCompaction = AutoCompaction(),
-                            fileLayer: any FileLayer = PosixFileLayer()) throws(StoreError) -> JournalStore {
+                            fileLayer: any FileLayer = PosixFileLayer(),
+                            pipelined: Bool = false) throws(StoreError) -> JournalStore {
         let journal: Journal
         let recovery: Recovery
         do {
@@ -112,7 +123,8 @@ public final class JournalStore: BotStore {
         } catch {
             throw StoreError("journal \(directory): \(error)")
         }
-        let store = JournalStore(directory: directory, journal: journal, history: history, compaction: compaction)
+        let store = JournalStore(directory: directory, journal: journal, history: history, compaction: compaction,
+                                 pipelined: pipelined && fsync == .always)
         store.recoveredSequence = recovery.lastSequence
         do {
             if let snapshot = recovery.snapshot {
@@ -299,6 +311,9 @@ public final class JournalStore: BotStore {
     /// The part on the bot's thread: apply retention, copy the in-memory view,
     /// queue the seal. Everything else runs on the compaction queue.
     private func startCompaction() {
+        // The snapshot covers through the journal's last written record: pipelined
+        // writes still queued must be written first, or it would hold them twice.
+        commits?.waitUntilAcknowledged()
         history.applyRetention()
         let snapshot = Snapshot(state: state.export(), rooms: history.export(), outbox: outbox.map { ($0, "") },
                                 timers: timers.export(), cursors: cursors.export())
@@ -550,14 +565,34 @@ public final class JournalStore: BotStore {
     private func append(_ records: [JournalRecord]) throws(StoreError) {
         if let failed { throw failed }
         do {
-            _ = try journal.appendBlocking(records)
+            if let commits {
+                commits.queued()
+                do {
+                    try journal.append(records) { result in commits.acknowledged(result) }
+                } catch {
+                    commits.acknowledged(.failure(error as? JournalError ?? .closed))
+                    throw error
+                }
+            } else {
+                _ = try journal.appendBlocking(records)
+            }
         } catch {
             // Nothing is retried and then acknowledged: the first failure is final.
-            let e = StoreError("journal \(directory): \(error)")
-            failed = e
+            let e = commits?.failure ?? StoreError("journal \(directory): \(error)")
+            appendFailure = e
             throw e
         }
         for r in records { bytesSinceSnapshot += r.framedSize }
+    }
+
+    /// True while pipelined writes wait for their sync.
+    public var hasUnacknowledgedWrites: Bool { commits?.isPending ?? false }
+
+    /// Calls `done` once everything written so far is acknowledged (at once
+    /// when it already is, or when writes block), with the failure if one failed.
+    public func whenDurable(_ done: @escaping @Sendable (StoreError?) -> Void) {
+        guard let commits else { return done(appendFailure) }
+        commits.whenAcknowledged(done)
     }
 
     private enum Change {
@@ -600,6 +635,61 @@ public final class JournalStore: BotStore {
             cursors.set(room: room, to: cursor)
         case nil:
             throw StoreError("unknown record type \(record.type)")
+        }
+    }
+
+    /// Pipelined writes: how many were queued and acknowledged, in order, and
+    /// who waits for which. Written on the bot's thread, acknowledged on the
+    /// journal writer's.
+    final class CommitTracker: Sendable {
+        private struct State {
+            var queued: UInt64 = 0
+            var acknowledged: UInt64 = 0
+            var failure: StoreError?
+            var waiters: [(through: UInt64, done: @Sendable (StoreError?) -> Void)] = []
+        }
+        private let state = Mutex(State())
+        private let directory: String
+
+        init(directory: String) { self.directory = directory }
+
+        var failure: StoreError? { state.withLock { $0.failure } }
+        var isPending: Bool { state.withLock { $0.acknowledged < $0.queued } }
+
+        func queued() { state.withLock { $0.queued += 1 } }
+
+        /// One write's outcome; the journal acknowledges in the order of writing.
+        func acknowledged(_ result: Result<UInt64, JournalError>) {
+            let ready = state.withLock { s -> [(through: UInt64, done: @Sendable (StoreError?) -> Void)] in
+                switch result {
+                case .success: s.acknowledged += 1
+                case .failure(let e):
+                    s.acknowledged += 1
+                    if s.failure == nil { s.failure = StoreError("journal \(directory): \(e)") }
+                }
+                let n = s.failure == nil ? s.waiters.prefix { $0.through <= s.acknowledged }.count : s.waiters.count
+                defer { s.waiters.removeFirst(n) }
+                return Array(s.waiters.prefix(n))
+            }
+            let failure = self.failure
+            for w in ready { w.done(failure) }
+        }
+
+        func whenAcknowledged(_ done: @escaping @Sendable (StoreError?) -> Void) {
+            let now = state.withLock { s -> StoreError?? in
+                if let f = s.failure { return .some(f) }
+                if s.acknowledged >= s.queued { return .some(nil) }
+                s.waiters.append((s.queued, done))
+                return .none
+            }
+            if let now { done(now) }
+        }
+
+        /// Blocks until every queued write is acknowledged (compaction's rare wait).
+        func waitUntilAcknowledged() {
+            let done = DispatchSemaphore(value: 0)
+            whenAcknowledged { _ in done.signal() }
+            done.wait()
         }
     }
 

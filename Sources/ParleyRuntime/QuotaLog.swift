@@ -1,0 +1,34 @@
+/// Quota refusals in the log: at most one line a second per plugin, with a
+/// count of the ones held back. A plugin that meets a full outbox on every
+/// event of a burst must not write a line per event.
+struct QuotaLog {
+    private struct Entry {
+        var logged: Double
+        var heldBack = 0
+        var latest: String
+    }
+    private var entries: [String: Entry] = [:]
+
+    /// The line to log now, or nil when this plugin had one less than a second ago (this one is counted).
+    mutating func report(plugin: String, _ message: String, now: Double) -> String? {
+        if var e = entries[plugin], now - e.logged < 1 {
+            e.heldBack += 1
+            e.latest = message
+            entries[plugin] = e
+            return nil
+        }
+        entries[plugin] = Entry(logged: now, latest: message)
+        return message
+    }
+
+    /// A line per plugin with refusals held back for a second (or any, when `force`).
+    mutating func flush(now: Double, force: Bool) -> [(plugin: String, line: String)] {
+        var out: [(plugin: String, line: String)] = []
+        for (plugin, e) in entries where e.heldBack > 0 && (force || now - e.logged >= 1) {
+            let more = e.heldBack > 1 ? " (and \(e.heldBack - 1) more like it in the last \(max(1, Int(now - e.logged))) s)" : ""
+            out.append((plugin, e.latest + more))
+            entries[plugin] = Entry(logged: now, latest: e.latest)
+        }
+        return out
+    }
+}
