@@ -3,9 +3,9 @@ SHELL := /bin/bash
 export PATH := /opt/swift/usr/bin:$(PATH)
 SWIFT ?= swift
 
-.PHONY: build test demo bench clean venv fuzz fuzz-smoke fuzz-build reliability
+.PHONY: build deps deps-test test demo bench clean venv fuzz fuzz-smoke fuzz-build reliability
 
-build:
+build: deps
 	$(SWIFT) build --product parley
 
 # The Python test peers (python-socketio server, echo bot) live in a virtual
@@ -14,38 +14,30 @@ build:
 venv:
 	bash Tests/Fixtures/python/setup-venv.sh .venv
 
-# Suites that load the machine on purpose (floods through the bot and the servers).
-HEAVY = FloodTests|ServeLimitsTests
+# The Debian packages the build and the demo need (`deps`), and those the
+# tests add (`deps-test`): installed when missing (see scripts/deps.sh).
+deps:
+	@bash scripts/deps.sh demo
+
+deps-test:
+	@bash scripts/deps.sh test
 
 # Builds the binary first: the CLI and golden tests run the real `parley`.
-test: venv
+test: deps-test venv
 	$(SWIFT) build
 	$(SWIFT) build --build-tests
 	@# Flush the build's hundreds of MB of dirty pages now: on ext4 the tests'
 	@# first journal fsync would otherwise wait for all of them (seconds on a
 	@# slow CI disk, enough to miss a test's deadline).
 	sync
-	@# Four passes: the end-to-end runtime tests need the cooperative pool (as
-	@# wide as the machine: 2 threads here) to themselves, and some unit suites
-	@# block it with synchronous socket and process calls. The flood tests
-	@# (HEAVY) burn both cores for seconds on purpose, which would starve the
-	@# runtime tests' sub-second deadlines, so they get a pass of their own. The chaos runner
-	@# (Tests/ParleyRuntimeTests/Chaos/) restarts servers and the shared
-	@# RabbitMQ node dozens of times, so it runs alone, last; it writes its
-	@# tables to .build/chaos/<transport>.txt.
-	@SWIFT=$(SWIFT) bash Tests/test-pass.sh .build/test-output.txt --skip ParleyRuntimeTests
-	@SWIFT=$(SWIFT) bash Tests/test-pass.sh .build/test-output-runtime.txt --filter ParleyRuntimeTests --skip '$(HEAVY)|ChaosTests'
-	@SWIFT=$(SWIFT) bash Tests/test-pass.sh .build/test-output-heavy.txt --filter '$(HEAVY)'
-	@SWIFT=$(SWIFT) bash Tests/test-pass.sh .build/test-output-chaos.txt --filter ChaosTests
-	@n=$$(cat .build/test-output.txt .build/test-output-runtime.txt .build/test-output-heavy.txt .build/test-output-chaos.txt | grep -Eo 'Test run with [0-9]+ tests' | grep -Eo '[0-9]+' | awk '{s+=$$1} END {print s}'); \
-	  echo "swift-testing: $${n:-0} passed, 0 failed"
+	@SWIFT=$(SWIFT) bash Tests/run-all.sh
 
 # The main job: the embedded server, the greeter and moderator bots and six
 # simulated people, for 20 seconds, with a transcript and a summary.
-demo: build
+demo: deps build
 	.build/debug/parley demo
 
-bench: venv
+bench: deps-test venv
 	$(SWIFT) build -c release --product ParleyBench
 	.build/release/ParleyBench
 
@@ -59,7 +51,7 @@ FUZZ_FLAGS = -c release --scratch-path .build-fuzz --product parley-fuzz \
 	-Xswiftc -sanitize=fuzzer -Xswiftc -parse-as-library -Xswiftc -use-ld=lld \
 	-Xswiftc -DPARLEY_FUZZ -Xcc -fsanitize=fuzzer-no-link
 
-fuzz-build:
+fuzz-build: deps-test
 	$(SWIFT) build $(FUZZ_FLAGS)
 
 fuzz: fuzz-build
@@ -72,8 +64,8 @@ fuzz-smoke: fuzz-build
 clean:
 	rm -rf .build .build-fuzz
 
-# Issue 8's report: fuzzing (FUZZ_RUNS per target), the chaos table of every
+# The reliability report: fuzzing (FUZZ_RUNS per target), the chaos table of every
 # transport, the flood figures (FLOOD_SECONDS), printed as one summary.
 # Takes about an hour with the defaults; FUZZ_RUNS=20000 FLOOD_SECONDS=10 for a quick look.
-reliability: venv
+reliability: deps-test venv
 	bash Tests/reliability.sh

@@ -32,6 +32,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         .systemLibrary(
@@ -69,7 +71,6 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
         .target(
@@ -88,7 +89,8 @@ let package = Package(
         .target(
             name: "ParleyRuntime",
             dependencies: [
-                "ParleyCore", "ParleyTransports", "ParleyServers", "ParleyConfig", "ParleyJournal", "ParleyLua", "ParleyWire",
+                "ParleyCore", "ParleyTransports", "ParleyServers", "ParleyConfig", "ParleyJournal", "ParleyLua", "ParleyWire", "CParleyLua",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -101,12 +103,14 @@ let package = Package(
             name: "parley",
             dependencies: [
                 "ParleyCore", "ParleyRuntime", "ParleyServers", "ParleyWire", "ParleyConfig", "ParleyJournal", "ParleyLua",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(
             name: "ParleyBench",
-            dependencies: ["ParleyCore", "ParleyLua", "ParleyJournal", "CSQLite", "ParleyRuntime", "ParleyServers", "ParleyWire",
+            dependencies: ["ParleyCore", "ParleyLua", "ParleyJournal", "CSQLite", "ParleyRuntime", "ParleyServers", "ParleyTransports",
                            .product(name: "NIOCore", package: "swift-nio"),
                            .product(name: "NIOPosix", package: "swift-nio")]
         ),

@@ -53,6 +53,19 @@ if let i = CommandLine.arguments.firstIndex(of: "--flood-bot"), i + 2 < CommandL
     }
     exit(0)
 }
+// Child mode of the burst bench: greeter, echo and moderator on port PORT, journal in DIR, fsync POLICY.
+if let i = CommandLine.arguments.firstIndex(of: "--burst-bot"), i + 3 < CommandLine.arguments.count,
+   let port = Int(CommandLine.arguments[i + 1]) {
+    do { try await BurstBench.bot(port: port, dir: CommandLine.arguments[i + 2], policy: CommandLine.arguments[i + 3]) } catch {
+        FileHandle.standardError.write(Data("burst bot failed: \(error)\n".utf8)); exit(1)
+    }
+    exit(0)
+}
+// `--burst`: only the burst bench (replies/s against offered load, per fsync policy).
+if CommandLine.arguments.contains("--burst") {
+    do { try await BurstBench.run(quick: quick) } catch { print("bench failed: \(error)"); exit(1) }
+    exit(0)
+}
 // `--flood [SECONDS]`: only the flood bench (issue 8), 10,000 messages/s for SECONDS (default 60).
 if let i = CommandLine.arguments.firstIndex(of: "--flood") {
     let seconds = i + 1 < CommandLine.arguments.count ? Double(CommandLine.arguments[i + 1]) ?? 60 : 60
@@ -76,6 +89,7 @@ do {
     try await UsersBench.run(counts: quick ? [1000] : [1000, 5000, 10_000], steadySeconds: quick ? 5 : 15)
     try await SocketIOBench.run(quick: quick)
     try await FloodBench.run(seconds: quick ? 10 : 60, rate: 10_000)
+    try await BurstBench.run(quick: quick)
 } catch {
     print("bench failed: \(error)")
     exit(1)

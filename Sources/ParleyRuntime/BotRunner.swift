@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Metrics
 import ParleyCore
 import ParleyJournal
@@ -87,6 +88,8 @@ public actor BotRunner {
     private let executor: any BotThread
     /// The transport's: every log line and outcome of this bot is masked with it.
     private let redactor: Redactor
+    /// The observer's, with this bot's name and transport as metadata.
+    private let logger: Logger
 
     private var host: BotHost?
     private var session: (any TransportSession)?
@@ -102,6 +105,11 @@ public actor BotRunner {
     private var commitRequests: UInt64 = 0
     /// The pump, waiting for commits to catch up (`maxUncommittedEvents`).
     private var commitWaiters: [CheckedContinuation<Void, Never>] = []
+    /// The pump, waiting for the outbox drain to catch up (`maxOutboxBacklog`).
+    private var drainWaiters: [CheckedContinuation<Void, Never>] = []
+    /// The drain's last batch stopped at the rate cap: a backlog is then the
+    /// cap's doing, and it is for `outbox_sends` to bound, not for the pump to wait on.
+    private var rateHeld = false
     private var quotaLog = QuotaLog()
     private var stopping = false
     /// Set once the run is over and the journal is about to close: no timer,
@@ -138,6 +146,10 @@ public actor BotRunner {
         self.observer = observer
         self.executor = spec.ownThread ? LoopLuaThread(name: "parley-own") : executors.take()
         self.redactor = spec.transport.redactor
+        var logger = observer.logger
+        logger[metadataKey: "bot"] = .string(spec.options.name)
+        logger[metadataKey: "transport"] = .string(spec.transport.capabilities.name)
+        self.logger = logger
         self.outbox = Outbox(expiry: spec.presence.outboxExpiry)
         self.backoff = Backoff(options: spec.presence, seed: seed ?? UInt64.random(in: 1...UInt64.max))
         self.sendRate = SendRate(spec.flow, now: Self.monotonic())
@@ -185,6 +197,7 @@ public actor BotRunner {
         timerWakeup?.cancel()
         timerWakeup = nil
         resumeCommitWaiters()
+        resumeDrainWaiters()
         flushQuotaLog(force: true)
         let deadline = BotHost.now() + 5
         while draining, BotHost.now() < deadline {
@@ -325,6 +338,11 @@ public actor BotRunner {
                 while uncommittedEvents > Self.maxUncommittedEvents, failure == nil, !closing {
                     await withCheckedContinuation { commitWaiters.append($0) }
                 }
+                // Nor do handlers get ahead of a healthy link: replies queue
+                // no deeper than a few write batches while the link keeps up.
+                while outbox.count > Self.maxOutboxBacklog, draining, !rateHeld, failure == nil, !closing {
+                    await withCheckedContinuation { drainWaiters.append($0) }
+                }
                 // Whatever else waits for this thread (the outbox drain resuming
                 // after a write, a commit's release) gets its turn before the
                 // next batch, however many events are queued.
@@ -372,6 +390,9 @@ public actor BotRunner {
     /// Events handled whose commit is not yet durable: past this the pump
     /// waits for the journal instead of taking more in.
     static let maxUncommittedEvents = 256
+    /// Sends waiting in the outbox while the drain is writing (not held by
+    /// the rate cap): past this the pump waits for the drain.
+    static let maxOutboxBacklog = 4 * sendBatchLimit
 
     /// One log line per room that shed events since the last report.
     private func reportShed(_ inbox: Inbox) {
@@ -530,6 +551,12 @@ public actor BotRunner {
 
     private var uncommittedEvents: Int { awaitingCommit.reduce(0) { $0 + $1.events } }
 
+    private func resumeDrainWaiters() {
+        let waiters = drainWaiters
+        drainWaiters.removeAll()
+        for w in waiters { w.resume() }
+    }
+
     private func resumeCommitWaiters() {
         let waiters = commitWaiters
         commitWaiters.removeAll()
@@ -595,7 +622,10 @@ public actor BotRunner {
     /// Hands queued sends to the transport in order, as many at a time as
     /// are waiting (up to `sendBatchLimit`) and the rate cap allows.
     private func drain() async {
-        defer { draining = false }
+        defer {
+            draining = false
+            resumeDrainWaiters()
+        }
         while let s = session {
             if !typingQueue.isEmpty {
                 let t = typingQueue.removeFirst()
@@ -619,6 +649,8 @@ public actor BotRunner {
                 outbox.removeFirst()
                 batch.append(e)
             }
+            rateHeld = wait > 0
+            if outbox.count <= Self.maxOutboxBacklog || rateHeld { resumeDrainWaiters() }
             var linkFailed = false
             if !batch.isEmpty {
                 inFlight = batch.count
@@ -713,7 +745,8 @@ public actor BotRunner {
         }
     }
 
+    /// Every line is masked with the transport's redactor before it reaches a logger.
     private nonisolated func log(_ level: LogRecord.Level, _ text: String, plugin: String? = nil) {
-        observer.log(LogRecord(time: BotHost.now(), bot: name, plugin: plugin, level: level, text: redactor(text)))
+        logger.log(level: level.logLevel, "\(redactor(text))", metadata: plugin.map { ["plugin": .string($0)] })
     }
 }

@@ -4,6 +4,7 @@ import ParleyJournal
 import ParleyLua
 import ParleyServers
 import ParleyTransports
+import Synchronization
 
 /// `parley demo`: the embedded server, the greeter and moderator bots, and
 /// simulated people driven by the persona plugin, printed as a transcript.
@@ -11,7 +12,7 @@ import ParleyTransports
 /// Everything runs through the same runtime as `parley run` (same presence,
 /// outbox and plugin host); only the config is built here instead of read
 /// from a file.
-public struct Demo {
+public struct Demo: Sendable {
     public struct Options: Sendable {
         public var users = 6
         /// The whole run, arrivals included: the demo ends this long after it starts.
@@ -48,6 +49,7 @@ public struct Demo {
 
     public let options: Options
     private let print: @Sendable (String) -> Void
+    private let early = EarlyEnd()
 
     public init(options: Options, print: @escaping @Sendable (String) -> Void) {
         self.options = options
@@ -142,11 +144,11 @@ public struct Demo {
         var arrival = SeededRandom(seed: seed)
         for (i, r) in personRunners.enumerated() {
             let at = started.addingTimeInterval(ramp * (Double(i) + Double.random(in: 0..<1, using: &arrival)) / Double(personRunners.count))
-            await Self.sleep(until: min(at, end))
-            if Date() >= end { break }
+            await early.sleep(until: min(at, end))
+            if Date() >= end || early.ended { break }
             tasks.append(Task { await r.run() })
         }
-        await Self.sleep(until: end)
+        await early.sleep(until: end)
 
         await withTaskGroup(of: Void.self) { group in
             for r in personRunners { group.addTask { await r.stop(drainTimeout: 1) } }
@@ -162,14 +164,12 @@ public struct Demo {
         return summary
     }
 
+    /// Ends the run now (Ctrl-C): everyone leaves and the summary is printed.
+    public func endEarly() { early.end() }
+
     /// The arrival ramp: as asked, else a third of the run; never past its end.
     static func ramp(_ options: Options) -> Double {
         min(options.ramp ?? options.seconds / 3, options.seconds)
-    }
-
-    private static func sleep(until t: Date) async {
-        let left = t.timeIntervalSinceNow
-        if left > 0 { try? await Task.sleep(for: .milliseconds(Int((left * 1000).rounded(.up)))) }
     }
 
     private func waitOnline(_ r: BotRunner, until deadline: Date) async -> Bool {
@@ -184,6 +184,23 @@ public struct Demo {
 struct DemoError: Error, CustomStringConvertible {
     var description: String
     init(_ d: String) { description = d }
+}
+
+/// Ends a demo before its time: its waits are short steps that look at it.
+private final class EarlyEnd: Sendable {
+    private let flag = Atomic(false)
+
+    var ended: Bool { flag.load(ordering: .relaxed) }
+    func end() { flag.store(true, ordering: .relaxed) }
+
+    /// Sleeps until `t`, or until the demo is ended early.
+    func sleep(until t: Date) async {
+        while !ended {
+            let left = t.timeIntervalSinceNow
+            if left <= 0 { return }
+            try? await Task.sleep(for: .milliseconds(Int((min(left, 0.1) * 1000).rounded(.up))))
+        }
+    }
 }
 
 /// The summary's counters, updated from any thread.

@@ -7,10 +7,11 @@ import ParleyTransports
 public enum BotSpecs {
     /// - Parameter embedded: the address of each embedded server, used by
     ///   bots whose config names no `server`.
+    /// - Parameter log: where each bot's transport logs, with the bot's name.
     public static func make(_ file: BotConfigFile, embedded: [TransportKind: (host: String, port: Int)],
-                            log: @escaping @Sendable (String) -> Void) throws(ConfigError) -> [BotSpec] {
+                            log: @escaping @Sendable (_ bot: String, _ line: String) -> Void) throws(ConfigError) -> [BotSpec] {
         try file.bots.map { b throws(ConfigError) in
-            let botLog: @Sendable (String) -> Void = { [name = b.name] line in log("\(name): \(line)") }
+            let botLog: @Sendable (String) -> Void = { [name = b.name] line in log(name, line) }
             func address(allowScheme: Bool) throws(ConfigError) -> (host: String, port: Int, tls: Bool) {
                 guard let server = b.server else {
                     guard let e = embedded[b.transport] else {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import ParleyCore
 import ParleyRuntime
+import ServiceLifecycle
 
 /// `parley demo`: the embedded server, the greeter and moderator bots and
 /// simulated people chatting, for S seconds.
@@ -29,6 +30,8 @@ struct DemoCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Folder with greeter.lua, moderator.lua and persona.lua (default: ./Plugins, else next to the binary's checkout).", valueName: "dir"))
     var plugins: String?
 
+    @OptionGroup var logging: LogOptions
+
     func validate() throws {
         guard (1...10_000).contains(users) else { throw ValidationError("--users must be between 1 and 10000") }
         guard seconds > 0, seconds <= 86_400 else { throw ValidationError("--seconds must be positive") }
@@ -45,7 +48,9 @@ struct DemoCommand: AsyncParsableCommand {
         options.seed = seed
         options.transport = TransportKind(rawValue: transport) ?? .streamchat
         options.color = isatty(STDOUT_FILENO) == 1
-        _ = try await Demo(options: options) { line in CommandOutput.print(line) }.run()
+        let logger = logging.bootstrap()
+        let demo = DemoService(demo: Demo(options: options) { line in CommandOutput.print(line) })
+        try await ServiceGroup.parley([], main: demo, logger: logger).run()
     }
 
     /// `./Plugins`, else the checkout the binary was built in (`.build/debug/parley` → `Plugins/`).
@@ -57,5 +62,19 @@ struct DemoCommand: AsyncParsableCommand {
         candidates.append(exe.deletingLastPathComponent().appendingPathComponent("../../Plugins").standardizedFileURL.path)
         for c in candidates where fm.fileExists(atPath: c + "/persona.lua") { return c }
         throw ValidationError("cannot find the Plugins folder (looked in \(candidates.joined(separator: ", "))); pass --plugins DIR")
+    }
+}
+
+/// The demo as the group's one service: Ctrl-C ends it early, with its summary.
+struct DemoService: Service {
+    let demo: Demo
+
+    func run() async throws {
+        let demo = self.demo
+        _ = try await withGracefulShutdownHandler {
+            try await demo.run()
+        } onGracefulShutdown: {
+            demo.endEarly()
+        }
     }
 }

@@ -1,10 +1,12 @@
 import ArgumentParser
 import Dispatch
 import Foundation
+import Logging
 import ParleyConfig
 import ParleyCore
 import ParleyRuntime
 import ParleyServers
+import ServiceLifecycle
 
 /// `parley run BOT.toml`: runs the config's bots until SIGINT/SIGTERM.
 struct RunCommand: AsyncParsableCommand {
@@ -25,51 +27,46 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Serve Prometheus metrics at http://HOST:PORT/metrics.", valueName: "host:port"))
     var metrics: String?
 
+    @OptionGroup var logging: LogOptions
+
     func run() async throws {
+        let logger = logging.bootstrap()
         let file: BotConfigFile
         do {
             file = try BotConfigFile.load(path: config)
         } catch {
-            LogOutput.standardError.write("parley: \(error.description)")
+            logger.error("\(error.description)")
             throw ExitCode(2)
         }
-        let signals = TerminationSignals()
-        let observer = RuntimeObserver.standardError
-        let metricsServer = try await startMetrics(metrics)
-        let servers = try await EmbeddedServers.start(for: file.bots) { line in
-            LogOutput.standardError.write("embedded server: \(line)")
-        }
+        let metricsServer = try await startMetrics(metrics, logger: logger)
+        var serverLog = logger
+        serverLog[metadataKey: "server"] = "embedded"
+        let servers = try await EmbeddedServers.start(for: file.bots) { [serverLog] line in serverLog.info("\(line)") }
         for (kind, address) in servers.addresses.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
-            LogOutput.standardError.write("parley: embedded \(kind.rawValue) server on \(address.host):\(address.port)")
+            logger.info("embedded \(kind.rawValue) server on \(address.host):\(address.port)")
         }
         let specs: [BotSpec]
         do {
-            specs = try BotSpecs.make(file, embedded: servers.addresses) { line in
-                LogOutput.standardError.write("\(line)")
+            specs = try BotSpecs.make(file, embedded: servers.addresses) { bot, line in
+                logger.info("\(line)", metadata: ["bot": .string(bot)])
             }
         } catch {
-            LogOutput.standardError.write("parley: \(error.description)")
+            logger.error("\(error.description)")
             await servers.shutdown()
             throw ExitCode(2)
         }
-        let fleet = Fleet(specs: specs, observer: observer)
-        let watcher = Task {
-            let sig = await signals.next()
-            if Task.isCancelled { return }
-            LogOutput.standardError.write("parley: \(sig == SIGINT ? "SIGINT" : "SIGTERM"), shutting down")
-            await fleet.stop()
-        }
+        let fleet = FleetService(fleet: Fleet(specs: specs, observer: RuntimeObserver(logger: logger)), logger: logger)
         // SIGHUP reloads every plugin (file changes are picked up by themselves).
         signal(SIGHUP, SIG_IGN)
         let hangup = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .global())
-        hangup.setEventHandler { Task { await fleet.reloadPlugins() } }
+        hangup.setEventHandler { Task { await fleet.fleet.reloadPlugins() } }
         hangup.resume()
-        let outcomes = await fleet.run(watchPlugins: true)
+        var services: [any Service] = []
+        if let metricsServer { services.append(StopOnShutdown(name: "metrics") { await metricsServer.shutdown() }) }
+        services.append(StopOnShutdown(name: "embedded servers") { await servers.shutdown() })
+        try await ServiceGroup.parley(services, main: fleet, logger: logger).run()
         hangup.cancel()
-        watcher.cancel()
-        await servers.shutdown()
-        await metricsServer?.shutdown()
-        throw ExitCode(Self.exitStatus(outcomes))
+        throw ExitCode(Self.exitStatus(fleet.outcomes))
     }
 
     static func exitStatus(_ outcomes: [BotOutcome]) -> Int32 {
@@ -80,7 +77,7 @@ struct RunCommand: AsyncParsableCommand {
 }
 
 /// Starts the `--metrics` listener when asked for; a bad address is a usage error.
-func startMetrics(_ address: String?) async throws -> MetricsServer? {
+func startMetrics(_ address: String?, logger: Logger) async throws -> MetricsServer? {
     guard let address else { return nil }
     let (host, port): (String, Int)
     do {
@@ -89,6 +86,6 @@ func startMetrics(_ address: String?) async throws -> MetricsServer? {
         throw ValidationError(error.message)
     }
     let server = try await MetricsServer.start(host: host, port: port)
-    LogOutput.standardError.write("parley: metrics at http://\(host):\(server.port)/metrics")
+    logger.info("metrics at http://\(host):\(server.port)/metrics")
     return server
 }

@@ -1,8 +1,9 @@
 import ArgumentParser
-import Dispatch
 import Foundation
+import Logging
 import ParleyRuntime
 import ParleyServers
+import ServiceLifecycle
 import ParleyWire
 
 /// `parley serve`: the embedded chat servers on their own, for bots and
@@ -71,28 +72,35 @@ struct ServeCommand: AsyncParsableCommand {
         guard pingTimeout > 0, pingTimeout.isFinite else { throw ValidationError("--ping-timeout must be more than 0 seconds") }
     }
 
+    @OptionGroup var logging: LogOptions
+
     func run() async throws {
-        let log: @Sendable (String) -> Void = { line in LogOutput.standardError.write("parley serve: \(line)") }
-        let signals = TerminationSignals()
+        let logger = logging.bootstrap()
+        let log: @Sendable (String) -> Void = { line in logger.info("\(line)") }
+        var services: [any Service] = []
         var streamServer: StreamChatServer?
-        var socketServer: SocketChatServer?
-        do {
-            if let address = streamchatAddress {
-                let (host, port) = try Self.split(address, key: "--streamchat")
-                let config = StreamChatServer.Configuration(
-                    host: host,
-                    port: port,
-                    loginTimeout: loginTimeout > 0 ? Self.duration(loginTimeout) : nil,
-                    keepalive: try Self.keepalive(keepalive),
-                    maxConnections: maxConnections,
-                    maxOutboundBytes: maxQueuedKB * 1024,
-                    log: log
-                )
-                let server = try await StreamChatServer.start(config)
-                streamServer = server
-                Self.announce("streamchat", host: host, port: server.port)
-            }
-            if let address = socketio {
+        if let address = streamchatAddress {
+            let (host, port) = try Self.split(address, key: "--streamchat")
+            let config = StreamChatServer.Configuration(
+                host: host,
+                port: port,
+                loginTimeout: loginTimeout > 0 ? Self.duration(loginTimeout) : nil,
+                keepalive: try Self.keepalive(keepalive),
+                maxConnections: maxConnections,
+                maxOutboundBytes: maxQueuedKB * 1024,
+                log: log
+            )
+            let server = try await StreamChatServer.start(config)
+            streamServer = server
+            Self.announce("streamchat", host: host, port: server.port)
+            services.append(StopOnShutdown(name: "streamchat") {
+                await server.shutdown()
+                let stats = server.stats
+                logger.info("streamchat stopped; \(stats.messagesRelayed) messages relayed, \(stats.framesRefused) frames refused, \(stats.clientsDropped) clients dropped")
+            })
+        }
+        if let address = socketio {
+            do {
                 let (host, port) = try Self.split(address, key: "--socketio")
                 let config = SocketChatServer.Configuration(
                     host: host,
@@ -105,28 +113,19 @@ struct ServeCommand: AsyncParsableCommand {
                     log: log
                 )
                 let server = try await SocketChatServer.start(config)
-                socketServer = server
                 Self.announce("socketio", host: host, port: server.port)
+                services.append(StopOnShutdown(name: "socketio") {
+                    await server.shutdown()
+                    let stats = server.stats
+                    logger.info("socketio stopped; \(stats.messagesRelayed) messages relayed, \(stats.packetsRefused) packets refused, \(stats.clientsDropped) clients dropped")
+                })
+            } catch {
+                // StreamChat started and Socket.IO could not bind: stop the first before failing.
+                await streamServer?.shutdown()
+                throw error
             }
-        } catch {
-            // One server started and the other could not bind: stop the first before failing.
-            await streamServer?.shutdown()
-            await socketServer?.shutdown()
-            throw error
         }
-
-        let received = await signals.next()
-        log("\(received == SIGINT ? "SIGINT" : "SIGTERM"), shutting down")
-        if let streamServer {
-            await streamServer.shutdown()
-            let stats = streamServer.stats
-            log("stopped; \(stats.messagesRelayed) messages relayed, \(stats.framesRefused) frames refused, \(stats.clientsDropped) clients dropped")
-        }
-        if let socketServer {
-            await socketServer.shutdown()
-            let stats = socketServer.stats
-            log("socketio stopped; \(stats.messagesRelayed) messages relayed, \(stats.packetsRefused) packets refused, \(stats.clientsDropped) clients dropped")
-        }
+        try await ServiceGroup.parley(services, logger: logger).run()
     }
 
     /// `streamchat server listening on 127.0.0.1:5080`, on stdout, once the server accepts.
@@ -147,33 +146,4 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError(error.message)
         }
     }
-}
-
-/// SIGINT and SIGTERM, caught with Dispatch signal sources: the handlers run
-/// on a queue, not in signal context. The default actions are ignored from
-/// `init` on, so a signal that arrives while the server starts is not lost
-/// and does not kill the process mid-bind.
-final class TerminationSignals {
-    private let sources: [any DispatchSourceSignal]
-    private let stream: AsyncStream<Int32>
-
-    init() {
-        let (stream, continuation) = AsyncStream.makeStream(of: Int32.self)
-        self.stream = stream
-        self.sources = [SIGINT, SIGTERM].map { sig in
-            signal(sig, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
-            source.setEventHandler { continuation.yield(sig) }
-            source.resume()
-            return source
-        }
-    }
-
-    /// The first signal received.
-    func next() async -> Int32 {
-        for await sig in stream { return sig }
-        return SIGTERM
-    }
-
-    deinit { sources.forEach { $0.cancel() } }
 }

@@ -143,6 +143,13 @@ final class RESTClient: Sendable {
     /// wrong: retrying would not help); a 401 that outlives a refresh throws
     /// `.closed`.
     func call(_ method: HTTPMethod, _ path: String, body: Body? = nil) async throws -> JSONValue {
+        try await perform(method, path, body: body).json("\(method) \(path)")
+    }
+
+    /// An authorized request that must succeed (2xx), whatever its body: a
+    /// chat `POST` answered `201` with no body was delivered all the same.
+    @discardableResult
+    func perform(_ method: HTTPMethod, _ path: String, body: Body? = nil) async throws -> Answer {
         let answer = try await send(method, path, body: body, authorized: true)
         if answer.status == 401 {
             // Still refused with a token fresh from a refresh: the server's
@@ -152,7 +159,7 @@ final class RESTClient: Sendable {
         guard (200..<300).contains(answer.status) else {
             throw TransportError(.refused, "\(method) \(path): HTTP \(answer.status)\(Self.errorCode(answer))")
         }
-        return try answer.json("\(method) \(path)")
+        return answer
     }
 
     /// Sends with the retry policy; returns the first answer that is not a

@@ -247,7 +247,8 @@ final class RESTSession: TransportSession {
         let body: RESTClient.Body = options.multipart
             ? .form([("content", text)]) : .json(.object([("content", .string(text))]))
         do {
-            _ = try await client.call(.POST, channel.chatsPath(options), body: body)
+            // A 2xx is a delivered send, whatever its body says (or does not).
+            try await client.perform(.POST, channel.chatsPath(options), body: body)
         } catch let e as TransportError where e.kind == .refused {
             throw e
         } catch let e as TransportError where e.kind == .kicked {

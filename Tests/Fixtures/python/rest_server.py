@@ -44,6 +44,7 @@ Test-only endpoints (no auth; JSON bodies; see README.md here for details):
     POST /_test/post          {room: "ws/channel", user: nickname, text, extra?: {...}} -> the chat
     POST /_test/seed          {room, count, user?, prefix?} -> {"count": n}   (no broadcast)
     POST /_test/fail          {count, status, retry_after?, path?, method?}
+    POST /_test/bare          {count}                  the next chat POSTs are stored, then answered 201 with no body
     POST /_test/expire_tokens {refresh?: bool}
     POST /_test/sockets       {drop?: bool, refuse?: bool}
     POST /_test/emit          {room, data}             `channel` event with any JSON data
@@ -105,6 +106,7 @@ class State:
         self.last_ms = 0
         self.failures = []     # [{count, status, retry_after, path, method}]
         self.malformed = []    # [{count, path}]
+        self.bare_answers = 0  # chat POSTs still to answer 201 with no body
         self.refuse_sockets = False
         self.stats = {"logins": 0, "refreshes": 0, "refresh_failures": 0, "posts": 0,
                       "injected": 0, "unauthorized": 0, "chat_gets": 0, "cursor_gets": []}
@@ -415,6 +417,10 @@ def make_app(opts):
         st.stats["posts"] += 1
         chat = st.chat(c, user, content, files)
         await broadcast(c, chat)
+        if st.bare_answers > 0:
+            # A server that confirms a post with 201 and no body (delivered all the same).
+            st.bare_answers -= 1
+            return web.Response(status=201)
         return web.json_response(chat)
 
     # ---- test controls ------------------------------------------------------
@@ -457,6 +463,11 @@ def make_app(opts):
         st.failures.append({"count": int(b.get("count", 1)), "status": int(b["status"]),
                             "retry_after": b.get("retry_after"), "path": b.get("path", "/chats"),
                             "method": b.get("method", "POST")})
+        return web.json_response({"ok": True})
+
+    async def t_bare(request):
+        b = await body_of(request)
+        st.bare_answers = int(b.get("count", 1))
         return web.json_response({"ok": True})
 
     async def t_expire(request):
@@ -516,6 +527,7 @@ def make_app(opts):
     app.router.add_post("/_test/post", t_post)
     app.router.add_post("/_test/seed", t_seed)
     app.router.add_post("/_test/fail", t_fail)
+    app.router.add_post("/_test/bare", t_bare)
     app.router.add_post("/_test/expire_tokens", t_expire)
     app.router.add_post("/_test/sockets", t_sockets)
     app.router.add_post("/_test/emit", t_emit)

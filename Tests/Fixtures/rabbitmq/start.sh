@@ -16,7 +16,9 @@ if ! command -v rabbitmq-server >/dev/null; then
 fi
 web_stomp_listening() { (exec 3<>/dev/tcp/127.0.0.1/15674) 2>/dev/null; }
 
-if rabbitmqctl -q status >/dev/null 2>&1; then
+# `ping` answers for a node whose app is stopped (what an interrupted
+# broker-restart test leaves), where `status` fails and would start a second node.
+if rabbitmqctl -q ping >/dev/null 2>&1; then
     # Running (perhaps with its app stopped by a test): make sure the app is up.
     rabbitmqctl -q start_app >/dev/null 2>&1 || true
     rabbitmqctl -q await_startup --timeout 60

@@ -226,6 +226,24 @@ struct RESTScenarioTests {
         await server.stop()
     }
 
+    /// A server that confirms a chat with `201` and no body: each send was
+    /// delivered, once; the link stays up.
+    @Test func aBareTwoHundredOneIsADeliveredSend() async throws {
+        let server = try await RESTServer.start()
+        let rec = Recorder()
+        let bot = try startBot(server, recorder: rec)
+        #expect(await eventually { await bot.runner.state == .online })
+        try await server.control("bare", ["count": 3])
+        for i in 1...3 { try await server.post("alice", "!echo bare \(i)") }
+        #expect(await eventually { (try? await server.texts(from: "parley"))?.count == 3 })
+        try await Task.sleep(for: .seconds(1))
+        #expect(try await server.texts(from: "parley") == ["bare 1", "bare 2", "bare 3"], "each once")
+        #expect(await bot.runner.stats.reconnects == 0)
+        #expect(rec.logs(containing: "not JSON").isEmpty, "\(rec.logs.map(\.text))")
+        await stop(bot)
+        await server.stop()
+    }
+
     @Test func rateLimitsHonourRetryAfter() async throws {
         let server = try await RESTServer.start()
         let rec = Recorder()
@@ -338,7 +356,7 @@ struct RESTScenarioTests {
         password = "\(RESTServer.botPassword)"
         service_key = "\(RESTServer.serviceKey)"
         """.write(toFile: path, atomically: true, encoding: .utf8)
-        let specs = try BotSpecs.make(try BotConfigFile.load(path: path), embedded: [:], log: { _ in })
+        let specs = try BotSpecs.make(try BotConfigFile.load(path: path), embedded: [:], log: { _, _ in })
         #expect(specs.count == 1 && specs[0].transport.capabilities == .rest)
         let rec = Recorder()
         let runner = BotRunner(spec: specs[0], observer: rec.observer)

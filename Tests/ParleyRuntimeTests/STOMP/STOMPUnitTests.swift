@@ -60,7 +60,7 @@ import Testing
     @Test func configServersBuildTheTransport() throws {
         func make(_ server: String) throws -> [BotSpec] {
             let file = try BotConfigFile.parse(text: "[[bot]]\nname = \"b\"\ntransport = \"stomp\"\nserver = \"\(server)\"\n", path: "/tmp/b.toml")
-            return try BotSpecs.make(file, embedded: [:], log: { _ in })
+            return try BotSpecs.make(file, embedded: [:], log: { _, _ in })
         }
         let spec = try #require(try make("ws://127.0.0.1:15674/ws").first)
         #expect(spec.transport.capabilities.name == "stomp")

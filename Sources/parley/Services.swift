@@ -1,0 +1,81 @@
+import ArgumentParser
+import Logging
+import ParleyRuntime
+import ParleyServers
+import ServiceLifecycle
+import Synchronization
+
+/// `--log-format` and `--log-level`, shared by `run`, `serve` and `demo`.
+struct LogOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Log lines as text for people, or one JSON object per line for log shippers.", valueName: "text|json"))
+    var logFormat: LogFormat = .text
+
+    @Option(help: ArgumentHelp("The least important level logged.", valueName: "trace|debug|info|notice|warning|error|critical"))
+    var logLevel: Logger.Level = .info
+
+    /// Sends every `Logger` of the process to standard error in the chosen format; returns the command's own.
+    func bootstrap() -> Logger {
+        let format = logFormat, level = logLevel
+        LoggingSystem.bootstrap { _ in ParleyLogHandler(format: format, level: level) }
+        return Logger(label: "parley")
+    }
+}
+
+extension LogFormat: ExpressibleByArgument {}
+extension Logger.Level: @retroactive ExpressibleByArgument {}
+
+/// The bots of a config as one service: on graceful shutdown every bot stops
+/// at once (each drains its outbox and leaves), rather than one after another
+/// as separate services would, which for thousands of bots would take minutes.
+final class FleetService: Service {
+    let fleet: Fleet
+    private let logger: Logger
+    private let result = Mutex<[BotOutcome]>([])
+
+    init(fleet: Fleet, logger: Logger) {
+        self.fleet = fleet
+        self.logger = logger
+    }
+
+    /// How each bot's run ended, in config order (once `run` returned).
+    var outcomes: [BotOutcome] { result.withLock { $0 } }
+
+    func run() async throws {
+        let fleet = self.fleet, logger = self.logger
+        let outcomes = await withGracefulShutdownHandler {
+            await fleet.run(watchPlugins: true)
+        } onGracefulShutdown: {
+            logger.info("shutting down: \(fleet.runners.count) bot\(fleet.runners.count == 1 ? "" : "s") drain their outboxes and leave")
+            Task { await fleet.stop() }
+        }
+        result.withLock { $0 = outcomes }
+    }
+}
+
+/// Something that runs until the group shuts down, then stops (a server).
+struct StopOnShutdown: Service {
+    let name: String
+    let stop: @Sendable () async -> Void
+
+    func run() async throws {
+        // Thrown only when the group is cancelled instead: stop all the same.
+        try? await gracefulShutdown()
+        await stop()
+    }
+}
+
+extension ServiceGroup {
+    /// The group `run`, `serve` and `demo` use: SIGTERM and SIGINT shut it
+    /// down gracefully, services in the reverse of the order given (bots
+    /// before the servers they talk to). `main`, when there is one, ends the
+    /// group when it returns (the bots all ended, the demo's time is up).
+    static func parley(_ services: [any Service], main: (any Service)? = nil, logger: Logger) -> ServiceGroup {
+        var configs = services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) }
+        if let main {
+            configs.append(.init(service: main, successTerminationBehavior: .gracefullyShutdownGroup,
+                                 failureTerminationBehavior: .gracefullyShutdownGroup))
+        }
+        return ServiceGroup(configuration: ServiceGroupConfiguration(
+            services: configs, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+    }
+}
