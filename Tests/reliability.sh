@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `make reliability`: issue 8's report in one table. Runs, in order,
+# `make reliability`: the reliability report in one table. Runs, in order,
 #   1. every fuzz target for FUZZ_RUNS inputs (default 1,000,000; Tests/Fuzz/run.sh),
 #   2. the chaos scenarios of every transport (the ChaosTests suite, which
 #      writes one line per transport to .build/chaos/<transport>.txt),

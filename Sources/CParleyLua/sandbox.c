@@ -1,7 +1,7 @@
 /*
  * The standard library a plugin sees, and the hardened replacements for the
- * parts of stock Lua 5.4.4 that escape a sandbox (see
- * shared/notes/lua-sandbox.md):
+ * parts of stock Lua 5.4.4 that escape a sandbox (docs/sandbox.md lists
+ * the limits):
  *
  *   - no io, package/require, debug, dofile, loadfile, string.dump, warn;
  *   - load: text only, with an explicit environment;

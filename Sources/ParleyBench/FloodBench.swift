@@ -6,7 +6,7 @@ import ParleyServers
 import ParleyTransports
 import Synchronization
 
-/// The flood figures of issue 8: 10,000 incoming messages a second for 60 s
+/// The flood figures: 10,000 incoming messages a second for 60 s
 /// against the shipped moderator (journal with `fsync = "always"`, default
 /// `[bot.flow]`), over the embedded StreamChat server.
 ///

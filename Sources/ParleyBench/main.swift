@@ -8,7 +8,7 @@ if let i = CommandLine.arguments.firstIndex(of: "--vm-loop"), i + 1 < CommandLin
     do { try LuaBench.vmLoop(n) } catch { print("bench failed: \(error)"); exit(1) }
     exit(0)
 }
-// `--lua`: only the Lua plugin path bench (issue 2).
+// `--lua`: only the Lua plugin path bench.
 if CommandLine.arguments.contains("--lua") {
     do { try LuaBench.run(quick: quick) } catch { print("bench failed: \(error)"); exit(1) }
     exit(0)
@@ -66,7 +66,7 @@ if CommandLine.arguments.contains("--burst") {
     do { try await BurstBench.run(quick: quick) } catch { print("bench failed: \(error)"); exit(1) }
     exit(0)
 }
-// `--flood [SECONDS]`: only the flood bench (issue 8), 10,000 messages/s for SECONDS (default 60).
+// `--flood [SECONDS]`: only the flood bench, 10,000 messages/s for SECONDS (default 60).
 if let i = CommandLine.arguments.firstIndex(of: "--flood") {
     let seconds = i + 1 < CommandLine.arguments.count ? Double(CommandLine.arguments[i + 1]) ?? 60 : 60
     do { try await FloodBench.run(seconds: seconds, rate: 10_000) } catch { print("bench failed: \(error)"); exit(1) }

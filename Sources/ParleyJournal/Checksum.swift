@@ -15,7 +15,7 @@ enum Checksum {
     }
 
     /// LevelDB's mask: CRCs of data that itself contains CRCs are weak, so the
-    /// stored value is rotated and offset (notes: Framing).
+    /// stored value is rotated and offset.
     @inline(__always)
     static func mask(_ crc: UInt32) -> UInt32 {
         ((crc >> 15) | (crc << 17)) &+ 0xa282_ead8
@@ -29,7 +29,7 @@ enum Checksum {
 
     /// The CRC state every record of a segment starts from: the CRC of the
     /// segment's salt. Mixing the salt in means stale bytes from an earlier
-    /// file or a reused block never validate (notes: Framing; SQLite salts).
+    /// file or a reused block never validate.
     static func seed(salt: UInt64) -> UInt32 {
         withUnsafeBytes(of: salt.littleEndian) { crc32c(0, $0) }
     }

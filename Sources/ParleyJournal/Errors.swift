@@ -11,7 +11,7 @@ import Darwin
 /// Values are plain data (Sendable, Equatable) so a waiter, a test and a log
 /// line all see the same thing, and the description always names the file and,
 /// for damage, the byte offset: an operator has to be able to find it with a hex
-/// dump ("refuse to open and name the file and offset", notes: Recovery).
+/// dump, since the journal refuses to open rather than guess.
 public indirect enum JournalError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Bytes on disk that a torn write cannot explain: damage in a sealed
     /// segment, a valid record after a bad one, a sequence gap, a bad snapshot
@@ -21,11 +21,11 @@ public indirect enum JournalError: Error, Sendable, Equatable, CustomStringConve
     case io(operation: String, path: String, errno: Int32)
     /// A write ran out of space (ENOSPC, EDQUOT or a short write). The bytes were
     /// truncated away again; the journal refuses writes until a later write
-    /// succeeds (notes: Durability, "On a short write or ENOSPC").
+    /// succeeds.
     case noSpace(path: String, errno: Int32)
     /// The journal hit a write or fdatasync failure and will not accept or
     /// acknowledge anything else; reopen it to recover from what is actually on
-    /// disk (notes: "Never retry fsync after a failure and then acknowledge").
+    /// disk.
     case failed(cause: JournalError)
     /// A record payload exceeds `JournalOptions.maxRecordSize`.
     case recordTooLarge(size: Int, limit: Int)

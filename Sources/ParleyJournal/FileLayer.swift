@@ -26,8 +26,7 @@ public enum OpenMode: Sendable {
 }
 
 /// The few file operations the journal uses, so tests can swap in a
-/// `SimulatedDisk` that models what survives a power loss (notes: "Simulated
-/// power loss in an injectable file layer"). Every failure is thrown as
+/// `SimulatedDisk` that models what survives a power loss. Every failure is thrown as
 /// `JournalError.io(operation:path:errno:)`.
 public protocol FileLayer: Sendable {
     func open(_ path: String, mode: OpenMode) throws -> JournalFile
@@ -98,7 +97,7 @@ extension FileLayer {
     }
 
     /// Creates `path` with `bytes` durably: write, sync the file, then fsync
-    /// the directory before anyone relies on the name (notes: Durability).
+    /// the directory before anyone relies on the name.
     func writeNewFile(_ path: String, _ bytes: [UInt8], directory: String) throws {
         let file = try open(path, mode: .createTruncate)
         do {
@@ -158,8 +157,7 @@ public struct PosixFileLayer: FileLayer {
     }
 
     public func sync(_ file: JournalFile) throws {
-        // Never loop on failure here: a failed fdatasync is final (notes:
-        // "Never retry fsync after a failure and then acknowledge").
+        // Never loop on failure here: a failed fdatasync is final.
         #if canImport(Darwin)
         if fcntl(file.rawValue, F_FULLFSYNC) != 0 { throw fail("fcntl(F_FULLFSYNC)", file.path) }
         #else

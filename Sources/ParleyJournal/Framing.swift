@@ -88,7 +88,7 @@ enum FrameFormat {
 
     /// Decodes the frame at `offset` without trusting a single byte: the length
     /// is checked against the maximum and the bytes left before anything
-    /// else reads past the header (notes: Framing).
+    /// else reads past the header.
     @inline(__always)
     static func parse(
         _ buf: UnsafeRawBufferPointer, at offset: Int, seed: UInt32,
@@ -120,7 +120,7 @@ enum FrameFormat {
     /// Is there a frame at `offset` that validates with this segment's salt and
     /// carries a sequence number in `sequences`? Used after a bad frame in the
     /// last segment: if anything valid follows, the bad frame was not a torn
-    /// tail but damage (notes: Recovery). The cheap field checks come first so
+    /// tail but damage. The cheap field checks come first so
     /// scanning garbage byte by byte stays linear in practice.
     @inline(__always)
     static func validFrameExists(

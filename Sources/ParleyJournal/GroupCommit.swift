@@ -20,8 +20,7 @@ struct SegmentRef: Sendable {
 /// Appenders put their transaction in a queue and suspend; a dedicated thread
 /// takes everything queued, encodes it into one buffer, writes it with one
 /// `write`, and under `.always` makes it durable with one `fdatasync` before
-/// resuming every waiter (notes: "Let concurrent writers share one sync";
-/// records/s ≈ batch size × sync rate). Syncs, file creation and segment
+/// resuming every waiter. Syncs, file creation and segment
 /// rolls therefore never run on the Swift concurrency pool. One exception
 /// keeps `.interval`/`.never` fast: an appender that finds the writer idle
 /// does the single `write` itself — its transaction plus everything queued
@@ -535,7 +534,7 @@ final class GroupCommitWriter: Sendable {
             unsynced.removeAll()
         }
         /// Failed state: every waiter gets the error; nothing is retried
-        /// (notes: "Never retry fsync after a failure and then acknowledge").
+        /// and then acknowledged.
         func enterFailed(_ error: any Error) {
             let f = Self.failed(error)
             failure = f
@@ -688,8 +687,7 @@ final class GroupCommitWriter: Sendable {
     }
 
     /// One write of `io.buffer` at the end of the segment. On ENOSPC or a
-    /// short write the file is truncated back to the last good offset (notes:
-    /// "On a short write or ENOSPC: truncate back ... (Redis)").
+    /// short write the file is truncated back to the last good offset.
     private func writeChunk(_ io: inout IO) -> WriteOutcome {
         let count = io.buffer.count
         let file = io.file
@@ -719,8 +717,7 @@ final class GroupCommitWriter: Sendable {
     /// what the last successful sync covered before the error is reported:
     /// after a failed fdatasync Linux marks the pages clean, so bytes still
     /// readable from the page cache may never reach the disk, and a reopen must
-    /// not find them and act on them (notes: fsyncgate; the ENOSPC path
-    /// likewise truncates back).
+    /// not find them and act on them.
     private func syncActive(_ io: inout IO) throws {
         do {
             try layer.sync(io.file)
@@ -735,7 +732,7 @@ final class GroupCommitWriter: Sendable {
 
     /// Seals the current segment and starts the next: sync the old one, then
     /// create, write the header, sync the new file and fsync the directory
-    /// before any record goes into it (notes: "Creating a file").
+    /// before any record goes into it.
     private func roll(_ io: inout IO) throws {
         if io.dirty {
             do {

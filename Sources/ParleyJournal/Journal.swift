@@ -24,7 +24,7 @@ import Synchronization
 //   Maintenance.swift   verify and salvage
 //   FileLayer.swift     the file operations, and the POSIX implementation
 //   SimulatedDisk.swift an in-memory FileLayer that models power loss
-// The rules cited as "notes" are in /work/shared/notes/journal.md.
+// The crash-safety rules it follows are described in docs/journal.md.
 
 /// A crash-safe append-only journal in one directory.
 ///
@@ -77,7 +77,7 @@ public final class Journal: Sendable {
     /// A torn tail of the last segment — a short header, a length past the end,
     /// a zeroed region, a bad checksum with nothing valid after it, an
     /// unfinished transaction — is truncated and the truncation synced before
-    /// anything is appended (notes: Recovery, etcd). Anything else that does not
+    /// anything is appended. Anything else that does not
     /// check out throws `JournalError.corrupt(file:offset:reason:)`; use
     /// `salvage` to keep what comes before it.
     public static func open(directory: String, options: JournalOptions = JournalOptions()) throws -> (Journal, Recovery) {
@@ -312,7 +312,7 @@ public final class Journal: Sendable {
     /// through `sequence` (which must be a value `append` returned), then
     /// deletes the segments and snapshots it makes obsolete.
     ///
-    /// Order (notes: Durability, "Snapshot"): the journal is synced through
+    /// Order: the journal is synced through
     /// `sequence` first, then temp file, write, fsync, rename, fsync directory;
     /// only after that are covered segments and older snapshots removed.
     /// Blocking work runs on a private dispatch queue, not the Swift pool.

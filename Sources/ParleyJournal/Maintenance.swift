@@ -55,8 +55,7 @@ extension Journal {
             warnings: scan.warnings)
     }
 
-    /// Explicit salvage (notes: Recovery, "stop just before it and keep a
-    /// `.broken` copy"): keeps everything before the first damage and moves
+    /// Explicit salvage: keeps everything before the first damage and moves
     /// the rest — the remainder of the damaged segment and every later segment,
     /// concatenated — into `<segment>.broken`; a damaged snapshot that cannot
     /// be bypassed is renamed to `<snapshot>.broken`. Repeats until the

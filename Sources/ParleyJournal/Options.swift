@@ -1,7 +1,6 @@
 /// When an append counts as done.
 public enum FsyncPolicy: Sendable, Hashable {
-    /// `append` returns only after `fdatasync` covered the transaction (notes:
-    /// "Acknowledge a durable write only after fdatasync"). Concurrent appenders
+    /// `append` returns only after `fdatasync` covered the transaction. Concurrent appenders
     /// share one sync (group commit).
     case always
     /// `append` returns after `write`; the writer syncs at least every
@@ -21,7 +20,7 @@ public struct JournalOptions: Sendable {
     /// gets a segment of its own.
     public var segmentSize: Int
     /// Largest payload of one record. Recovery checks every length against it
-    /// before allocating (notes: Framing), so opening a journal with a smaller
+    /// before allocating, so opening a journal with a smaller
     /// value than it was written with reports the larger records as damage.
     public var maxRecordSize: Int
     /// Upper bound on the bytes one group-commit batch gathers before it is

@@ -15,7 +15,7 @@ struct ScannedSegment: Sendable {
     var transactions: Int
 }
 
-/// Bytes that no torn write can explain (notes: Recovery, "real corruption").
+/// Bytes that no torn write can explain.
 struct Damage: Error {
     enum Place {
         /// In segment `index` (of the sorted segment list), or a sequence gap

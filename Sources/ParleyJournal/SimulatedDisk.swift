@@ -32,8 +32,7 @@ public enum CrashMode: Sendable, CaseIterable, Hashable {
     /// possibly torn), and a random prefix of the unsynced directory changes.
     case keepPrefix
     /// All unsynced writes "reach" the disk but a random trailing region of
-    /// them is garbage: the file size got there before the contents (notes:
-    /// Framing, SQLite's assumption).
+    /// them is garbage: the file size got there before the contents.
     case garbageTail
     /// Same, but the trailing region reads back as zeros.
     case zeroTail
@@ -70,8 +69,7 @@ public struct DiskFaults: Sendable {
 }
 
 /// An in-memory `FileLayer` that models durability the way the crash papers
-/// describe Linux file systems (notes: "Simulated power loss in an injectable
-/// file layer"): file data is durable only up to the last `sync` of that file,
+/// describe Linux file systems: file data is durable only up to the last `sync` of that file,
 /// names only up to the last `syncDirectory` of their directory. `crash(mode:)`
 /// returns a new disk holding what a power loss would leave; the old disk
 /// refuses every later operation (its process is "dead").

@@ -12,7 +12,7 @@
 /// ```
 ///
 /// A snapshot is never modified in place: it is written to a `.tmp` file,
-/// synced, renamed and the directory synced (notes: Durability, "Snapshot").
+/// synced, renamed and the directory synced.
 /// So a snapshot file that fails its checks is real damage, never a torn write.
 enum SnapshotFormat {
     static let headerSize = 40

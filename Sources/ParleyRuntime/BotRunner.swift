@@ -129,8 +129,8 @@ public actor BotRunner {
     /// The runner lives on its bot's Lua thread, beside its `BotHost`. An
     /// event then crosses threads once on its way in (the event loop hands it
     /// to this thread) instead of hopping event loop → cooperative pool →
-    /// Lua thread and back; the hops, not Lua, were where an echo's time went
-    /// (issue 5's bench). The runner only awaits, so it holds the thread no
+    /// Lua thread and back; the hops, not Lua, are where an echo's time goes
+    /// (the Socket.IO bench). The runner only awaits, so it holds the thread no
     /// longer than the plugins' own work does.
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 

@@ -70,7 +70,7 @@ public protocol TransportSession: Sendable {
     /// Why: the runner's outbox holds every reply a batch of events made.
     /// Sent one by one from the Lua thread, each costs a wake of the event
     /// loop and a wake back for its completion; under load those wakes, not
-    /// the bytes, were where a bot's time went (issue 5's bench). Transports
+    /// the bytes, are where a bot's time goes (the Socket.IO bench). Transports
     /// whose deliveries are confirmed one by one (receipts, acks, HTTP
     /// requests) keep the default, which sends one at a time.
     nonisolated(nonsending) func send(_ batch: [OutgoingMessage]) async -> [SendOutcome]

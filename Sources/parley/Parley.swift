@@ -13,6 +13,6 @@ struct PluginCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "plugin",
         abstract: "Work with plugins.",
-        subcommands: [PluginTestCommand.self]
+        subcommands: [PluginTestCommand.self, PluginNewCommand.self]
     )
 }

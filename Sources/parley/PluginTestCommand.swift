@@ -3,6 +3,7 @@ import Foundation
 import ParleyCore
 import ParleyLua
 import ParleyRuntime
+import Synchronization
 
 /// `parley plugin test`: the plugin author's harness.
 struct PluginTestCommand: AsyncParsableCommand {
@@ -13,7 +14,9 @@ struct PluginTestCommand: AsyncParsableCommand {
         Events (one JSON object per line): message, join, leave, typing, roster, connection, \
         and advance (moves the virtual clock; due timers fire). Output: one JSON object per \
         action. Exit 0 when the run completed, whatever the plugins did; exit 2 for unreadable \
-        files, invalid JSON or unknown event types.
+        files, invalid JSON or unknown event types. With --expect FILE the actions are compared \
+        with FILE's lines instead of printed: exit 1 and a diff when they differ; --update \
+        rewrites FILE with what the plugins did.
         """
     )
 
@@ -34,6 +37,16 @@ struct PluginTestCommand: AsyncParsableCommand {
 
     @Option(name: .long, help: "Seed for the plugins' math.random.")
     var seed: Int64 = 0
+
+    @Option(name: .long, help: ArgumentHelp("Compare the actions with this file's lines (JSONL) instead of printing them.", valueName: "file"))
+    var expect: String?
+
+    @Flag(name: .long, help: "With --expect: write the actions to that file instead of comparing.")
+    var update = false
+
+    func validate() throws {
+        if update, expect == nil { throw ValidationError("--update needs --expect FILE (the file to write)") }
+    }
 
     func run() async throws {
         do {
@@ -65,7 +78,21 @@ struct PluginTestCommand: AsyncParsableCommand {
             loaded.append((base, Array(data)))
         }
 
+        // Expected lines are read before anything runs: a missing file is a usage error, not a diff.
+        let expected: [String]?
+        if let expect, !update {
+            guard let data = FileManager.default.contents(atPath: expect) else {
+                throw UsageFailure(message: "\(expect): cannot read the expected actions")
+            }
+            expected = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+                .map(String.init).dropLastIfEmpty()
+        } else {
+            expected = nil
+        }
+        let collected = Mutex<[String]>([])
+        let collect = expect != nil
         let emit: @Sendable (BotAction) -> Void = { action in
+            if collect { return collected.withLock { $0.append(action.json) } }
             // Printed (unbuffered) as it happens: with --journal, a printed send's
             // state is already durable.
             CommandOutput.print(action.json)
@@ -96,7 +123,31 @@ struct PluginTestCommand: AsyncParsableCommand {
             CommandOutput.print("parley: \(error); stopping", to: .error)
             throw ExitCode(1)
         }
+        guard let expect else { return }
+        let actual = collected.withLock { $0 }
+        if update {
+            do {
+                try actual.map { $0 + "\n" }.joined().write(toFile: expect, atomically: true, encoding: .utf8)
+            } catch {
+                throw UsageFailure(message: "\(expect): cannot write: \(error.localizedDescription)")
+            }
+            CommandOutput.print("updated \(expect): \(actual.count) action\(actual.count == 1 ? "" : "s")")
+            return
+        }
+        let diff = LineDiff(expected: expected ?? [], actual: actual)
+        if diff.isEmpty {
+            CommandOutput.print("ok: \(actual.count) action\(actual.count == 1 ? "" : "s") as in \(expect)")
+            return
+        }
+        CommandOutput.print("--- \(expect) (expected)\n+++ actions\n" + diff.text)
+        CommandOutput.print("parley: the actions differ from \(expect) (--update rewrites it)", to: .error)
+        throw ExitCode(1)
     }
+}
+
+extension Array where Element == String {
+    /// A file's last newline leaves an empty last piece.
+    func dropLastIfEmpty() -> [String] { last == "" ? Array(dropLast()) : self }
 }
 
 struct UsageFailure: Error {

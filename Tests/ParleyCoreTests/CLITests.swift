@@ -44,6 +44,10 @@ struct CLITests {
         let expected = try String(contentsOf: golden.appendingPathComponent("\(plugin).expected.jsonl"), encoding: .utf8)
         #expect(r.status == 0, "stderr: \(r.stderr)")
         #expect(r.stdout == expected)
+        // The same through --expect, as a plugin author runs it.
+        let checked = try Self.parley(args + ["--expect", golden.appendingPathComponent("\(plugin).expected.jsonl").path])
+        #expect(checked.status == 0, "\(checked.stdout)\(checked.stderr)")
+        #expect(checked.stdout.hasPrefix("ok: "), "\(checked.stdout)")
     }
 
     @Test func eventsFromStandardInput() throws {
@@ -174,5 +178,67 @@ struct CheckCommandTests {
         #expect(missing.stderr.contains("bot.toml:3") && missing.stderr.contains("nope.lua does not exist"), "\(missing.stderr)")
         let gone = try CLITests.parley(["check", dir.appendingPathComponent("absent.toml").path])
         #expect(gone.status == 2, "\(gone.stderr)")
+    }
+}
+
+/// The plugin author's kit: `parley plugin new`, and `plugin test --expect/--update`.
+struct PluginKitTests {
+    @Test func aNewPluginPassesItsOwnTestAtOnce() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let plugins = dir.appendingPathComponent("plugins").path
+        let made = try CLITests.parley(["plugin", "new", "weather", "--dir", plugins])
+        #expect(made.status == 0, "\(made.stderr)")
+        for suffix in [".lua", ".test.jsonl", ".expected.jsonl"] {
+            #expect(FileManager.default.fileExists(atPath: "\(plugins)/weather\(suffix)"))
+        }
+        let r = try CLITests.parley(["plugin", "test", "\(plugins)/weather.lua", "--events", "\(plugins)/weather.test.jsonl",
+                                     "--expect", "\(plugins)/weather.expected.jsonl"])
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+        #expect(r.stdout == "ok: 2 actions as in \(plugins)/weather.expected.jsonl\n")
+        // Never over an existing plugin; bad names are refused.
+        let again = try CLITests.parley(["plugin", "new", "weather", "--dir", plugins])
+        #expect(again.status == 2 && again.stderr.contains("exists"), "\(again.stderr)")
+        let bad = try CLITests.parley(["plugin", "new", "Bad-Name", "--dir", plugins])
+        #expect(bad.status != 0 && bad.stderr.contains("not a plugin name"), "\(bad.stderr)")
+    }
+
+    @Test func aDifferenceIsADiffAndUpdateRewritesTheFile() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let p = dir.path
+        _ = try CLITests.parley(["plugin", "new", "hi", "--dir", p])
+        // The plugin now says something else.
+        let lua = "\(p)/hi.lua"
+        try (try String(contentsOfFile: lua, encoding: .utf8)).replacingOccurrences(of: "\"hello, \"", with: "\"hey, \"")
+            .write(toFile: lua, atomically: true, encoding: .utf8)
+        let args = ["plugin", "test", lua, "--events", "\(p)/hi.test.jsonl", "--expect", "\(p)/hi.expected.jsonl"]
+        let r = try CLITests.parley(args)
+        #expect(r.status == 1)
+        #expect(r.stdout.contains("- {\"plugin\":\"hi\",\"action\":\"send\",\"room\":\"lobby\",\"text\":\"hello, alice!\"}    (expected line 1)"), "\(r.stdout)")
+        #expect(r.stdout.contains("+ {\"plugin\":\"hi\",\"action\":\"send\",\"room\":\"lobby\",\"text\":\"hey, alice!\"}    (action 1)"), "\(r.stdout)")
+        #expect(r.stdout.contains("  {\"plugin\":\"hi\",\"action\":\"send\",\"room\":\"lobby\",\"text\":\"asked 2 times\"}"), "unchanged lines are context: \(r.stdout)")
+        #expect(r.stderr.contains("differ"), "\(r.stderr)")
+        let updated = try CLITests.parley(args + ["--update"])
+        #expect(updated.status == 0 && updated.stdout.contains("updated"), "\(updated.stderr)")
+        #expect(try CLITests.parley(args).status == 0)
+    }
+
+    @Test func badInputForTheKitIsAClearErrorWithExitTwo() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let p = dir.path
+        _ = try CLITests.parley(["plugin", "new", "hi", "--dir", p])
+        let missing = try CLITests.parley(["plugin", "test", "\(p)/hi.lua", "--events", "\(p)/hi.test.jsonl", "--expect", "\(p)/nope.jsonl"])
+        #expect(missing.status == 2 && missing.stderr.contains("nope.jsonl: cannot read"), "\(missing.stderr)")
+        try "{\"type\":\"message\",\"room\":\"lobby\",\"user\":\"a\",\"text\":\"!hi\"}\n{oops\n".write(toFile: "\(p)/bad.jsonl", atomically: true, encoding: .utf8)
+        let invalid = try CLITests.parley(["plugin", "test", "\(p)/hi.lua", "--events", "\(p)/bad.jsonl", "--expect", "\(p)/hi.expected.jsonl"])
+        #expect(invalid.status == 2 && invalid.stderr.contains("bad.jsonl:2: invalid JSON"), "\(invalid.stderr)")
+        try "bot.command(\"hi\", function(msg)\n  msg:reply(\n".write(toFile: "\(p)/broken.lua", atomically: true, encoding: .utf8)
+        let broken = try CLITests.parley(["plugin", "test", "\(p)/broken.lua", "--events", "\(p)/hi.test.jsonl", "--expect", "\(p)/hi.expected.jsonl"])
+        #expect(broken.status == 1, "a plugin that does not load makes a diff, not a crash")
+        #expect(broken.stdout.contains("broken.lua:3:"), "the load error names the file and line: \(broken.stdout)")
+        let noExpect = try CLITests.parley(["plugin", "test", "\(p)/hi.lua", "--events", "\(p)/hi.test.jsonl", "--update"])
+        #expect(noExpect.status != 0 && noExpect.stderr.contains("--update needs --expect"), "\(noExpect.stderr)")
     }
 }

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """REST channel chat fixture (aiohttp + python-socketio), for Parley's REST transport tests.
 
-The real server of seeds 002/004 is not public; this one implements the API
-shape its client apps use (see ../../../README and the notes on the wire):
+The real server is not public; this one implements the API
+shape its client apps use (docs/transports/rest.md describes it):
 chats are *sent* over HTTP and *received* over a Socket.IO namespace per
 channel, and a client that was away asks for what it missed with
 `cursor_date`.

@@ -91,7 +91,7 @@ final class SessionPerson: ChaosPerson {
     }
 }
 
-/// The chaos scenario (issue 8), one engine for every transport.
+/// The chaos scenario, one engine for every transport.
 ///
 /// A real `parley run` child process (greeter and moderator from `Plugins/`,
 /// one journal with `fsync = "always"`, backoff 0.05 s doubling to 0.5 s) is
