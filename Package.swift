@@ -51,7 +51,7 @@ let package = Package(
             dependencies: ["CLua"],
             cSettings: [.define("_GNU_SOURCE")],
             // Lua itself from Debian's static archive, the build the stock
-            // `lua5.4` interpreter is linked with (see README, Benchmarks).
+            // `lua5.4` interpreter is linked with (see docs/benchmarks.md).
             // pkg-config also names the shared library, earlier on the link
             // line, so the archive is linked whole to take precedence.
             linkerSettings: [.unsafeFlags(["-Xlinker", "--whole-archive", "-Xlinker", "-l:liblua5.4.a",
