@@ -111,7 +111,12 @@ public struct Demo: Sendable {
             presence.backoffMax = 2
             // Started just above, so the server of this transport is there.
             let transport = servers.transport(options.transport, name: name)!
-            return BotSpec(options: o, plugins: [plugin], presence: presence, transport: transport)
+            // The embedded server limits no one: the staff may greet a crowd
+            // arriving over a short ramp (the default cap suits real servers).
+            var flow = FlowOptions()
+            flow.sendRate = 200
+            flow.sendBurst = 200
+            return BotSpec(options: o, plugins: [plugin], presence: presence, transport: transport, flow: flow)
         }
 
         // The moderator comes in first, so the greeter only ever greets people.
