@@ -22,7 +22,7 @@ struct StreamChatLivenessTests {
     }
 
     @Test func aQuietRoomNeverSeesTheBotLeave() async throws {
-        let server = try await StreamChatServer.start(.init(loginTimeout: .milliseconds(1500), keepalive: Self.probes))
+        let server = try await StreamChatServer.start(.init(loginTimeout: .seconds(3), keepalive: Self.probes))
         defer { Task { await server.shutdown() } }
         let alice = try await Person("alice", port: server.port)
         let runner = BotRunner(spec: try botSpec(name: "quietbot", port: server.port, plugins: [], shippedPlugins: ["echo"],
@@ -30,8 +30,8 @@ struct StreamChatLivenessTests {
                                observer: Recorder().observer)
         let run = Task { await runner.run() }
         #expect(await eventually { alice.joins(of: "quietbot") == 1 })
-        // Five keepalive idle periods and three login timeouts of silence.
-        try await Task.sleep(for: .seconds(5))
+        // Seven keepalive idle periods and two login timeouts of silence.
+        try await Task.sleep(for: .seconds(7))
         #expect(alice.leaves(of: "quietbot") == 0)
         #expect(alice.joins(of: "quietbot") == 1)
         #expect(await runner.stats.reconnects == 0)

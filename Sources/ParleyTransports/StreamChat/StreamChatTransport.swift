@@ -95,7 +95,7 @@ final class EchoWaiters: Sendable {
     private struct Waiter {
         var id: UInt64
         var lines: Int
-        var continuation: CheckedContinuation<Void, Error>
+        var done: @Sendable (Result<Void, TransportError>) -> Void
     }
     private struct State {
         var waiters: [Waiter] = []
@@ -105,30 +105,30 @@ final class EchoWaiters: Sendable {
     private let state = NIOLockedValueBox(State())
 
     /// Waits for `lines` echoes; returns the waiter's id, or nil when the link
-    /// has already ended (`continuation` is then resumed with the reason).
-    func wait(lines: Int, _ continuation: CheckedContinuation<Void, Error>) -> UInt64? {
+    /// has already ended (`done` is then called with the reason).
+    func wait(lines: Int, _ done: @escaping @Sendable (Result<Void, TransportError>) -> Void) -> UInt64? {
         let outcome = state.withLockedValue { s -> Result<UInt64, TransportError> in
             if let e = s.ended { return .failure(e) }
             s.nextID += 1
-            s.waiters.append(Waiter(id: s.nextID, lines: lines, continuation: continuation))
+            s.waiters.append(Waiter(id: s.nextID, lines: lines, done: done))
             return .success(s.nextID)
         }
         switch outcome {
         case .success(let id): return id
         case .failure(let e):
-            continuation.resume(throwing: e)
+            done(.failure(e))
             return nil
         }
     }
 
     /// One own message came back.
     func echoed() {
-        let done = state.withLockedValue { s -> CheckedContinuation<Void, Error>? in
+        let done = state.withLockedValue { s -> (@Sendable (Result<Void, TransportError>) -> Void)? in
             guard !s.waiters.isEmpty else { return nil }
             s.waiters[0].lines -= 1
-            return s.waiters[0].lines <= 0 ? s.waiters.removeFirst().continuation : nil
+            return s.waiters[0].lines <= 0 ? s.waiters.removeFirst().done : nil
         }
-        done?.resume()
+        done?(.success(()))
     }
 
     /// Fails every waiter, and every later wait, with `error`; with `id`, only
@@ -142,7 +142,7 @@ final class EchoWaiters: Sendable {
             return s.waiters
         }
         guard let failed else { return false }
-        for w in failed { w.continuation.resume(throwing: error) }
+        for w in failed { w.done(.failure(error)) }
         return true
     }
 }
@@ -191,15 +191,67 @@ final class StreamChatSession: TransportSession {
         }
     }
 
-    /// Without echo confirmation, the whole batch is one write; with it, one
-    /// message at a time, each waiting for its echoes.
+    /// The whole batch is one write. With echo confirmation each message
+    /// then counts as delivered when its own echoes are back, in order, so a
+    /// busy server costs one round trip per batch, not per message.
     nonisolated(nonsending) func send(_ batch: [OutgoingMessage]) async -> [SendOutcome] {
-        guard echoTimeout <= 0 else { return await sendOneByOne(batch) }
+        guard echoTimeout <= 0 else { return await sendConfirmed(batch) }
         var buffer = channel.allocator.buffer(capacity: batch.reduce(0) { $0 + $1.text.utf8.count + 12 })
         return await sendAsOneWrite(batch, encode: { m in
             // Every line is checked before any is added, so a refused text adds nothing.
             Self.encode(try Self.lines(room: m.room, text: m.text), into: &buffer)
         }, write: { try await write(buffer) })
+    }
+
+    /// One write for the batch, a waiter per message registered before it:
+    /// the outcomes are the refused ones, then, in order, delivered up to the
+    /// first message whose echo did not come (failed; those after it are left
+    /// for the outbox to send again after the reconnect).
+    private nonisolated(nonsending) func sendConfirmed(_ batch: [OutgoingMessage]) async -> [SendOutcome] {
+        var refused: [Int: TransportError] = [:]
+        var buffer = channel.allocator.buffer(capacity: batch.reduce(0) { $0 + $1.text.utf8.count + 12 })
+        var waits: [Int: EventLoopFuture<Void>] = [:]
+        var lastID: UInt64?
+        for (i, m) in batch.enumerated() {
+            let lines: [String]
+            do { lines = try Self.lines(room: m.room, text: m.text) } catch {
+                refused[i] = error
+                continue
+            }
+            Self.encode(lines, into: &buffer)
+            let promise = channel.eventLoop.makePromise(of: Void.self)
+            lastID = echoes.wait(lines: lines.count) { result in promise.completeWith(result.mapError { $0 as any Error }) } ?? lastID
+            waits[i] = promise.futureResult
+        }
+        if !waits.isEmpty {
+            let channel = self.channel, echoes = self.echoes, timeout = echoTimeout
+            // The last message's echo comes last: if it is not back in time, the link is not doing its job.
+            let timer = lastID.map { id in
+                channel.eventLoop.scheduleTask(in: .milliseconds(Int64(timeout * 1000))) {
+                    if echoes.end(TransportError(.timeout, "no echo of a sent message within \(timeout) s"), ifWaiting: id) {
+                        channel.close(promise: nil)
+                    }
+                }
+            }
+            defer { timer?.cancel() }
+            channel.writeAndFlush(buffer).whenFailure { error in
+                echoes.end(TransportError(.closed, "send failed: \(error)"))
+                channel.close(promise: nil)
+            }
+            var outcomes: [SendOutcome] = []
+            for i in batch.indices {
+                if let e = refused[i] { outcomes.append(.refused(e)); continue }
+                do {
+                    try await waits[i]!.valueOnCaller()
+                    outcomes.append(.delivered)
+                } catch {
+                    outcomes.append(.failed(error))
+                    return outcomes
+                }
+            }
+            return outcomes
+        }
+        return batch.indices.map { .refused(refused[$0]!) }
     }
 
     /// Multi-line text goes out as one message per line; every line is
@@ -214,7 +266,7 @@ final class StreamChatSession: TransportSession {
         let timer = NIOLockedValueBox<Scheduled<Void>?>(nil)
         defer { timer.withLockedValue { $0?.cancel() } }
         try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, Error>) in
-            guard let id = echoes.wait(lines: lines.count, c) else { return }
+            guard let id = echoes.wait(lines: lines.count, { c.resume(with: $0.mapError { $0 as any Error }) }) else { return }
             timer.withLockedValue {
                 $0 = channel.eventLoop.scheduleTask(in: .milliseconds(Int64(timeout * 1000))) {
                     // The link is not doing its job: drop it, and the outbox sends again after the reconnect.
