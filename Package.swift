@@ -110,7 +110,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "ParleyBench",
-            dependencies: ["ParleyCore", "ParleyLua", "ParleyJournal", "CSQLite", "ParleyRuntime", "ParleyServers", "ParleyTransports",
+            dependencies: ["ParleyCore", "ParleyLua", "ParleyJournal", "CSQLite", "ParleyRuntime", "ParleyServers", "ParleyTransports", "ParleyWire",
                            .product(name: "NIOCore", package: "swift-nio"),
                            .product(name: "NIOPosix", package: "swift-nio")]
         ),

@@ -61,6 +61,11 @@ if let i = CommandLine.arguments.firstIndex(of: "--burst-bot"), i + 3 < CommandL
     }
     exit(0)
 }
+// `--json`: only the JSON codec against Foundation's.
+if CommandLine.arguments.contains("--json") {
+    do { try JSONBench.run(quick: quick) } catch { print("bench failed: \(error)"); exit(1) }
+    exit(0)
+}
 // `--burst`: only the burst bench (replies/s against offered load, per fsync policy).
 if CommandLine.arguments.contains("--burst") {
     do { try await BurstBench.run(quick: quick) } catch { print("bench failed: \(error)"); exit(1) }
@@ -90,6 +95,7 @@ do {
     try await SocketIOBench.run(quick: quick)
     try await FloodBench.run(seconds: quick ? 10 : 60, rate: 10_000)
     try await BurstBench.run(quick: quick)
+    try JSONBench.run(quick: quick)
 } catch {
     print("bench failed: \(error)")
     exit(1)
