@@ -12,10 +12,10 @@ import PackageDescription
 //   ParleyJournal   crash-safe append-only file journal
 //   ParleyCore      events, actions, plugin API v1, the bot and its router
 //   ParleyWire      wire rules shared by clients and servers (JSON, StreamChat, Engine.IO/Socket.IO)
-//   ParleyServers   the embedded chat servers (`parley serve`, `parley demo`)
+//   ParleyServers   the embedded chat servers
 //   ParleyTransports the transports bots connect with, behind one protocol
-//   ParleyRuntime   running bots: presence, outbox delivery, fleets, demo, metrics
-//   parley          the command-line tool
+//   ParleyRuntime   running bots: one folder per stage (Presence, Router, PluginHost, Outbox), Fleet, Logs, Metrics
+//   parley          the command-line tool, the demo and the embedded-server wiring
 //   ParleyBench     `make bench`
 //   ParleyFuzzTargets the parsers under fuzz, one named target each (NIO-free)
 //   ParleyFuzz      `parley-fuzz`: libFuzzer driver (`make fuzz`), else a replay tool
@@ -102,7 +102,7 @@ let package = Package(
         .executableTarget(
             name: "parley",
             dependencies: [
-                "ParleyCore", "ParleyRuntime", "ParleyServers", "ParleyWire", "ParleyConfig", "ParleyJournal", "ParleyLua",
+                "ParleyCore", "ParleyRuntime", "ParleyServers", "ParleyTransports", "ParleyWire", "ParleyConfig", "ParleyJournal", "ParleyLua",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -2,6 +2,7 @@ import Foundation
 import ParleyCore
 import ParleyJournal
 import ParleyLua
+import ParleyRuntime
 import ParleyServers
 import ParleyTransports
 import Synchronization

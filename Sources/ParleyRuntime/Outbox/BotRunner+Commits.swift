@@ -1,0 +1,112 @@
+import Foundation
+import Logging
+import Metrics
+import ParleyCore
+import ParleyJournal
+import ParleyLua
+import ParleyTransports
+
+/// What a handler's actions become: sends wait for their transaction to be
+/// durable, then join the outbox in commit order; everything else happens now.
+extension BotRunner {
+    /// Events handled whose commit is not yet durable: past this the pump
+    /// waits for the journal instead of taking more in.
+    static let maxUncommittedEvents = 256
+    /// Sends waiting in the outbox while the drain is writing (not held by
+    /// the rate cap): past this the pump waits for the drain.
+    static let maxOutboxBacklog = 4 * sendBatchLimit
+
+
+    /// Takes a handler's actions: sends join the outbox once their transaction
+    /// is durable (at once without a pipelined journal, else when the journal
+    /// says so), in commit order; everything else is carried out now.
+    func accept(_ actions: [BotAction], events: Int = 0) async {
+        guard let host else { return }
+        var sends: [Outbox.Entry] = []
+        for a in actions {
+            if case .send(let room, let text) = a.kind, let id = a.outboxId {
+                sends.append(Outbox.Entry(id: id, plugin: a.plugin, room: room, text: text, queued: BotHost.now()))
+            }
+        }
+        dispatch(actions)
+        guard !sends.isEmpty || events > 0 else { return }
+        commitRequests += 1
+        let request = commitRequests
+        awaitingCommit.append((request, sends, events))
+        if await host.isDurable { return release(through: request) }
+        let executor = self.executor
+        await host.whenDurable { [weak self] failure in
+            Task(executorPreference: executor) { await self?.committed(through: request, failure) }
+        }
+    }
+
+    func committed(through request: UInt64, _ failure: StoreError?) {
+        if let failure {
+            fail("journal failed: \(failure)")
+            resumeCommitWaiters()
+            return
+        }
+        release(through: request)
+    }
+
+    /// Moves the sends of every commit up to `request` to the outbox, in order.
+    func release(through request: UInt64) {
+        var released = 0
+        while released < awaitingCommit.count, awaitingCommit[released].request <= request {
+            for e in awaitingCommit[released].sends { outbox.append(e) }
+            released += 1
+        }
+        awaitingCommit.removeFirst(released)
+        if uncommittedEvents <= Self.maxUncommittedEvents { resumeCommitWaiters() }
+        kickDrain()
+    }
+
+    var uncommittedEvents: Int { awaitingCommit.reduce(0) { $0 + $1.events } }
+
+    func resumeDrainWaiters() {
+        let waiters = drainWaiters
+        drainWaiters.removeAll()
+        for w in waiters { w.resume() }
+    }
+
+    func resumeCommitWaiters() {
+        let waiters = commitWaiters
+        commitWaiters.removeAll()
+        for w in waiters { w.resume() }
+    }
+
+    /// Carries out everything but sends (`accept` takes those).
+    func dispatch(_ actions: [BotAction]) {
+        for a in actions {
+            switch a.kind {
+            case .send:
+                continue
+            case .typing(let room, let on):
+                // Typing is only worth showing now; offline it is dropped.
+                if session != nil, spec.transport.capabilities.typing { typingQueue.append((room, on)) }
+            case .log(let level, let text):
+                log(level == .error ? .error : level == .warn ? .warn : .info, text, plugin: a.plugin)
+            case .error(let kind, let message):
+                RuntimeMetrics.pluginError(kind)
+                if kind == .quota {
+                    // A plugin sending into a full outbox on every event: one line a second, with a count.
+                    if let line = quotaLog.report(plugin: a.plugin, message, now: BotHost.now()) {
+                        log(.error, "\(kind.rawValue): \(line)", plugin: a.plugin)
+                    }
+                } else {
+                    log(.error, "\(kind.rawValue): \(message)", plugin: a.plugin)
+                }
+            case .away(let seconds):
+                awayUntil = BotHost.now() + seconds
+                log(.info, "away for \(Int(seconds)) s (plugin \(a.plugin))")
+                if let s = session { Task { await s.leave() } }
+            }
+        }
+    }
+
+    func flushQuotaLog(force: Bool) {
+        for (plugin, line) in quotaLog.flush(now: BotHost.now(), force: force) {
+            log(.error, "quota: \(line)", plugin: plugin)
+        }
+    }
+}

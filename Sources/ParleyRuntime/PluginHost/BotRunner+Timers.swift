@@ -1,0 +1,55 @@
+import Foundation
+import Logging
+import Metrics
+import ParleyCore
+import ParleyJournal
+import ParleyLua
+import ParleyTransports
+
+/// The plugins' timers on the bot's thread, and hot reload of plugin files.
+extension BotRunner {
+    func rescheduleTimers(_ due: Double?) {
+        guard let due, due < wakeAt, !closing else { return }
+        wakeAt = due
+        timerWakeup?.cancel()
+        // A millisecond late rather than early: the host fires what is due by then.
+        timerWakeup = executor.schedule(after: max(0, due - BotHost.now()) + 0.001) { [weak self] in
+            Task(executorPreference: self?.executor) { await self?.fireTimers() }
+        }
+    }
+
+    func fireTimers() async {
+        wakeAt = .infinity
+        timerWakeup = nil
+        guard let host, failure == nil, !closing else { return }
+        do {
+            let (actions, due) = try await host.tick()
+            await accept(actions)
+            rescheduleTimers(due)
+        } catch {
+            fail("journal failed: \(error)")
+        }
+    }
+
+
+    /// The plugins this bot loads, for whoever watches their files (`Fleet`).
+    public nonisolated var plugins: [BotSpec.PluginFile] { spec.plugins }
+
+    /// Reloads every plugin (SIGHUP).
+    public func reloadPlugins() async {
+        for p in spec.plugins { await reload(p.name) }
+    }
+
+    /// Loads a new version of one plugin; the old one keeps running if it fails.
+    public func reload(_ plugin: String) async {
+        guard let host, failure == nil, !closing else { return }
+        do {
+            let (ok, actions, due) = try await host.reload(plugin: plugin)
+            log(ok ? .info : .error, ok ? "plugin \(plugin) reloaded" : "plugin \(plugin) not reloaded; the old version keeps running")
+            await accept(actions)
+            rescheduleTimers(due)
+        } catch {
+            fail("journal failed: \(error)")
+        }
+    }
+}
