@@ -234,10 +234,9 @@ public final class Bot: PluginServices {
     /// Delivers one event to every enabled plugin, in load order.
     public func handle(_ event: BotEvent) throws(StoreError) -> [BotAction] {
         var out: [BotAction] = []
+        if event.isOwn(by: options.name) { return [] }
         switch event {
         case .message(let m):
-            // Messages the bot itself sent never reach its plugins.
-            if m.user == options.name { return [] }
             let time = m.time ?? now
             // Catch-up may hand back what the bot already handled (a reconnect
             // that overlaps its last session): the server id says so.

@@ -42,6 +42,22 @@ public enum ConnectionState: String, Sendable, CaseIterable {
 }
 
 /// Everything a transport (or the test harness) can deliver to a bot.
+extension BotEvent {
+    /// The bot's own message, join or leave. Servers echo a bot's messages to
+    /// it and announce its joins on every (re)connect; plugins never see them,
+    /// so a reconnect is not an arrival and a greeter never greets itself.
+    /// The one own-echo rule: the router applies it (`Bot.handle`, for `run`
+    /// and `parley plugin test` alike), and the runtime also drops such events
+    /// before they cross to the plugins' thread.
+    public func isOwn(by name: String) -> Bool {
+        switch self {
+        case .join(_, let user, _), .leave(_, let user, _): user == name
+        case .message(let m): m.user == name
+        default: false
+        }
+    }
+}
+
 public enum BotEvent: Sendable, Equatable {
     case message(ChatMessage)
     case join(room: String, user: String, time: Double?)

@@ -57,6 +57,20 @@ struct CLITests {
         #expect(r.stdout == #"{"plugin":"echo","action":"send","room":"r","text":"pong"}"# + "\n")
     }
 
+    /// One own-echo rule for `run` and the harness: the bot's own join, leave
+    /// and message never reach plugins, so the greeter needs no self check.
+    @Test func theBotsOwnEventsNeverReachPlugins() throws {
+        let greeter = packageRoot.appendingPathComponent("Plugins/greeter.lua").path
+        let events = [#"{"type":"join","room":"lobby","user":"parley"}"#,
+                      #"{"type":"message","room":"lobby","user":"parley","text":"!ping"}"#,
+                      #"{"type":"leave","room":"lobby","user":"parley"}"#,
+                      #"{"type":"join","room":"lobby","user":"ann"}"#].joined(separator: "\n") + "\n"
+        let r = try Self.parley(["plugin", "test", greeter, packageRoot.appendingPathComponent("Plugins/echo.lua").path, "--events", "-"], stdin: events)
+        #expect(r.status == 0, "\(r.stderr)")
+        let lines = r.stdout.split(separator: "\n")
+        #expect(lines.count == 1 && lines[0].contains("ann"), "only ann is greeted, nothing answers the bot itself: \(r.stdout)")
+    }
+
     @Test func badInputExitsTwoNamingFileAndLine() throws {
         let echo = packageRoot.appendingPathComponent("Plugins/echo.lua").path
         // (input, line of the error on stdin, message)

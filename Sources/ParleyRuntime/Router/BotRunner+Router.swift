@@ -84,7 +84,8 @@ extension BotRunner {
             case .event(let event):
                 if case .chat(let chat) = event {
                     observer.event(name, chat)
-                    if Self.isOwn(chat, name: name) { return }
+                    // Dropped here too, so they never make the trip to the plugins' thread.
+                    if chat.isOwn(by: name) { return }
                 }
                 inbox.push(event)
             case .end(let error):
@@ -112,17 +113,6 @@ extension BotRunner {
         }
     }
 
-    /// The bot's own join and leave lines: the transport echoes them on every
-    /// (re)connect, and a reconnect must not look like an arrival to plugins.
-    /// Its own messages come back too (servers echo to the sender); the bot
-    /// would drop them unseen, so they never make the trip to the Lua thread.
-    static func isOwn(_ e: BotEvent, name: String) -> Bool {
-        switch e {
-        case .join(_, let user, _), .leave(_, let user, _): user == name
-        case .message(let m): m.user == name
-        default: false
-        }
-    }
 
 
     func handle(_ event: BotEvent) async {
