@@ -16,7 +16,6 @@ extension BotRunner {
     /// the rate cap): past this the pump waits for the drain.
     static let maxOutboxBacklog = 4 * sendBatchLimit
 
-
     /// Takes a handler's actions: sends join the outbox once their transaction
     /// is durable (at once without a pipelined journal, else when the journal
     /// says so), in commit order; everything else is carried out now.
@@ -102,6 +101,8 @@ extension BotRunner {
                 if let s = session { Task { await s.leave() } }
             }
         }
+        // Typing changes go out now, without waiting for any commit.
+        if !typingQueue.isEmpty { kickDrain() }
     }
 
     func flushQuotaLog(force: Bool) {
