@@ -88,12 +88,9 @@ enum BurstBench {
     static func measure(policy: String, rate: Int, seconds: Double) async throws -> Point {
         let server = try await SocketChatServer.start(.init())
         defer { Task { await server.shutdown() } }
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("parley-burst-\(getpid())-\(policy)-\(rate)").path
-        try? FileManager.default.removeItem(atPath: dir)
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let dir = try BenchProcess.scratchDirectory("parley-burst-\(policy)-\(rate)")
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let bench = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
-        let bot = try BenchChild(role: "burst bot (ParleyBench --burst-bot)", executable: bench,
+        let bot = try BenchChild(role: "burst bot (ParleyBench --burst-bot)", executable: BenchProcess.executable,
                                  arguments: ["--burst-bot", String(server.port), dir, policy])
         var stopped = false
         defer { if !stopped { bot.stop() } }

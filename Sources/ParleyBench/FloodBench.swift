@@ -31,12 +31,9 @@ enum FloodBench {
     static func run(seconds: Double, rate: Int) async throws {
         print("\n== flood: \(rate) messages/s for \(Int(seconds)) s against the moderator (fsync always, default [bot.flow])")
         let server = try await StreamChatServer.start(.init(host: "127.0.0.1", port: 0, loginTimeout: nil))
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("parley-flood-\(getpid())").path
-        try? FileManager.default.removeItem(atPath: dir)
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let dir = try BenchProcess.scratchDirectory("parley-flood")
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let bench = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
-        let bot = try BenchChild(role: "flood bot (ParleyBench --flood-bot)", executable: bench,
+        let bot = try BenchChild(role: "flood bot (ParleyBench --flood-bot)", executable: BenchProcess.executable,
                                  arguments: ["--flood-bot", String(server.port), dir])
         _ = try bot.line(startingWith: "READY", timeout: 30)
 

@@ -105,10 +105,8 @@ public actor BotRunner {
     /// when the journal says its commit request is done.
     var awaitingCommit: [(request: UInt64, sends: [Outbox.Entry], events: Int)] = []
     var commitRequests: UInt64 = 0
-    /// The pump, waiting for commits to catch up (`maxUncommittedEvents`).
-    var commitWaiters: [CheckedContinuation<Void, Never>] = []
-    /// The pump, waiting for the outbox drain to catch up (`maxOutboxBacklog`).
-    var drainWaiters: [CheckedContinuation<Void, Never>] = []
+    /// The pump, waiting for the journal or the drain to catch up (`mustHoldBack`).
+    var pumpWaiters: [CheckedContinuation<Void, Never>] = []
     /// The drain's last batch stopped at the rate cap: a backlog is then the
     /// cap's doing, and it is for `outbox_sends` to bound, not for the pump to wait on.
     var rateHeld = false
@@ -198,8 +196,7 @@ public actor BotRunner {
         closing = true
         timerWakeup?.cancel()
         timerWakeup = nil
-        resumeCommitWaiters()
-        resumeDrainWaiters()
+        resumePump()
         flushQuotaLog(force: true)
         let deadline = BotHost.now() + 5
         while draining, BotHost.now() < deadline {

@@ -29,7 +29,7 @@ struct CheckCommand: AsyncParsableCommand {
         // The bots of one `[[bot]]` table (a fleet) share its plugins and settings: loaded once.
         var checkedTables: Set<Int> = []
         for bot in file.bots {
-            let plugins = bot.plugins.map { URL(fileURLWithPath: $0).deletingPathExtension().lastPathComponent }
+            let plugins = bot.plugins.map(pluginName(ofFile:))
             CommandOutput.print("bot \(bot.name): \(bot.transport.rawValue) \(bot.server ?? "(embedded server)"), rooms \(bot.rooms.joined(separator: ", ")), "
                 + "journal \(bot.journal ?? "none (state in memory)"), plugins \(plugins.isEmpty ? "none" : plugins.joined(separator: ", "))")
             guard checkedTables.insert(bot.line).inserted else { continue }
@@ -51,7 +51,7 @@ struct CheckCommand: AsyncParsableCommand {
         for path in bot.plugins {
             // The config reader checked the file is there; it can still vanish or be unreadable now.
             guard let data = FileManager.default.contents(atPath: path) else { return ["plugin \(path): cannot be read"] }
-            sources.append((URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent, Array(data)))
+            sources.append((pluginName(ofFile: path), Array(data)))
         }
         let paths = Dictionary(uniqueKeysWithValues: zip(sources.map(\.name), bot.plugins))
         let errors = Mutex<[String]>([])

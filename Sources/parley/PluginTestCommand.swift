@@ -74,8 +74,7 @@ struct PluginTestCommand: AsyncParsableCommand {
             guard let data = FileManager.default.contents(atPath: path) else {
                 throw UsageFailure(message: "\(path): cannot read the plugin file")
             }
-            let base = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
-            loaded.append((base, Array(data)))
+            loaded.append((pluginName(ofFile: path), Array(data)))
         }
 
         // Expected lines are read before anything runs: a missing file is a usage error, not a diff.

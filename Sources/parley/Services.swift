@@ -53,9 +53,12 @@ final class FleetService: Service {
 }
 
 /// Something that runs until the group shuts down, then stops (a server).
-struct StopOnShutdown: Service {
+/// Its name is how the group's log lines call it.
+struct StopOnShutdown: Service, CustomStringConvertible {
     let name: String
     let stop: @Sendable () async -> Void
+
+    var description: String { name }
 
     func run() async throws {
         // Thrown only when the group is cancelled instead: stop all the same.

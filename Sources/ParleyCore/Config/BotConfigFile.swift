@@ -57,6 +57,12 @@ public struct BotConfig: Sendable {
     }
 }
 
+/// A plugin's name: its file's name without the extension
+/// (`plugins/greeter.lua` is `greeter`), as `[bot.plugin.NAME]` and logs use it.
+public func pluginName(ofFile path: String) -> String {
+    URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
+}
+
 /// A parsed bot config file.
 ///
 /// Strict on purpose: an unknown key is an error naming the file, line and
@@ -180,7 +186,7 @@ public struct BotConfigFile: Sendable {
         if transport == .stomp, server == nil, stomp.discovery == nil {
             throw t.error("server", "a STOMP bot needs a server (ws://host:port/path or stomp://host:port) or stomp.discovery", kind: .missingKey)
         }
-        let pluginNames = Set(plugins.map { URL(fileURLWithPath: $0).deletingPathExtension().lastPathComponent })
+        let pluginNames = Set(plugins.map(pluginName(ofFile:)))
         var pluginLimits: [String: PluginLimits] = [:]
         _ = try t.optionalTable("plugin_limits") { pl in
             for key in pl.keys {

@@ -37,7 +37,7 @@ public struct AutoCompaction: Sendable, Equatable {
 ///
 /// By default the calls block their thread while the journal syncs (the
 /// plugin-test harness prints a send as soon as its commit returns). A
-/// running bot opens it `pipelined`: under `fsync = "always"` a write moves
+/// running bot with `fsync = "always"` opens it `pipelined`: a write moves
 /// the in-memory view and returns at once, the next event is handled while
 /// the journal syncs (one `fdatasync` then covers many events), and
 /// `whenDurable` says when everything written so far is on disk. The bot
@@ -124,7 +124,7 @@ public final class JournalStore: BotStore {
             throw StoreError("journal \(directory): \(error)")
         }
         let store = JournalStore(directory: directory, journal: journal, history: history, compaction: compaction,
-                                 pipelined: pipelined && fsync == .always)
+                                 pipelined: pipelined)
         store.recoveredSequence = recovery.lastSequence
         do {
             if let snapshot = recovery.snapshot {
@@ -661,12 +661,8 @@ public final class JournalStore: BotStore {
         /// One write's outcome; the journal acknowledges in the order of writing.
         func acknowledged(_ result: Result<UInt64, JournalError>) {
             let ready = state.withLock { s -> [(through: UInt64, done: @Sendable (StoreError?) -> Void)] in
-                switch result {
-                case .success: s.acknowledged += 1
-                case .failure(let e):
-                    s.acknowledged += 1
-                    if s.failure == nil { s.failure = StoreError("journal \(directory): \(e)") }
-                }
+                s.acknowledged += 1
+                if case .failure(let e) = result, s.failure == nil { s.failure = StoreError("journal \(directory): \(e)") }
                 let n = s.failure == nil ? s.waiters.prefix { $0.through <= s.acknowledged }.count : s.waiters.count
                 defer { s.waiters.removeFirst(n) }
                 return Array(s.waiters.prefix(n))

@@ -59,7 +59,7 @@ public enum BotSpecs {
                                           rooms: b.rooms, options: b.rest, connectTimeout: b.presence.connectTimeout, log: botLog)
             }
             let plugins = b.plugins.map {
-                BotSpec.PluginFile(name: URL(fileURLWithPath: $0).deletingPathExtension().lastPathComponent, path: $0)
+                BotSpec.PluginFile(name: pluginName(ofFile: $0), path: $0)
             }
             var options = b.botOptions
             // Every bot of a fleet gets its own seed, so 1,000 simulated users do not all say the same thing.

@@ -32,9 +32,6 @@ public struct RuntimeObserver: Sendable {
         logger = Logger(label: "parley") { _ in ForwardingLogHandler(sink: log) }
     }
 
-    /// Log lines through the handler `LoggingSystem` was bootstrapped with.
-    public static var bootstrapped: RuntimeObserver { RuntimeObserver(logger: Logger(label: "parley")) }
-
     /// Logs a record as the runtime would have.
     public func log(_ r: LogRecord) {
         var metadata: Logger.Metadata = ["bot": .string(r.bot)]

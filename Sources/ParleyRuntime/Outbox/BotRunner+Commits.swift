@@ -32,6 +32,8 @@ extension BotRunner {
         commitRequests += 1
         let request = commitRequests
         awaitingCommit.append((request, sends, events))
+        // No journal, or one that acknowledges as it writes: nothing to wait for.
+        guard host.pipelined else { return release(through: request) }
         if await host.isDurable { return release(through: request) }
         let executor = self.executor
         await host.whenDurable { [weak self] failure in
@@ -42,7 +44,7 @@ extension BotRunner {
     func committed(through request: UInt64, _ failure: StoreError?) {
         if let failure {
             fail("journal failed: \(failure)")
-            resumeCommitWaiters()
+            resumePump()
             return
         }
         release(through: request)
@@ -56,21 +58,26 @@ extension BotRunner {
             released += 1
         }
         awaitingCommit.removeFirst(released)
-        if uncommittedEvents <= Self.maxUncommittedEvents { resumeCommitWaiters() }
         kickDrain()
+        resumePump()
     }
 
     var uncommittedEvents: Int { awaitingCommit.reduce(0) { $0 + $1.events } }
 
-    func resumeDrainWaiters() {
-        let waiters = drainWaiters
-        drainWaiters.removeAll()
-        for w in waiters { w.resume() }
+    /// The pump takes no more events while too many handled ones wait for
+    /// their commit, or while replies pile up behind a drain that is writing
+    /// (not one the rate cap holds: that backlog is `outbox_sends`' to bound).
+    var mustHoldBack: Bool {
+        guard failure == nil, !closing else { return false }
+        return uncommittedEvents > Self.maxUncommittedEvents
+            || (outbox.count > Self.maxOutboxBacklog && draining && !rateHeld)
     }
 
-    func resumeCommitWaiters() {
-        let waiters = commitWaiters
-        commitWaiters.removeAll()
+    /// Lets a held-back pump look again (it waits on if it still must).
+    func resumePump() {
+        guard !pumpWaiters.isEmpty, !mustHoldBack else { return }
+        let waiters = pumpWaiters
+        pumpWaiters.removeAll()
         for w in waiters { w.resume() }
     }
 

@@ -33,7 +33,7 @@ extension BotRunner {
     func drain() async {
         defer {
             draining = false
-            resumeDrainWaiters()
+            resumePump()
         }
         while let s = session {
             if !typingQueue.isEmpty {
@@ -59,7 +59,7 @@ extension BotRunner {
                 batch.append(e)
             }
             rateHeld = wait > 0
-            if outbox.count <= Self.maxOutboxBacklog || rateHeld { resumeDrainWaiters() }
+            resumePump()
             var linkFailed = false
             if !batch.isEmpty {
                 inFlight = batch.count

@@ -19,6 +19,10 @@ actor BotHost {
     private let fsync: FsyncPolicy
     private var bot: Bot?
     private var journal: JournalStore?
+    /// Whether journal writes return before their sync (a journal with
+    /// `fsync = "always"`): only then do sends have to wait for `whenDurable`.
+    /// Under `interval` a write is acknowledged as it is made.
+    nonisolated let pipelined: Bool
 
     /// The clock plugins see: wall time.
     static func now() -> Double { Date().timeIntervalSince1970 }
@@ -29,6 +33,7 @@ actor BotHost {
         self.plugins = plugins
         self.journalDirectory = journal
         self.fsync = fsync
+        self.pipelined = journal != nil && fsync == .always
     }
 
     /// Opens the store, loads the plugins in order, then hands back sends a
@@ -42,7 +47,7 @@ actor BotHost {
             // Pipelined: the next event is handled while this one's commit syncs;
             // the runner holds sends until `whenDurable` says their commit is on disk.
             let j = try JournalStore.open(directory: dir, fsync: fsync, history: options.history,
-                                          fileLayer: MeteredFileLayer(base: PosixFileLayer()), pipelined: true)
+                                          fileLayer: MeteredFileLayer(base: PosixFileLayer()), pipelined: pipelined)
             // Ids the bot generates must not repeat those of earlier runs on this journal.
             options.messageIdPrefix = "\(options.name)-\(j.recoveredSequence)-"
             journal = j

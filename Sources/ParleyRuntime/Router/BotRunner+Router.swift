@@ -48,15 +48,11 @@ extension BotRunner {
                 let started = spec.ownThread ? Self.monotonic() : 0
                 await handle(chats)
                 if failure != nil { return nil }
-                // Commits catch up before more is taken in: meanwhile the
-                // room queues fill and shed their oldest messages, at the door.
-                while uncommittedEvents > Self.maxUncommittedEvents, failure == nil, !closing {
-                    await withCheckedContinuation { commitWaiters.append($0) }
-                }
-                // Nor do handlers get ahead of a healthy link: replies queue
-                // no deeper than a few write batches while the link keeps up.
-                while outbox.count > Self.maxOutboxBacklog, draining, !rateHeld, failure == nil, !closing {
-                    await withCheckedContinuation { drainWaiters.append($0) }
+                // The journal and the link catch up before more is taken in:
+                // meanwhile the room queues fill and shed their oldest
+                // messages, at the door.
+                while mustHoldBack {
+                    await withCheckedContinuation { pumpWaiters.append($0) }
                 }
                 // Whatever else waits for this thread (the outbox drain resuming
                 // after a write, a commit's release) gets its turn before the

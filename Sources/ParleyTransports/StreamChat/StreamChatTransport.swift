@@ -256,29 +256,18 @@ final class StreamChatSession: TransportSession {
 
     /// Multi-line text goes out as one message per line; every line is
     /// checked before the first is written, so a refused text sends nothing.
+    /// Confirmed by its echoes like a batch of one.
     nonisolated(nonsending) func send(room: String, text: String, id: String) async throws {
         let lines = try Self.lines(room: room, text: text)
-        var buffer = channel.allocator.buffer(capacity: text.utf8.count + lines.count * 10)
-        Self.encode(lines, into: &buffer)
-        guard echoTimeout > 0 else { return try await write(buffer) }
-        // Delivered when every line's echo is back; a link that dies first fails the send.
-        let channel = self.channel, echoes = self.echoes, timeout = echoTimeout
-        let timer = NIOLockedValueBox<Scheduled<Void>?>(nil)
-        defer { timer.withLockedValue { $0?.cancel() } }
-        try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, Error>) in
-            guard let id = echoes.wait(lines: lines.count, { c.resume(with: $0.mapError { $0 as any Error }) }) else { return }
-            timer.withLockedValue {
-                $0 = channel.eventLoop.scheduleTask(in: .milliseconds(Int64(timeout * 1000))) {
-                    // The link is not doing its job: drop it, and the outbox sends again after the reconnect.
-                    if echoes.end(TransportError(.timeout, "no echo of a sent message within \(timeout) s"), ifWaiting: id) {
-                        channel.close(promise: nil)
-                    }
-                }
-            }
-            channel.writeAndFlush(buffer).whenFailure { error in
-                echoes.end(TransportError(.closed, "send failed: \(error)"))
-                channel.close(promise: nil)
-            }
+        guard echoTimeout > 0 else {
+            var buffer = channel.allocator.buffer(capacity: text.utf8.count + lines.count * 10)
+            Self.encode(lines, into: &buffer)
+            return try await write(buffer)
+        }
+        switch await sendConfirmed([OutgoingMessage(room: room, text: text, id: id)])[0] {
+        case .delivered: return
+        case .refused(let error): throw error
+        case .failed(let error): throw error
         }
     }
 
