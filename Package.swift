@@ -10,11 +10,15 @@ import PackageDescription
 //   ParleyConfig    TOML parser and config readers with file:line errors
 //   CParleyJournal  CRC32C and fdatasync helpers for the journal
 //   ParleyJournal   crash-safe append-only file journal
-//   ParleyCore      events, actions, plugin API v1, the bot and its router
-//   ParleyWire      wire rules shared by clients and servers (JSON, StreamChat, Engine.IO/Socket.IO)
-//   ParleyServers   the embedded chat servers
-//   ParleyTransports the transports bots connect with, behind one protocol
-//   ParleyRuntime   running bots: one folder per stage (Presence, Router, PluginHost, Outbox), Fleet, Logs, Metrics
+//   ParleyCore      events, actions, plugin API v1, the bot and its router;
+//                   the Transport protocols and the transport registry
+//   ParleyWire      the wire codecs, NIO-free so they can be fuzzed (JSON, StreamChat, Engine.IO/Socket.IO, STOMP, REST)
+//   ParleyNet       the NIO plumbing transports share: chat bootstrap, WebSocket and HTTP clients, TLS, timeouts
+//   ParleyStreamChat the StreamChat transport: client, options, embedded server
+//   ParleySocketIO  the Socket.IO transport: Engine.IO client, SocketChat mapping, options, embedded server
+//   ParleyREST      the REST channels transport (live events over ParleySocketIO's Engine.IO client)
+//   ParleySTOMP     the STOMP transport (over WebSocket or TCP)
+//   ParleyRuntime   running bots: Config, one folder per stage (Presence, Router, PluginHost, Outbox), Fleet, Logs, Metrics
 //   parley          the command-line tool, the demo and the embedded-server wiring
 //   ParleyBench     `make bench`
 //   ParleyFuzzTargets the parsers under fuzz, one named target each (NIO-free)
@@ -64,19 +68,9 @@ let package = Package(
         .target(name: "ParleyCore", dependencies: ["ParleyLua", "ParleyConfig", "ParleyJournal", "ParleyWire"]),
         .target(name: "ParleyWire"),
         .target(
-            name: "ParleyServers",
+            name: "ParleyNet",
             dependencies: [
-                "ParleyWire",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOWebSocket", package: "swift-nio"),
-            ]
-        ),
-        .target(
-            name: "ParleyTransports",
-            dependencies: [
-                "ParleyCore", "ParleyWire",
+                "ParleyCore", "ParleyConfig",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -87,9 +81,51 @@ let package = Package(
             ]
         ),
         .target(
+            name: "ParleyStreamChat",
+            dependencies: [
+                "ParleyCore", "ParleyConfig", "ParleyNet", "ParleyWire",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        .target(
+            name: "ParleySocketIO",
+            dependencies: [
+                "ParleyCore", "ParleyConfig", "ParleyNet", "ParleyWire",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
+        ),
+        .target(
+            name: "ParleyREST",
+            dependencies: [
+                "ParleyCore", "ParleyConfig", "ParleyNet", "ParleySocketIO", "ParleyWire",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
+        ),
+        .target(
+            name: "ParleySTOMP",
+            dependencies: [
+                "ParleyCore", "ParleyConfig", "ParleyNet", "ParleyWire",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
+        .target(
             name: "ParleyRuntime",
             dependencies: [
-                "ParleyCore", "ParleyTransports", "ParleyServers", "ParleyConfig", "ParleyJournal", "ParleyLua", "ParleyWire", "CParleyLua",
+                "ParleyCore", "ParleyConfig", "ParleyJournal", "ParleyLua", "ParleyWire", "CParleyLua", "ParleyNet", "ParleyStreamChat", "ParleySocketIO", "ParleyREST", "ParleySTOMP",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -102,7 +138,7 @@ let package = Package(
         .executableTarget(
             name: "parley",
             dependencies: [
-                "ParleyCore", "ParleyRuntime", "ParleyServers", "ParleyTransports", "ParleyWire", "ParleyConfig", "ParleyJournal", "ParleyLua",
+                "ParleyCore", "ParleyRuntime", "ParleyStreamChat", "ParleySocketIO", "ParleyNet", "ParleyWire", "ParleyConfig", "ParleyJournal", "ParleyLua",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -110,7 +146,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "ParleyBench",
-            dependencies: ["ParleyCore", "ParleyLua", "ParleyJournal", "CSQLite", "ParleyRuntime", "ParleyServers", "ParleyTransports", "ParleyWire",
+            dependencies: ["ParleyCore", "ParleyLua", "ParleyJournal", "CSQLite", "ParleyRuntime", "ParleyNet", "ParleyStreamChat", "ParleySocketIO", "ParleyWire",
                            .product(name: "NIOCore", package: "swift-nio"),
                            .product(name: "NIOPosix", package: "swift-nio")]
         ),
@@ -119,25 +155,27 @@ let package = Package(
             dependencies: ["ParleyWire", "ParleyConfig", "ParleyJournal", "CParleyJournal", "CParleyLua"]
         ),
         .executableTarget(name: "ParleyFuzz", dependencies: ["ParleyFuzzTargets"]),
+        // What every test target shares (the repository's folder, scratch folders, waiting).
+        .target(name: "ParleyTestSupport", path: "Tests/ParleyTestSupport"),
         .testTarget(name: "ParleyFuzzTests", dependencies: ["ParleyFuzzTargets"]),
         .testTarget(name: "ParleyLuaTests", dependencies: ["ParleyLua", "CParleyLua"], exclude: ["Fixtures"]),
         .testTarget(name: "ParleyConfigTests", dependencies: ["ParleyConfig", "ParleyJournal"]),
         .testTarget(name: "ParleyJournalTests", dependencies: ["ParleyJournal"]),
         .testTarget(name: "ParleyWireTests", dependencies: ["ParleyWire", "ParleyJournal"]),
         .testTarget(
-            name: "ParleyServersTests",
-            dependencies: ["ParleyServers", "ParleyWire", "ParleyJournal", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+            name: "ParleyTransportsTests",
+            dependencies: ["ParleyTestSupport", "ParleyStreamChat", "ParleySocketIO", "ParleyCore", "ParleyWire", "ParleyJournal", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                            .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOWebSocket", package: "swift-nio")]
         ),
         .testTarget(
             name: "ParleyRuntimeTests",
-            dependencies: ["ParleyRuntime", "ParleyTransports", "ParleyServers", "ParleyCore", "ParleyWire", "ParleyLua", "ParleyJournal",
+            dependencies: ["ParleyTestSupport", "ParleyRuntime", "ParleyNet", "ParleyStreamChat", "ParleySocketIO", "ParleyREST", "ParleySTOMP", "ParleyConfig", "ParleyCore", "ParleyWire", "ParleyLua", "ParleyJournal",
                            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                            .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOWebSocket", package: "swift-nio"),
                            // The REST tests drive the python fixture's test endpoints over HTTP.
                            .product(name: "AsyncHTTPClient", package: "async-http-client")]
         ),
-        .testTarget(name: "ParleyCoreTests", dependencies: ["ParleyCore", "ParleyJournal", "ParleyWire"], exclude: ["Golden", "Hostile", "Crash"]),
+        .testTarget(name: "ParleyCoreTests", dependencies: ["ParleyTestSupport", "ParleyCore", "ParleyJournal", "ParleyLua", "ParleyWire"], exclude: ["Golden", "Hostile", "Crash"]),
     ],
     swiftLanguageModes: [.v6]
 )

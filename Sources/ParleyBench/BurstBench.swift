@@ -2,8 +2,7 @@ import Foundation
 import ParleyCore
 import ParleyJournal
 import ParleyRuntime
-import ParleyServers
-import ParleyTransports
+import ParleySocketIO
 import Synchronization
 
 /// Replies per second against offered load for a bot with a journal, through

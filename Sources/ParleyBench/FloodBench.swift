@@ -2,8 +2,7 @@ import Foundation
 import ParleyCore
 import ParleyLua
 import ParleyRuntime
-import ParleyServers
-import ParleyTransports
+import ParleyStreamChat
 import Synchronization
 
 /// The flood figures: 10,000 incoming messages a second for 60 s

@@ -1,8 +1,7 @@
 import Foundation
 import ParleyCore
 import ParleyRuntime
-import ParleyServers
-import ParleyTransports
+import ParleySocketIO
 import Synchronization
 
 // The bench's roles besides the load generator, each in its own process so no

@@ -2,8 +2,9 @@ import Foundation
 import NIOCore
 import NIOPosix
 import ParleyCore
+import ParleyNet
 import ParleyRuntime
-import ParleyTransports
+import ParleySocketIO
 import Synchronization
 
 /// Parley's echo bot against the same bot on python-socketio's `AsyncClient`

@@ -2,8 +2,7 @@ import Foundation
 import ParleyCore
 import ParleyLua
 import ParleyRuntime
-import ParleyServers
-import ParleyTransports
+import ParleyStreamChat
 
 /// Simulated users per process: N users, each a full Parley bot (its own
 /// plugin VM, presence loop and StreamChat connection), greeted by a greeter

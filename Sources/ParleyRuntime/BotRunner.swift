@@ -4,7 +4,6 @@ import Metrics
 import ParleyCore
 import ParleyJournal
 import ParleyLua
-import ParleyTransports
 
 /// Everything needed to run one bot.
 public struct BotSpec: Sendable {

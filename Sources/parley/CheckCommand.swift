@@ -30,7 +30,7 @@ struct CheckCommand: AsyncParsableCommand {
         var checkedTables: Set<Int> = []
         for bot in file.bots {
             let plugins = bot.plugins.map(pluginName(ofFile:))
-            CommandOutput.print("bot \(bot.name): \(bot.transport.rawValue) \(bot.server ?? "(embedded server)"), rooms \(bot.rooms.joined(separator: ", ")), "
+            CommandOutput.print("bot \(bot.name): \(bot.transport) \(bot.server ?? "(embedded server)"), rooms \(bot.rooms.joined(separator: ", ")), "
                 + "journal \(bot.journal ?? "none (state in memory)"), plugins \(plugins.isEmpty ? "none" : plugins.joined(separator: ", "))")
             guard checkedTables.insert(bot.line).inserted else { continue }
             for problem in try await Self.loadErrors(bot) {

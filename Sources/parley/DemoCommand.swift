@@ -36,7 +36,9 @@ struct DemoCommand: AsyncParsableCommand {
         guard (1...10_000).contains(users) else { throw ValidationError("--users must be between 1 and 10000") }
         guard seconds > 0, seconds <= 86_400 else { throw ValidationError("--seconds must be positive") }
         if let ramp, !(ramp >= 0 && ramp <= seconds) { throw ValidationError("--ramp must be between 0 and --seconds") }
-        guard ["streamchat", "socketio"].contains(transport) else { throw ValidationError("--transport must be streamchat or socketio") }
+        guard EmbeddedServers.transports.contains(transport) else {
+            throw ValidationError("--transport must be \(EmbeddedServers.transports.joined(separator: " or "))")
+        }
     }
 
     func run() async throws {
@@ -46,7 +48,7 @@ struct DemoCommand: AsyncParsableCommand {
         options.seconds = seconds
         options.ramp = ramp
         options.seed = seed
-        options.transport = TransportKind(rawValue: transport) ?? .streamchat
+        options.transport = transport
         options.color = isatty(STDOUT_FILENO) == 1
         let logger = logging.bootstrap()
         let demo = DemoService(demo: Demo(options: options) { line in CommandOutput.print(line) })

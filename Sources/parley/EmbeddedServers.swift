@@ -1,7 +1,7 @@
 import ParleyCore
 import ParleyRuntime
-import ParleyServers
-import ParleyTransports
+import ParleySocketIO
+import ParleyStreamChat
 
 /// The embedded chat servers `parley run` starts for bots whose config names
 /// no `server`: one per transport that needs it, on loopback, on free ports.
@@ -20,13 +20,17 @@ public final class EmbeddedServers: Sendable {
         try await start(Set(bots.filter { $0.server == nil }.map(\.transport)), log: log)
     }
 
-    /// Starts one server of each of `kinds` (those that have one: StreamChat, Socket.IO).
-    public static func start(_ kinds: Set<TransportKind>, log: @escaping @Sendable (String) -> Void = { _ in }) async throws -> EmbeddedServers {
-        let streamchat = kinds.contains(.streamchat)
+    /// The transports that have an embedded server.
+    public static let transports = [StreamChatTransport.driver.name, SocketIOTransport.driver.name]
+
+    /// Starts one server of each transport named in `transports` that has one (StreamChat, Socket.IO).
+    public static func start(_ transports: Set<String>, log: @escaping @Sendable (String) -> Void = { _ in }) async throws -> EmbeddedServers {
+        let streamchat = transports.contains(StreamChatTransport.driver.name)
             ? try await StreamChatServer.start(.init(log: { log("streamchat: \($0)") })) : nil
         let socketio: SocketChatServer?
         do {
-            socketio = kinds.contains(.socketio) ? try await SocketChatServer.start(.init(log: { log("socketio: \($0)") })) : nil
+            socketio = transports.contains(SocketIOTransport.driver.name)
+                ? try await SocketChatServer.start(.init(log: { log("socketio: \($0)") })) : nil
         } catch {
             await streamchat?.shutdown()
             throw error
@@ -35,20 +39,20 @@ public final class EmbeddedServers: Sendable {
     }
 
     /// A transport with default options for `name` on the embedded server of
-    /// `kind` (the demo's bots and people); nil when that server is not running.
-    public func transport(_ kind: TransportKind, name: String) -> (any Transport)? {
-        switch kind {
-        case .streamchat: streamchat.map { StreamChatTransport(host: "127.0.0.1", port: $0.port, name: name) }
-        case .socketio: socketio.map { SocketIOTransport(endpoint: SocketIOEndpoint(host: "127.0.0.1", port: $0.port), name: name) }
-        case .rest, .stomp: nil
+    /// `transport` (the demo's bots and people); nil when that server is not running.
+    public func transport(_ transport: String, name: String) -> (any Transport)? {
+        switch transport {
+        case StreamChatTransport.driver.name: streamchat.map { StreamChatTransport(host: "127.0.0.1", port: $0.port, name: name) }
+        case SocketIOTransport.driver.name: socketio.map { SocketIOTransport(endpoint: SocketIOEndpoint(host: "127.0.0.1", port: $0.port), name: name) }
+        default: nil
         }
     }
 
-    /// Where each one listens, for `BotSpecs.make`.
-    public var addresses: [TransportKind: (host: String, port: Int)] {
-        var a: [TransportKind: (host: String, port: Int)] = [:]
-        if let streamchat { a[.streamchat] = ("127.0.0.1", streamchat.port) }
-        if let socketio { a[.socketio] = ("127.0.0.1", socketio.port) }
+    /// Where each one listens, by transport name, for `BotSpecs.make`.
+    public var addresses: [String: HostPort] {
+        var a: [String: HostPort] = [:]
+        if let streamchat { a[StreamChatTransport.driver.name] = HostPort(host: "127.0.0.1", port: streamchat.port) }
+        if let socketio { a[SocketIOTransport.driver.name] = HostPort(host: "127.0.0.1", port: socketio.port) }
         return a
     }
 

@@ -5,7 +5,6 @@ import Logging
 import ParleyConfig
 import ParleyCore
 import ParleyRuntime
-import ParleyServers
 import ServiceLifecycle
 
 /// `parley run BOT.toml`: runs the config's bots until SIGINT/SIGTERM.
@@ -42,8 +41,8 @@ struct RunCommand: AsyncParsableCommand {
         var serverLog = logger
         serverLog[metadataKey: "server"] = "embedded"
         let servers = try await EmbeddedServers.start(for: file.bots) { [serverLog] line in serverLog.info("\(line)") }
-        for (kind, address) in servers.addresses.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
-            logger.info("embedded \(kind.rawValue) server on \(address.host):\(address.port)")
+        for (kind, address) in servers.addresses.sorted(by: { $0.key < $1.key }) {
+            logger.info("embedded \(kind) server on \(address.host):\(address.port)")
         }
         let specs: [BotSpec]
         do {
@@ -79,13 +78,13 @@ struct RunCommand: AsyncParsableCommand {
 /// Starts the `--metrics` listener when asked for; a bad address is a usage error.
 func startMetrics(_ address: String?, logger: Logger) async throws -> MetricsServer? {
     guard let address else { return nil }
-    let (host, port): (String, Int)
+    let listen: HostPort
     do {
-        (host, port) = try BotSpecs.parseAddress(address, key: "--metrics")
+        listen = try HostPort.parse(address, key: "--metrics")
     } catch {
         throw ValidationError(error.message)
     }
-    let server = try await MetricsServer.start(host: host, port: port)
-    logger.info("metrics at http://\(host):\(server.port)/metrics")
+    let server = try await MetricsServer.start(host: listen.host, port: listen.port)
+    logger.info("metrics at http://\(listen.host):\(server.port)/metrics")
     return server
 }

@@ -1,10 +1,13 @@
 import ArgumentParser
 import Foundation
 import Logging
+import ParleyCore
+import ParleyNet
 import ParleyRuntime
-import ParleyServers
-import ServiceLifecycle
+import ParleySocketIO
+import ParleyStreamChat
 import ParleyWire
+import ServiceLifecycle
 
 /// `parley serve`: the embedded chat servers on their own, for bots and
 /// people on other machines or processes to connect to. StreamChat (raw TCP)
@@ -141,7 +144,8 @@ struct ServeCommand: AsyncParsableCommand {
     /// `host:port`, `[v6]:port` → (host, port); port 0 picks a free one.
     static func split(_ address: String, key: String) throws -> (String, Int) {
         do {
-            return try BotSpecs.parseAddress(address, key: key, allowAnyPort: true)
+            let a = try HostPort.parse(address, key: key, allowAnyPort: true)
+            return (a.host, a.port)
         } catch {
             throw ValidationError(error.message)
         }

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Logging
 import ParleyRuntime
-import ParleyServers
 import ServiceLifecycle
 import Synchronization
 

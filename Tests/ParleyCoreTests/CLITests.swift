@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ParleyTestSupport
 
 /// The `parley` binary itself: golden transcripts for the shipped plugins and
 /// the harness's exit codes. `make test` builds the binary before the tests.

@@ -1,6 +1,7 @@
 import Foundation
 import ParleyCore
 import Testing
+import ParleyTestSupport
 
 /// What the bot does with a transport's catch-up: replayed messages reach
 /// plugins flagged `msg.replayed`, those whose server id the journal holds

@@ -4,6 +4,7 @@ import ParleyJournal
 import Testing
 #if canImport(Glibc)
 import Glibc
+import ParleyTestSupport
 #endif
 
 /// The journal's promise, tested on the real binary: with `--journal`, a

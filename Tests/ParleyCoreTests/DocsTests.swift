@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ParleyTestSupport
 
 /// The README is a front page and the docs describe the project as it is:
 /// every relative link resolves (file and heading), and no work history

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ParleyTestSupport
 
 /// `parley journal verify | dump | compact` on journals the harness wrote.
 struct JournalCLITests {

@@ -3,6 +3,7 @@ import ParleyCore
 import ParleyJournal
 import ParleyLua
 import Testing
+import ParleyTestSupport
 
 /// Runs `body` on the tests' big-stack Lua thread: bots and journal stores
 /// block their thread, so they never run on the cooperative pool.
@@ -273,32 +274,6 @@ func directorySize(_ path: String) -> Int {
         for d in 0..<40 { try history.append(room: "r", id: "\(d)", user: "u", text: "day \(d)", time: Double(d) * day) }
         #expect(history.count(room: "r") == 31)
         #expect(try history.page(room: "r", before: nil, after: nil, limit: 1).before != nil)
-    }
-
-    @Test func historyRetentionIsConfigurable() throws {
-        let config = try BotConfigFile.parse(text: """
-        [[bot]]
-        name = "b"
-        history_days = 7
-        history_max = 500
-        [[bot]]
-        name = "c"
-        """, path: "/tmp/bot.toml")
-        #expect(config.bots[0].history == HistoryRetention(maxMessagesPerRoom: 500, maxAge: 7 * 86_400))
-        #expect(config.bots[0].botOptions.history == config.bots[0].history)
-        #expect(config.bots[1].history == HistoryRetention())
-        do {
-            _ = try BotConfigFile.parse(text: "[[bot]]\nname = \"b\"\nhistory_max = 0\n", path: "/tmp/bot.toml")
-            Issue.record("history_max = 0 must be an error")
-        } catch {
-            #expect("\(error)".contains("history_max"))
-        }
-        do {
-            _ = try BotConfigFile.parse(text: "[[bot]]\nname = \"b\"\nhistory_dayz = 3\n", path: "/tmp/bot.toml")
-            Issue.record("an unknown key must be an error")
-        } catch {
-            #expect("\(error)".contains("history_dayz"))
-        }
     }
 
     /// 200,000 writes to one key: the journal compacts by itself and the

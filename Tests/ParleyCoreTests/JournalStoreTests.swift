@@ -1,6 +1,7 @@
 import Foundation
 import ParleyCore
 import Testing
+import ParleyTestSupport
 
 /// `parley plugin test --journal DIR`: state and history survive between runs.
 struct JournalStoreTests {

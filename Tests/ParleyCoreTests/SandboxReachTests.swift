@@ -2,6 +2,7 @@ import Foundation
 import ParleyCore
 import ParleyLua
 import Testing
+import ParleyTestSupport
 
 /// A plugin can read no file and no environment variable: the hostile
 /// plugin `Hostile/forbidden_host_reach.lua` tries every route (io, os,

@@ -2,6 +2,7 @@ import Foundation
 import ParleyCore
 import Synchronization
 import Testing
+import ParleyTestSupport
 
 /// The shipped bots' plugins (Plugins/greeter.lua, moderator.lua, persona.lua)
 /// beyond the one golden transcript each that `CLITests.goldenTranscript` runs:

@@ -3,13 +3,11 @@ import ParleyCore
 import ParleyLua
 import ParleyWire
 import Synchronization
+import ParleyTestSupport
 
 /// Test support: run a bot exactly as `parley plugin test` does, on the
 /// big-stack Lua thread, and collect what it did.
 let testExecutor = LuaThreadExecutor(name: "parley-tests")
-
-let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .deletingLastPathComponent().deletingLastPathComponent()
 
 func fixture(_ path: String) -> URL {
     URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(path)
@@ -35,21 +33,4 @@ extension BotAction {
     var sentText: String? { if case .send(_, let t) = kind { return t } else { return nil } }
     var errorKind: PluginErrorKind? { if case .error(let k, _) = kind { return k } else { return nil } }
     var logText: String? { if case .log(_, let t) = kind { return t } else { return nil } }
-}
-
-func temporaryDirectory() throws -> URL {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("parley-test-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-    return dir
-}
-
-/// What a throwing call says: its error's text, or "" when it did not throw
-/// (the config tests check that a mistake names its key).
-func errorText(_ attempt: () throws -> Void) -> String {
-    do {
-        try attempt()
-        return ""
-    } catch {
-        return "\(error)"
-    }
 }

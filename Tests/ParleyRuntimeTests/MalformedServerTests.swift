@@ -3,9 +3,10 @@ import NIOCore
 import NIOPosix
 import ParleyCore
 import ParleyRuntime
-import ParleyTransports
+import ParleyStreamChat
 import Synchronization
 import Testing
+import ParleyTestSupport
 
 /// A "server" that writes scripted bytes to whoever connects: garbage,
 /// lines split across writes, several lines per write, a line with no end.

@@ -1,6 +1,7 @@
 import Foundation
-import ParleyServers
+import ParleyStreamChat
 import Testing
+import ParleyTestSupport
 
 /// What `parley` does when its output fails: a closed pipe (`| head`) or a
 /// full disk (`> /dev/full`). Short-lived commands end quietly on a closed

@@ -1,8 +1,9 @@
 import Foundation
 import ParleyCore
-import ParleyServers
+import ParleyStreamChat
 import Synchronization
 import Testing
+import ParleyTestSupport
 
 /// The real `parley` binary (`make test` builds it first).
 let parleyBinary = packageRoot.appendingPathComponent(".build/debug/parley").path

@@ -1,10 +1,10 @@
 import Foundation
 import ParleyCore
 import ParleyRuntime
-import ParleyServers
-import ParleyTransports
+import ParleyStreamChat
 import Synchronization
 import Testing
+import ParleyTestSupport
 
 /// End to end over loopback: the embedded StreamChat server, real clients
 /// (`Person`) and bots run by the runtime exactly as `parley run` runs them.

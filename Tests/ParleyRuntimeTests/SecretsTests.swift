@@ -2,12 +2,14 @@ import Foundation
 import NIOCore
 import NIOPosix
 import ParleyCore
-@testable import ParleyRuntime
-import ParleyServers
-@testable import ParleyTransports
+@testable import ParleyREST
+@testable import ParleySocketIO
+@testable import ParleySTOMP
 import ParleyWire
 import Synchronization
 import Testing
+@testable import ParleyRuntime
+import ParleyTestSupport
 
 /// Tokens, passwords and passcodes never appear in what a bot prints: its
 /// log lines (the runtime observer, and `parley run`'s stdout and stderr),

@@ -3,9 +3,11 @@ import Foundation
 import NIOCore
 import NIOPosix
 import ParleyCore
-@testable import ParleyTransports
+@testable import ParleyNet
+@testable import ParleySocketIO
 import Synchronization
 import Testing
+import ParleyTestSupport
 
 /// A raw TCP client on NIO: writes what it is given and counts what it reads,
 /// or, with `reading: false`, never reads at all (a small receive buffer, so

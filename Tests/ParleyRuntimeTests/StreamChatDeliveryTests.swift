@@ -2,11 +2,11 @@ import Foundation
 import ParleyConfig
 import ParleyCore
 import ParleyRuntime
-import ParleyServers
-import ParleyTransports
+import ParleyStreamChat
 import ParleyWire
 import Synchronization
 import Testing
+import ParleyTestSupport
 
 /// A StreamChat send counts as delivered only when the server's echo of it
 /// came back, not when it was written to the socket.

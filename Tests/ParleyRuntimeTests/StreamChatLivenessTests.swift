@@ -1,11 +1,12 @@
 import Foundation
 import ParleyCore
+import ParleyNet
 import ParleyRuntime
-import ParleyServers
-import ParleyTransports
+import ParleyStreamChat
 import ParleyWire
 import Synchronization
 import Testing
+import ParleyTestSupport
 
 /// StreamChat has no heartbeat. A quiet room must not look like a dead link
 /// (nobody sees a leave and a join), while a peer that vanishes without a FIN

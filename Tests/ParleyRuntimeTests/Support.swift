@@ -2,30 +2,9 @@ import Foundation
 import ParleyCore
 import ParleyLua
 import ParleyRuntime
-import ParleyServers
-import ParleyTransports
+import ParleyStreamChat
 import Synchronization
-
-let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .deletingLastPathComponent().deletingLastPathComponent()
-
-func temporaryDirectory() throws -> URL {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("parley-rt-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-    return dir
-}
-
-/// Polls `condition` until it holds or `seconds` pass; the result says which.
-/// Generous by default: on a loaded CI machine one journal fsync has taken
-/// seconds, and a deadline only costs time when something is really wrong.
-func eventually(_ seconds: Double = 20, _ condition: () async -> Bool) async -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-        if await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(20))
-    }
-    return await condition()
-}
+import ParleyTestSupport
 
 /// A person in the chat: a real client (StreamChat by default, or any
 /// transport) that records what it hears.

@@ -1,8 +1,8 @@
 import Foundation
 import ParleyCore
-import ParleyTransports
 import Synchronization
 import Testing
+import ParleyTestSupport
 
 /// A session's events on their own: the hand-over from transport to runner.
 struct TransportEventsTests {

@@ -4,7 +4,6 @@ import Metrics
 import ParleyCore
 import ParleyJournal
 import ParleyLua
-import ParleyTransports
 
 /// What a handler's actions become: sends wait for their transaction to be
 /// durable, then join the outbox in commit order; everything else happens now.

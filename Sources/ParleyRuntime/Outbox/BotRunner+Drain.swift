@@ -4,7 +4,7 @@ import Metrics
 import ParleyCore
 import ParleyJournal
 import ParleyLua
-import ParleyTransports
+import ParleyNet
 
 /// The outbox drain: queued sends to the transport in batches, paced by the
 /// rate cap, recorded as delivered once the transport confirmed them.

@@ -4,7 +4,6 @@ import Metrics
 import ParleyCore
 import ParleyJournal
 import ParleyLua
-import ParleyTransports
 
 /// The plugins' timers on the bot's thread, and hot reload of plugin files.
 extension BotRunner {

@@ -3,7 +3,7 @@ import Foundation
 import NIOCore
 import NIOPosix
 import ParleyLua
-import ParleyTransports
+import ParleyNet
 
 /// The thread a bot's plugins and its runner live on.
 ///

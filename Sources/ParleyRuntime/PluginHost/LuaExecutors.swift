@@ -1,6 +1,6 @@
 import Foundation
 import ParleyLua
-import ParleyTransports
+import ParleyNet
 
 /// The threads plugin VMs run on: a few `LuaThreadExecutor`s shared
 /// round-robin by every bot of the process.

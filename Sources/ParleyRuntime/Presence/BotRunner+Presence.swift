@@ -4,7 +4,7 @@ import Metrics
 import ParleyCore
 import ParleyJournal
 import ParleyLua
-import ParleyTransports
+import ParleyNet
 
 /// Presence: connect, go online, pump events, reconnect with full-jitter
 /// backoff when the link dies; every change is a `connection` event.

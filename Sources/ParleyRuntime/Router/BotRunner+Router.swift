@@ -4,7 +4,6 @@ import Metrics
 import ParleyCore
 import ParleyJournal
 import ParleyLua
-import ParleyTransports
 
 /// The router side of a runner: the session's events into the per-room
 /// inbox (own echoes dropped), and from there to the plugins in batches.

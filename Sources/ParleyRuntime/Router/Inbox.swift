@@ -1,6 +1,5 @@
 import NIOCore
 import ParleyCore
-import ParleyTransports
 import Synchronization
 
 /// Events a session delivered that the bot's plugins have not handled yet:

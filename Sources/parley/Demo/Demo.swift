@@ -3,8 +3,7 @@ import ParleyCore
 import ParleyJournal
 import ParleyLua
 import ParleyRuntime
-import ParleyServers
-import ParleyTransports
+import ParleyStreamChat
 import Synchronization
 
 /// `parley demo`: the embedded server, the greeter and moderator bots, and
@@ -28,7 +27,7 @@ public struct Demo: Sendable {
         public var color = false
         /// `streamchat` (the default) or `socketio` (the embedded SocketChat
         /// server; people show typing before they speak).
-        public var transport = TransportKind.streamchat
+        public var transport = StreamChatTransport.driver.name
         public init(pluginsDirectory: String) { self.pluginsDirectory = pluginsDirectory }
     }
 
@@ -67,8 +66,8 @@ public struct Demo: Sendable {
     }
 
     public func run() async throws -> Summary {
-        guard options.transport == .streamchat || options.transport == .socketio else {
-            throw DemoError("the demo runs on streamchat or socketio, not \(options.transport.rawValue)")
+        guard EmbeddedServers.transports.contains(options.transport) else {
+            throw DemoError("the demo runs on \(EmbeddedServers.transports.joined(separator: " or ")), not \(options.transport)")
         }
         let started = Date()
         let servers = try await EmbeddedServers.start([options.transport])
@@ -77,7 +76,7 @@ public struct Demo: Sendable {
         let tally = Tally(people: people.map(\.name))
         let transcript = Transcript(color: options.color, print: print)
         let seed = options.seed ?? UInt64.random(in: 1...UInt64.max)
-        print(transcript.header("parley demo: \(options.transport.rawValue) server on 127.0.0.1:\(port), \(options.users) simulated people, \(Int(options.seconds)) s, seed \(seed)"))
+        print(transcript.header("parley demo: \(options.transport) server on 127.0.0.1:\(port), \(options.users) simulated people, \(Int(options.seconds)) s, seed \(seed)"))
 
         var observer = RuntimeObserver { record in
             if record.plugin == "moderator", record.text.hasPrefix("audit") {

@@ -1,9 +1,10 @@
 import Foundation
+import ParleyCore
 import ParleyJournal
-import ParleyTransports
 import ParleyWire
 import Synchronization
 import Testing
+import ParleyTestSupport
 
 /// One line the room received, from the server's own record (never a
 /// person's view: a person reconnecting after a server restart misses what

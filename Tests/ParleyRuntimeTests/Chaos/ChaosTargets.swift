@@ -2,10 +2,11 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import ParleyCore
-import ParleyServers
-@testable import ParleyTransports
+@testable import ParleySTOMP
+@testable import ParleyStreamChat
 import ParleyWire
 import Synchronization
+import ParleyTestSupport
 
 // The four transports the chaos runner drives, one adapter each: how the
 // server starts and restarts, how a person talks there, and where the

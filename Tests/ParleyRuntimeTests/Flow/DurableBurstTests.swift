@@ -1,9 +1,9 @@
 import Foundation
 import ParleyCore
 import ParleyRuntime
-import ParleyServers
-import ParleyTransports
+import ParleySocketIO
 import Testing
+import ParleyTestSupport
 
 /// A bot whose journal syncs every commit (`fsync = "always"`) under a burst,
 /// through the embedded SocketChat server: it keeps answering while the burst

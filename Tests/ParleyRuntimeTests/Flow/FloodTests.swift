@@ -2,8 +2,9 @@ import Foundation
 import ParleyCore
 import ParleyLua
 import ParleyRuntime
-import ParleyServers
+import ParleyStreamChat
 import Testing
+import ParleyTestSupport
 
 /// `[bot.flow]` end to end over the embedded StreamChat server: a flood the
 /// plugins cannot keep up with is shed per room (drop-oldest, counted,

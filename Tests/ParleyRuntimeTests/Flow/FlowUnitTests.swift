@@ -1,5 +1,4 @@
 import ParleyCore
-import ParleyTransports
 import Testing
 @testable import ParleyRuntime
 

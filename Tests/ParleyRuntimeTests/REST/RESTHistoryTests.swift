@@ -1,8 +1,8 @@
 import Foundation
 import ParleyCore
 import ParleyRuntime
-import ParleyTransports
 import Testing
+import ParleyTestSupport
 
 /// `bot.history` in a REST room pages through the journal, which the
 /// backfill and catch-up keep complete: a channel with 10,000 messages is

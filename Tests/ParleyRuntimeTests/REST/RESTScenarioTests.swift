@@ -1,9 +1,11 @@
 import Foundation
 import ParleyCore
-@testable import ParleyRuntime
-@testable import ParleyTransports
+@testable import ParleyREST
+@testable import ParleySocketIO
 import ParleyWire
 import Testing
+@testable import ParleyRuntime
+import ParleyTestSupport
 
 /// Bots on REST channel chat, end to end over loopback against the python
 /// fixture (`rest_server.py`): chats sent with HTTP, received over a

@@ -2,7 +2,9 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import ParleyCore
-@testable import ParleyTransports
+@testable import ParleyNet
+@testable import ParleyREST
+@testable import ParleySocketIO
 import ParleyWire
 
 /// The python REST chat fixture (`Tests/Fixtures/python/rest_server.py`) with

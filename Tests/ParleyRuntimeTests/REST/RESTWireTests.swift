@@ -1,5 +1,5 @@
 import ParleyCore
-@testable import ParleyTransports
+@testable import ParleyREST
 import ParleyWire
 import Testing
 

@@ -2,7 +2,7 @@ import Foundation
 import NIOCore
 import NIOPosix
 import ParleyCore
-import ParleyTransports
+import ParleySTOMP
 import Testing
 
 /// Every test that talks to the RabbitMQ node runs in here, one at a time:

@@ -5,6 +5,7 @@ import NIOPosix
 import NIOWebSocket
 import ParleyWire
 import Synchronization
+import ParleyTestSupport
 
 /// A scriptable STOMP-over-WebSocket "broker": it upgrades any request to
 /// `/ws` (whatever its query), answers CONNECT with CONNECTED (no heart-beats) and every frame

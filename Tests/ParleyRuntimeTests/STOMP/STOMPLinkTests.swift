@@ -4,9 +4,10 @@ import NIOHTTP1
 import NIOPosix
 import ParleyCore
 import ParleyRuntime
-@testable import ParleyTransports
+@testable import ParleySTOMP
 import Synchronization
 import Testing
+import ParleyTestSupport
 
 extension RabbitMQTests {
     /// What keeps a STOMP link honest on RabbitMQ: receipts, heart-beats,

@@ -1,9 +1,10 @@
 import Foundation
 import ParleyCore
 import ParleyRuntime
-@testable import ParleyTransports
+@testable import ParleySTOMP
 import ParleyWire
 import Testing
+import ParleyTestSupport
 
 /// The STOMP client against a hostile broker: a `RawSTOMPPeer` sends garbage
 /// and the bot must log it, drop the link, reconnect and go on answering,

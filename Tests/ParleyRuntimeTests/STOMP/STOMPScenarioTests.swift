@@ -1,8 +1,9 @@
 import Foundation
 import ParleyCore
 import ParleyRuntime
-@testable import ParleyTransports
+@testable import ParleySTOMP
 import Testing
+import ParleyTestSupport
 
 extension RabbitMQTests {
     /// Bots on RabbitMQ over STOMP, end to end over loopback; people are a

@@ -1,6 +1,6 @@
 import ParleyCore
 import ParleyRuntime
-@testable import ParleyTransports
+@testable import ParleySTOMP
 import ParleyWire
 import Testing
 

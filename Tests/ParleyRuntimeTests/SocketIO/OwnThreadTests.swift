@@ -1,9 +1,9 @@
 import Foundation
 import ParleyCore
 import ParleyRuntime
-import ParleyTransports
 import Synchronization
 import Testing
+import ParleyTestSupport
 
 /// `own_thread = true` over Socket.IO, against the real python-socketio
 /// server and the embedded one: the bot's link is read on the thread its

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import ParleyTestSupport
 
 /// A python fixture from `Tests/Fixtures/python/` (the SocketChat server, the
 /// REST chat server, ...): a real third-party server, run as a child process

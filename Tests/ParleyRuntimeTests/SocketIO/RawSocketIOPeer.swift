@@ -5,6 +5,7 @@ import NIOPosix
 import NIOWebSocket
 import ParleyWire
 import Synchronization
+import ParleyTestSupport
 
 /// A scriptable Engine.IO "server" that speaks nothing on its own: it accepts
 /// `GET /socket.io/?EIO=4&transport=websocket`, upgrades, and from then on

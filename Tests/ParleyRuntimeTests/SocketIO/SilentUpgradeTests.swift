@@ -1,7 +1,7 @@
 import NIOCore
 import NIOPosix
 import ParleyCore
-import ParleyTransports
+import ParleySocketIO
 import Testing
 
 /// A server that accepts the TCP connection and never says a word: the

@@ -1,5 +1,5 @@
 import ParleyCore
-@testable import ParleyTransports
+@testable import ParleySocketIO
 import ParleyWire
 import Testing
 

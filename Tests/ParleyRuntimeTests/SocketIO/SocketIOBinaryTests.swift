@@ -1,9 +1,10 @@
 import Foundation
 import ParleyCore
-@testable import ParleyTransports
+@testable import ParleySocketIO
 import ParleyWire
 import Synchronization
 import Testing
+import ParleyTestSupport
 
 /// BINARY_EVENT both ways against the real python-socketio fixture: the
 /// client's attachments reach the server intact (its `binaryEcho` acks their

@@ -1,10 +1,11 @@
 import Foundation
 import ParleyCore
 import ParleyRuntime
-import ParleyTransports
+import ParleySocketIO
 import ParleyWire
 import Synchronization
 import Testing
+import ParleyTestSupport
 
 /// The Socket.IO client transport against a hostile or broken server: a
 /// `RawSocketIOPeer` sends malformed, truncated and out-of-place packets, and

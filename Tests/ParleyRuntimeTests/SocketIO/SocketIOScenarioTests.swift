@@ -1,10 +1,11 @@
 import Foundation
 import ParleyCore
 import ParleyRuntime
-@testable import ParleyTransports
+@testable import ParleySocketIO
 import ParleyWire
 import Synchronization
 import Testing
+import ParleyTestSupport
 
 /// Bots on Socket.IO, end to end over loopback, each scenario against the
 /// real python-socketio server and against Parley's embedded server.

@@ -1,8 +1,9 @@
 import Foundation
 import ParleyCore
 import ParleyRuntime
-@testable import ParleyTransports
+@testable import ParleySocketIO
 import Testing
+import ParleyTestSupport
 
 /// A throwaway certificate authority and a server certificate for 127.0.0.1
 /// (an IP SAN; `subjectAltName` names another), made with the `openssl`

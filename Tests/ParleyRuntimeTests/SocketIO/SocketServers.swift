@@ -1,7 +1,6 @@
 import Foundation
 import ParleyCore
-import ParleyServers
-import ParleyTransports
+import ParleySocketIO
 import Testing
 
 /// The two Socket.IO servers every scenario runs against: python-socketio

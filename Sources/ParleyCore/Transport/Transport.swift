@@ -1,0 +1,166 @@
+
+/// A way to reach a chat server. Each transport (StreamChat, Socket.IO, REST,
+/// STOMP) implements this once; the runtime's presence loop drives it and
+/// never needs to know which one it has.
+///
+/// A transport makes sessions: one connected, announced link with its rooms
+/// joined. When the link dies the session ends and presence asks for a new
+/// one, so reconnect policy lives in one place (the runtime), not in every
+/// transport.
+public protocol Transport: Sendable {
+    /// What this transport can do; the bot's plugins see it as `bot.transport`.
+    var capabilities: TransportCapabilities { get }
+
+    /// Connects, announces the bot and joins its rooms. Returns once the
+    /// session can send; throws `TransportError` when it cannot.
+    func connect() async throws -> any TransportSession
+
+    /// What the bot does when a session reports `.kicked` (another login):
+    /// stop (the default) or log in again after a delay. Transports whose
+    /// config offers the choice (STOMP's `kick_policy`) override it.
+    var kickPolicy: KickPolicy { get }
+
+    /// Connects like `connect()`, told where the bot's journal stands in each
+    /// room (the server id and time of the newest message it handled there;
+    /// no entry: it never saw one). A transport that can ask the server for
+    /// what it missed (REST's `cursor_date`) catches up from there before any
+    /// live event, also after a restart; the others ignore it.
+    func connect(resumingAfter cursors: [String: RoomCursor]) async throws -> any TransportSession
+
+    /// Masks this transport's secrets (passwords, tokens, credential headers):
+    /// the transport passes its own log lines through it, and the runtime
+    /// every line and outcome of the bot that uses it.
+    var redactor: Redactor { get }
+}
+
+extension Transport {
+    public var kickPolicy: KickPolicy { .stop }
+
+    /// Transports without secrets (StreamChat) mask nothing.
+    public var redactor: Redactor { Redactor() }
+
+    /// Transports without catch-up connect as usual.
+    public func connect(resumingAfter cursors: [String: RoomCursor]) async throws -> any TransportSession {
+        try await connect()
+    }
+}
+
+/// One live connection.
+public protocol TransportSession: Sendable {
+    /// What the server says, in order, pushed to the runner (see
+    /// `TransportEvents`). Ends cleanly after a clean `leave()`, and with the
+    /// reason when the link is lost.
+    var events: TransportEvents { get }
+
+    /// Hands one message to the server. Returns when the transport counts it
+    /// as delivered (written to the socket, or acknowledged where the protocol
+    /// has receipts); throws when it was not, so the outbox keeps it.
+    /// Runs on the caller's executor (`nonisolated(nonsending)`): the runner
+    /// calls it from its Lua thread for every message, and a hop to the
+    /// cooperative pool and back would cost two thread wakes each time.
+    nonisolated(nonsending) func send(room: String, text: String, id: String) async throws
+
+    /// Hands several messages to the server, in order, as one write where
+    /// the protocol allows. Returns what became of each, in order, for a
+    /// prefix of `batch`: it stops after the first `.failed` (the link is
+    /// going down), and the messages past its end were not delivered.
+    ///
+    /// Why: the runner's outbox holds every reply a batch of events made.
+    /// Sent one by one from the Lua thread, each costs a wake of the event
+    /// loop and a wake back for its completion; under load those wakes, not
+    /// the bytes, are where a bot's time goes (the Socket.IO bench). Transports
+    /// whose deliveries are confirmed one by one (receipts, acks, HTTP
+    /// requests) keep the default, which sends one at a time.
+    nonisolated(nonsending) func send(_ batch: [OutgoingMessage]) async -> [SendOutcome]
+
+    /// Shows or hides the typing indicator (ignored where the transport has none).
+    nonisolated(nonsending) func typing(room: String, on: Bool) async throws
+
+    /// Leaves cleanly (StreamChat: `LEAVE::::END`) and closes the link.
+    func leave() async
+
+    /// Drops the link without a goodbye (used on shutdown timeouts and errors).
+    func close() async
+}
+
+/// One message of `TransportSession.send(_:)`: its room, text and the
+/// outbox id that marks it delivered in the journal.
+public struct OutgoingMessage: Sendable, Equatable {
+    public var room: String
+    public var text: String
+    public var id: String
+
+    public init(room: String, text: String, id: String) {
+        self.room = room
+        self.text = text
+        self.id = id
+    }
+}
+
+/// What became of one message of a batch.
+public enum SendOutcome: Sendable {
+    /// Counted as delivered, as `send(room:text:id:)` counts it.
+    case delivered
+    /// This message will never go out (too long, an unknown room): drop it.
+    case refused(TransportError)
+    /// Not delivered because the link failed; nothing after it was either.
+    case failed(any Error)
+}
+
+extension TransportSession {
+    /// One at a time, each confirmed before the next.
+    public nonisolated(nonsending) func send(_ batch: [OutgoingMessage]) async -> [SendOutcome] {
+        await sendOneByOne(batch)
+    }
+
+    /// The default of `send(_:)`, for the transports that override it only in some modes.
+    public nonisolated(nonsending) func sendOneByOne(_ batch: [OutgoingMessage]) async -> [SendOutcome] {
+        var outcomes: [SendOutcome] = []
+        outcomes.reserveCapacity(batch.count)
+        for m in batch {
+            do {
+                try await send(room: m.room, text: m.text, id: m.id)
+                outcomes.append(.delivered)
+            } catch let error as TransportError where error.kind == .refused {
+                outcomes.append(.refused(error))
+            } catch {
+                outcomes.append(.failed(error))
+                break
+            }
+        }
+        return outcomes
+    }
+}
+
+/// What a session reports besides chat events.
+public enum TransportEvent: Sendable, Equatable {
+    case chat(BotEvent)
+    /// The server threw the bot out (another login, a ban); carries the reason.
+    case kicked(String)
+    /// History from before the bot first joined `room`, oldest first: it goes
+    /// into the journal (so `bot.history` reaches back) but never to plugins.
+    /// `through` is the newest message on the server when the bot joined;
+    /// the room's last-seen cursor is set to it even when `messages` is empty
+    /// (configured backfill 0, an empty room), so the next connect catches up
+    /// from there rather than backfilling again.
+    case backfill(room: String, messages: [ChatMessage], through: RoomCursor)
+}
+
+/// Why a transport failed, in words an operator can act on.
+public struct TransportError: Error, Sendable, CustomStringConvertible, Equatable {
+    public enum Kind: String, Sendable {
+        case connect, timeout, closed, idle, protocolViolation = "protocol", refused
+        /// The server will not have the bot back (its credentials were
+        /// revoked): like `TransportEvent.kicked`, but found while connecting.
+        case kicked
+    }
+    public var kind: Kind
+    public var message: String
+
+    public init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    public var description: String { message }
+}

@@ -1,0 +1,64 @@
+import AsyncHTTPClient
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import ParleyCore
+
+/// The HTTP clients of every transport (Socket.IO polling, REST, STOMP
+/// discovery): one per CA file (none: the system trust store alone), made on first use and kept for the life of the
+/// process, so none is ever shut down under a request. Not `HTTPClient.shared`:
+/// that one asks for gzip and refuses answers that inflate more than 25×,
+/// which python-engineio's compressed polling answers of repetitive text do.
+package enum HTTPClients {
+    private static let clients = NIOLockedValueBox<[String: HTTPClient]>([:])
+
+    package static func client(caFile: String?) -> HTTPClient {
+        clients.withLockedValue { clients in
+            if let c = clients[caFile ?? ""] { return c }
+            let c = makeClient(caFile: caFile)
+            clients[caFile ?? ""] = c
+            return c
+        }
+    }
+
+    /// A client of its own, configured as the shared ones are; whoever makes
+    /// one shuts it down (async-http-client traps on a client freed unshut).
+    package static func makeClient(caFile: String?) -> HTTPClient {
+        var config = HTTPClient.Configuration()
+        config.tlsConfiguration = TransportTLS.configuration(caFile: caFile)
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: config)
+    }
+
+    /// One request; non-200 answers are errors naming the status and body.
+    /// Used for polling and for STOMP discovery; REST reads statuses itself.
+    /// Errors name the URL with its query values masked (`Redactor.url`): a
+    /// query may carry a token.
+    package static func request(client: HTTPClient, url: String, method: HTTPMethod, headers: HTTPHeaders, body: String?,
+                        timeout: TimeAmount, limit: Int) async throws -> String {
+        var req = HTTPClientRequest(url: url)
+        req.method = method
+        req.headers = headers
+        if let body {
+            req.headers.replaceOrAdd(name: "Content-Type", value: "text/plain;charset=UTF-8")
+            req.body = .bytes(ByteBuffer(string: body))
+        }
+        let named = Redactor.url(url)
+        let response: HTTPClientResponse
+        do {
+            response = try await client.execute(req, timeout: timeout)
+        } catch {
+            throw TransportError(.connect, "\(method) \(named): \(TransportTLS.describe(error))")
+        }
+        let bytes: ByteBuffer
+        do {
+            bytes = try await response.body.collect(upTo: limit)
+        } catch {
+            throw TransportError(.protocolViolation, "\(method) \(named): answer over \(limit) bytes or cut short: \(error)")
+        }
+        let text = String(buffer: bytes)
+        guard response.status == .ok else {
+            throw TransportError(.closed, "\(method) \(named): HTTP \(response.status.code) \(String(text.prefix(200)))")
+        }
+        return text
+    }
+}

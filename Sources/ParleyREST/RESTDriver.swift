@@ -1,0 +1,34 @@
+import Foundation
+import ParleyConfig
+import ParleyCore
+import ParleyNet
+import ParleySocketIO
+
+extension RESTTransport {
+    /// `transport = "rest"` and its `[bot.rest]` table.
+    public static let driver = TransportDriver(name: "rest") { table, bot in
+        var options = try table.map(RESTOptions.read) ?? RESTOptions()
+        options.caFile = options.caFile.map(bot.resolve)
+        if let ca = options.caFile, !FileManager.default.isReadableFile(atPath: ca) {
+            throw bot.table.error("rest", "ca_file \(ca) does not exist or cannot be read")
+        }
+        if bot.chosen {
+            // Checked here, once: a REST bot without these could never log in.
+            if options.email.isEmpty || options.password.isEmpty {
+                throw bot.table.error("rest", "a REST bot needs rest.email and rest.password (or rest.password_env)")
+            }
+            if let bad = bot.rooms.first(where: { RESTOptions.splitRoom($0) == nil }) {
+                throw bot.table.error("rooms", "'\(bad)' is not workspace/channel (REST rooms name a workspace and one of its channels)")
+            }
+        }
+        return options
+    }
+}
+
+extension RESTOptions: TransportOptions {
+    public func makeTransport(for bot: TransportTarget) throws(ConfigError) -> any Transport {
+        let e = try HTTPEndpoint.of(bot, transport: RESTTransport.driver.name)
+        return RESTTransport(endpoint: SocketIOEndpoint(host: e.host, port: e.port, tls: e.tls), name: bot.name,
+                             rooms: bot.rooms, options: self, connectTimeout: bot.connectTimeout, log: bot.log)
+    }
+}

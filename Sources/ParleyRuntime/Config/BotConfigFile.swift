@@ -1,0 +1,236 @@
+import Foundation
+import ParleyConfig
+import ParleyJournal
+import ParleyCore
+import ParleyLua
+import ParleyREST
+import ParleySTOMP
+import ParleySocketIO
+import ParleyStreamChat
+
+extension TransportRegistry {
+    /// The transports Parley ships: what `transport = "…"` may name.
+    public static let standard = TransportRegistry([
+        StreamChatTransport.driver, SocketIOTransport.driver, RESTTransport.driver, STOMPTransport.driver,
+    ])
+}
+
+/// One `[[bot]]` of a config file, with paths resolved against the file's folder.
+public struct BotConfig: Sendable {
+    public var name: String
+    /// The transport's name (`transport = "…"`, one of the registry's).
+    public var transport: String
+    /// nil: start the embedded server.
+    public var server: String?
+    public var rooms: [String]
+    /// Plugin files, absolute.
+    public var plugins: [String]
+    /// Journal directory, absolute; nil keeps state in memory.
+    public var journal: String?
+    /// When the journal acknowledges a write (`fsync`, `fsync_interval_ms`).
+    public var fsync: FsyncPolicy
+    /// How much history each room keeps (`history_days`, `history_max`).
+    public var history: HistoryRetention
+    public var commandPrefix: String
+    public var limits: PluginLimits
+    public var pluginLimits: [String: PluginLimits]
+    public var pluginConfig: [String: LuaValue]
+    /// The config line of this bot's `[[bot]]` header, for messages.
+    public var line: Int
+    /// `[bot.presence]`: reconnects and the offline outbox.
+    public var presence = PresenceOptions()
+    /// `[bot.flow]`: incoming queue bounds and the outgoing rate cap.
+    public var flow = FlowOptions()
+    /// `own_thread`: the bot's plugins and its link share a thread of the
+    /// bot's own (lower latency; a busy plugin delays this bot's I/O).
+    public var ownThread = false
+    /// `[bot.<transport>]`: the transport's own keys, read by its driver.
+    public var transportOptions: any TransportOptions
+
+    /// The transport's options as their own type (nil when the bot speaks another transport).
+    public func options<O: TransportOptions>(_ type: O.Type) -> O? { transportOptions as? O }
+
+    /// The plugin host's view of this bot.
+    public var botOptions: BotOptions {
+        var o = BotOptions(name: name)
+        o.commandPrefix = commandPrefix
+        o.limits = limits
+        o.pluginLimits = pluginLimits
+        o.pluginConfig = pluginConfig
+        o.history = history
+        return o
+    }
+}
+
+/// A plugin's name: its file's name without the extension
+/// (`plugins/greeter.lua` is `greeter`), as `[bot.plugin.NAME]` and logs use it.
+public func pluginName(ofFile path: String) -> String {
+    URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
+}
+
+/// A parsed bot config file.
+///
+/// Strict on purpose: an unknown key is an error naming the file, line and
+/// key (a typo in `instructions` must not silently leave the default), and so
+/// is every wrong type or out-of-range value.
+public struct BotConfigFile: Sendable {
+    public var path: String
+    public var bots: [BotConfig]
+
+    public static func load(path: String, transports: TransportRegistry = .standard) throws(ConfigError) -> BotConfigFile {
+        let doc = try TOMLDocument(contentsOfFile: path, file: path)
+        return try parse(doc, path: path, transports: transports)
+    }
+
+    public static func parse(text: String, path: String, transports: TransportRegistry = .standard) throws(ConfigError) -> BotConfigFile {
+        try parse(try TOMLDocument(parsing: text, file: path), path: path, transports: transports)
+    }
+
+    private static func parse(_ doc: TOMLDocument, path: String, transports: TransportRegistry) throws(ConfigError) -> BotConfigFile {
+        let base = URL(fileURLWithPath: path).deletingLastPathComponent()
+        let resolve: @Sendable (String) -> String = { p in
+            p.hasPrefix("/") ? p : base.appendingPathComponent(p).standardizedFileURL.path
+        }
+        do {
+            let bots: [BotConfig] = try doc.read { root in
+                try root.tableArray("bot") { (_, t) in try readBot(t, resolve: resolve, transports: transports) }.flatMap { $0 }
+            }
+            if bots.isEmpty {
+                throw ConfigError(kind: .missingKey, file: path, line: 1, key: "bot", message: "no [[bot]] table: nothing to run")
+            }
+            var seen: Set<String> = []
+            for b in bots where !seen.insert(b.name).inserted {
+                throw ConfigError(kind: .invalidValue, file: path, line: b.line, key: "bot.name", message: "two bots are named '\(b.name)'")
+            }
+            return BotConfigFile(path: path, bots: bots)
+        } catch let e as ConfigError {
+            throw e
+        } catch {
+            throw ConfigError(kind: .io, file: path, line: 0, message: "\(error)")
+        }
+    }
+
+    /// The bot a single-bot command (like `parley plugin test`) uses: the one named, else the first.
+    public func bot(named name: String?) throws(ConfigError) -> BotConfig {
+        guard let name else { return bots[0] }
+        if let b = bots.first(where: { $0.name == name }) { return b }
+        if bots.count == 1 { return bots[0] }
+        throw ConfigError(kind: .invalidValue, file: path, line: 1, key: "bot.name",
+                          message: "no bot named '\(name)' (have: \(bots.map(\.name).joined(separator: ", ")))")
+    }
+
+    private static func readBot(_ t: TableReader, resolve: @escaping @Sendable (String) -> String,
+                                transports: TransportRegistry) throws -> [BotConfig] {
+        let line = t.table.position.line
+        let name = try t.string("name")
+        if name.isEmpty { throw t.error("name", "the bot name must not be empty") }
+        let count = try t.int("count", default: 1, range: 1...100_000)
+        if count > 1, !name.contains("{n}") {
+            throw t.error("name", "a fleet (count = \(count)) needs {n} in its name, e.g. \"user{n}\"")
+        }
+        let transport = try t.oneOf("transport", transports.names, default: transports.names[0])
+        let server = try t.optionalString("server")
+        let rooms = try t.stringArray("rooms", default: ["lobby"])
+        let plugins = try t.stringArray("plugins", default: []).map(resolve)
+        // Checked here, once: a bot that runs without a plugin it names is a
+        // bot doing less than its operator thinks, for ever.
+        for p in plugins {
+            var isFolder: ObjCBool = false
+            if !FileManager.default.fileExists(atPath: p, isDirectory: &isFolder) {
+                throw t.error("plugins", "plugin file \(p) does not exist")
+            }
+            if isFolder.boolValue || !FileManager.default.isReadableFile(atPath: p) {
+                throw t.error("plugins", "plugin file \(p) cannot be read\(isFolder.boolValue ? " (it is a folder)" : "")")
+            }
+        }
+        let journal = try t.optionalString("journal").map(resolve)
+        let fsyncName = try t.oneOf("fsync", ["always", "interval", "never"], default: "always")
+        let fsyncInterval = try t.int("fsync_interval_ms", default: 1000, range: 1...3_600_000)
+        let fsync: FsyncPolicy = fsyncName == "always" ? .always : fsyncName == "never" ? .never : .interval(milliseconds: fsyncInterval)
+        let historyDays = try t.double("history_days", default: 30, range: 0.001...36_500)
+        let historyMax = try t.int("history_max", default: 100_000, range: 1...100_000_000)
+        let history = HistoryRetention(maxMessagesPerRoom: historyMax, maxAge: historyDays * 86_400)
+        let prefix = try t.string("prefix", default: "!")
+        let limits = try t.optionalTable("limits") { l in try readLimits(l, base: PluginLimits()) } ?? PluginLimits()
+        let presence = try t.optionalTable("presence") { p in try PresenceOptions.read(p) } ?? PresenceOptions()
+        let flow = try t.optionalTable("flow") { f in try FlowOptions.read(f) } ?? FlowOptions()
+        let ownThread = try t.bool("own_thread", default: false)
+        // Every transport's table is read (and checked) when present; the bot keeps its own transport's.
+        let names = count > 1 ? (1...count).map { name.replacingOccurrences(of: "{n}", with: String($0)) } : [name]
+        var transportOptions: (any TransportOptions)?
+        for driver in transports.drivers {
+            let keys = TransportBotKeys(table: t, chosen: driver.name == transport, names: names, rooms: rooms,
+                                        server: server, ownThread: ownThread, resolve: resolve)
+            // Read inside the table's closure, so its unknown keys are reported when it returns.
+            let options = try t.optionalTable(driver.name) { try driver.read($0, keys) } ?? driver.read(nil, keys)
+            if keys.chosen { transportOptions = options }
+        }
+        let pluginNames = Set(plugins.map(pluginName(ofFile:)))
+        var pluginLimits: [String: PluginLimits] = [:]
+        _ = try t.optionalTable("plugin_limits") { pl in
+            for key in pl.keys {
+                pluginLimits[key] = try pl.table(key) { l in try readLimits(l, base: limits) }
+            }
+        }
+        var pluginConfig: [String: LuaValue] = [:]
+        if let table = t.rawTable("plugin") {
+            for entry in table.entries {
+                guard case .table(let sub) = entry.value.kind else {
+                    throw ConfigError(kind: .typeMismatch, file: table.file, line: entry.keyPosition.line,
+                                      key: "bot.plugin.\(entry.key)", message: "expected a table of this plugin's settings")
+                }
+                if !pluginNames.isEmpty, !pluginNames.contains(entry.key) {
+                    throw ConfigError(kind: .unknownKey, file: table.file, line: entry.keyPosition.line,
+                                      key: "bot.plugin.\(entry.key)",
+                                      message: "settings for a plugin this bot does not load (plugins: \(pluginNames.sorted().joined(separator: ", ")))")
+                }
+                pluginConfig[entry.key] = luaValue(.table(sub))
+            }
+        }
+        return (1...count).map { n in
+            var b = BotConfig(name: count > 1 ? name.replacingOccurrences(of: "{n}", with: String(n)) : name,
+                      transport: transport, server: server, rooms: rooms, plugins: plugins,
+                      journal: journal.map { count > 1 ? $0.replacingOccurrences(of: "{n}", with: String(n)) : $0 },
+                      fsync: fsync, history: history, commandPrefix: prefix,
+                      limits: limits, pluginLimits: pluginLimits, pluginConfig: pluginConfig, line: line,
+                      transportOptions: transportOptions!)
+            b.presence = presence
+            b.flow = flow
+            b.ownThread = ownThread
+            return b
+        }
+    }
+
+    /// `[bot.limits]` and `[bot.plugin_limits.NAME]`; each key overrides `base`.
+    private static func readLimits(_ l: TableReader, base: PluginLimits) throws(ConfigError) -> PluginLimits {
+        var o = base
+        o.instructions = try l.int("instructions", default: base.instructions, range: 1_000...)
+        o.timeMilliseconds = try l.int("time_ms", default: base.timeMilliseconds, range: 1...600_000)
+        o.memoryBytes = try l.int("memory_kb", default: base.memoryBytes / 1024, range: 256...(16 << 20)) * 1024
+        o.sendsPerEvent = try l.int("sends_per_event", default: base.sendsPerEvent, range: 0...100_000)
+        o.messageBytes = try l.int("message_bytes", default: base.messageBytes, range: 1...(1 << 24))
+        o.logLinesPerEvent = try l.int("log_lines_per_event", default: base.logLinesPerEvent, range: 0...1_000_000)
+        o.logLineBytes = try l.int("log_line_bytes", default: base.logLineBytes, range: 16...(1 << 20))
+        o.timers = try l.int("timers", default: base.timers, range: 0...1_000_000)
+        o.minTimerInterval = try l.double("min_timer_interval", default: base.minTimerInterval, range: 0.001...)
+        o.stateKeyBytes = try l.int("state_key_bytes", default: base.stateKeyBytes, range: 1...(1 << 20))
+        o.stateValueBytes = try l.int("state_value_bytes", default: base.stateValueBytes, range: 16...(1 << 30))
+        o.stateTotalBytes = try l.int("state_total_bytes", default: base.stateTotalBytes, range: 16...(1 << 34))
+        o.outboxSends = try l.int("outbox_sends", default: base.outboxSends, range: 1...10_000_000)
+        o.failuresBeforeDisable = try l.int("failures_before_disable", default: base.failuresBeforeDisable, range: 1...1_000_000)
+        return o
+    }
+
+    /// TOML → Lua, for `bot.config`. Date-times become their text.
+    static func luaValue(_ node: TOMLNode.Kind) -> LuaValue {
+        switch node {
+        case .string(let s): .string(s)
+        case .integer(let i): .int(i)
+        case .float(let d): .double(d)
+        case .bool(let b): .bool(b)
+        case .datetime(let d): .string(d.text)
+        case .array(let items): .list(items.map { luaValue($0.kind) })
+        case .table(let t): .table(array: [], hash: t.entries.map { LuaPair(key: .string($0.key), value: luaValue($0.value.kind)) })
+        }
+    }
+}

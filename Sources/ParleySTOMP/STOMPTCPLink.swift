@@ -1,0 +1,101 @@
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import NIOSSL
+import ParleyCore
+import ParleyNet
+
+/// STOMP straight over TCP (`stomp://host:port`, TLS with `stomp+ssl://`).
+final class STOMPTCPLink: STOMPLink {
+    private let channel: Channel
+    private let closing: NIOLockedValueBox<Bool>
+
+    private init(channel: Channel, closing: NIOLockedValueBox<Bool>) {
+        self.channel = channel
+        self.closing = closing
+    }
+
+    static func connect(host: String, port: Int, tls: Bool, timeout: Double, sink: STOMPLinkSink) async throws -> STOMPTCPLink {
+        let closing = NIOLockedValueBox(false)
+        let sslContext: NIOSSLContext?
+        do {
+            sslContext = tls ? try NIOSSLContext(configuration: TransportTLS.configuration(caFile: nil)) : nil
+        } catch {
+            throw TransportError(.refused, "TLS settings for \(host):\(port) are unusable: \(error)")
+        }
+        let bootstrap = ClientBootstrap.forChat(connectTimeout: timeout)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let ops = channel.pipeline.syncOperations
+                    if let sslContext {
+                        try ops.addHandler(try NIOSSLClientHandler(context: sslContext, serverHostname: host.isIPAddress ? nil : host))
+                    }
+                    try ops.addHandler(STOMPTCPHandler(sink: sink, closing: closing))
+                }
+            }
+        do {
+            let channel = try await bootstrap.connect(host: host, port: port).get()
+            return STOMPTCPLink(channel: channel, closing: closing)
+        } catch {
+            throw TransportError(.connect, "cannot connect to STOMP server \(host):\(port): \(TransportTLS.describe(error))")
+        }
+    }
+
+    func enqueue(_ bytes: [UInt8]) {
+        channel.writeAndFlush(channel.allocator.buffer(bytes: bytes), promise: nil)
+    }
+
+    func send(_ bytes: [UInt8]) async throws {
+        do {
+            try await channel.writeAndFlush(channel.allocator.buffer(bytes: bytes)).get()
+        } catch {
+            throw TransportError(.closed, "STOMP write failed: \(error)")
+        }
+    }
+
+    func close() {
+        closing.withLockedValue { $0 = true }
+        channel.close(promise: nil)
+    }
+
+    func abort() { close() }
+}
+
+/// Bytes in, to the sink; the first error or close is reported once.
+private final class STOMPTCPHandler: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+
+    private let sink: STOMPLinkSink
+    private let closing: NIOLockedValueBox<Bool>
+    private var finished = false
+
+    init(sink: STOMPLinkSink, closing: NIOLockedValueBox<Bool>) {
+        self.sink = sink
+        self.closing = closing
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !finished else { return }
+        let buffer = unwrapInboundIn(data)
+        if let error = sink.bytes(Array(buffer.readableBytesView)) {
+            finish(error)
+            context.close(promise: nil)
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: Error) {
+        finish(TransportError(.closed, "connection error: \(error)"))
+        context.close(promise: nil)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        finish(closing.withLockedValue { $0 } ? nil : TransportError(.closed, "the server closed the connection"))
+        context.fireChannelInactive()
+    }
+
+    private func finish(_ error: TransportError?) {
+        guard !finished else { return }
+        finished = true
+        sink.closed(error)
+    }
+}

@@ -1,0 +1,43 @@
+import ParleyCore
+import ParleyNet
+
+/// STOMP over WebSocket (`ws://host:port/ws`, RabbitMQ Web-STOMP): frames go
+/// out as text messages (binary when the bytes are not UTF-8) and whatever
+/// arrives, text or binary, one frame per message or several, is bytes for
+/// the STOMP decoder.
+struct STOMPWebSocketLink: STOMPLink {
+    let connection: WebSocketConnection
+
+    static func connect(_ e: STOMPEndpoint, headers: [String: String], maxFrameSize: Int, timeout: Double,
+                        sink: STOMPLinkSink) async throws -> STOMPWebSocketLink {
+        var headers = headers
+        // Spring and RabbitMQ pick the STOMP subprotocol from this list.
+        if !headers.keys.contains(where: { $0.lowercased() == "sec-websocket-protocol" }) {
+            headers["Sec-WebSocket-Protocol"] = "v12.stomp, v11.stomp, v10.stomp"
+        }
+        let target = WebSocketTarget(host: e.host, port: e.port, requestTarget: e.requestTarget,
+                                     headers: headers, tls: e.tls ? TransportTLS.configuration(caFile: nil) : nil)
+        let connection = try await WebSocketConnection.connect(
+            to: target, maxFrameSize: maxFrameSize, timeout: timeout,
+            sink: WebSocketSink(message: { m in
+                switch m {
+                case .text(let s): sink.bytes(Array(s.utf8))
+                case .binary(let b): sink.bytes(b)
+                }
+            }, closed: sink.closed))
+        return STOMPWebSocketLink(connection: connection)
+    }
+
+    private static func message(_ bytes: [UInt8]) -> WebSocketMessage {
+        if let s = String(validating: bytes, as: UTF8.self) { return .text(s) }
+        return .binary(bytes)
+    }
+
+    func enqueue(_ bytes: [UInt8]) { connection.enqueue([Self.message(bytes)]) }
+
+    func send(_ bytes: [UInt8]) async throws { try await connection.send([Self.message(bytes)]) }
+
+    func close() { connection.close() }
+
+    func abort() { connection.abort() }
+}

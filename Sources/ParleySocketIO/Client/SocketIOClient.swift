@@ -1,0 +1,218 @@
+import NIOConcurrencyHelpers
+import NIOCore
+import ParleyCore
+import ParleyNet
+import ParleyWire
+
+/// Socket.IO v5 over one Engine.IO session: namespace connects, events, acks
+/// with a per-call timeout, binary packets.
+///
+/// Events reach `notify` in the order the server sent them, on the thread
+/// that read them; nothing here blocks, so a slow consumer never stalls the
+/// heartbeat.
+package final class SocketIOClient: Sendable {
+    /// An event from the server.
+    package struct Event: Sendable {
+        package var namespace: String
+        package var name: String
+        package var arguments: [JSONValue]
+        /// Binary attachments, resolved from placeholders (`SocketIO.attachment(for:in:)`).
+        package var packet: SocketIO.Packet
+    }
+
+    package enum Notice: Sendable {
+        case event(Event)
+        /// The server disconnected a namespace on its own (a kick).
+        case disconnected(namespace: String)
+        /// A CONNECT_ERROR after the namespace was connected.
+        case refused(namespace: String, message: String)
+    }
+
+    private struct State {
+        var reassembler = SocketIO.Reassembler()
+        var nextAckID = 0
+        var acks: [Int: CheckedContinuation<[JSONValue], Error>] = [:]
+        var connects: [String: CheckedContinuation<String, Error>] = [:]
+        var connected: [String: String] = [:]
+        var ended: TransportError?
+    }
+
+    private let state = NIOLockedValueBox(State())
+    private let engineBox = NIOLockedValueBox<EngineIOConnection?>(nil)
+    private let notify: @Sendable (Notice) -> Void
+    private let log: @Sendable (String) -> Void
+
+    private var engine: EngineIOConnection { engineBox.withLockedValue { $0! } }
+
+    package var linkName: String { engine.linkName }
+
+    private init(notify: @escaping @Sendable (Notice) -> Void, log: @escaping @Sendable (String) -> Void) {
+        self.notify = notify
+        self.log = log
+    }
+
+    /// Opens the Engine.IO session. `ended` is called once when it is over.
+    package static func open(_ settings: EngineIOConnection.Settings, notify: @escaping @Sendable (Notice) -> Void,
+                     ended: @escaping @Sendable (TransportError?) -> Void,
+                     log: @escaping @Sendable (String) -> Void) async throws -> SocketIOClient {
+        let client = SocketIOClient(notify: notify, log: log)
+        let engine = try await EngineIOConnection.open(settings, deliver: { [weak client] p in client?.receive(p) },
+                                                       ended: { [weak client] e in
+                                                           client?.failAll(e ?? TransportError(.closed, "the session was closed"))
+                                                           ended(e)
+                                                       }, log: log)
+        client.engineBox.withLockedValue { $0 = engine }
+        return client
+    }
+
+    // MARK: namespaces
+
+    /// Connects a namespace; returns its Socket.IO sid. A refusal
+    /// (CONNECT_ERROR, either form) throws `.refused` with the server's words.
+    package func connect(namespace: String, auth: JSONValue?, timeout: Double) async throws -> String {
+        let text = SocketIO.encode(SocketIO.Packet(type: .connect, namespace: namespace, data: auth)).text
+        let timer = afterTimeout(timeout) { [weak self] in
+            self?.resolveConnect(namespace, .failure(TransportError(.timeout, "no answer to CONNECT \(namespace) within \(timeout) s")))
+        }
+        defer { timer.cancel() }
+        return try await withCheckedThrowingContinuation { (c: CheckedContinuation<String, Error>) in
+            let dead = state.withLockedValue { s -> TransportError? in
+                if let e = s.ended { return e }
+                s.connects[namespace] = c
+                return nil
+            }
+            if let dead { c.resume(throwing: dead); return }
+            engine.enqueue([.message(text)])
+        }
+    }
+
+    private func resolveConnect(_ namespace: String, _ result: Result<String, Error>) {
+        let waiter = state.withLockedValue { s -> CheckedContinuation<String, Error>? in
+            if case .success(let sid) = result { s.connected[namespace] = sid }
+            return s.connects.removeValue(forKey: namespace)
+        }
+        waiter?.resume(with: result)
+    }
+
+    // MARK: emitting
+
+    /// The Engine.IO packets of one event (its text, then each attachment),
+    /// checked against the server's maxPayload before anything is written.
+    package func packets(_ name: String, _ args: [JSONValue], namespace: String, id: Int? = nil,
+                         attachments: [[UInt8]]) throws -> [EngineIO.Packet] {
+        var packet = SocketIO.Packet.event(name, args, namespace: namespace, id: id)
+        packet.attachments = attachments
+        let (text, binary) = SocketIO.encode(packet)
+        let packets: [EngineIO.Packet] = [.message(text)] + binary.map { .binary($0) }
+        try engine.check(packets)
+        return packets
+    }
+
+    /// Emits an event and returns once it is written (no ack asked).
+    package nonisolated(nonsending) func emit(_ name: String, _ args: [JSONValue], namespace: String, attachments: [[UInt8]] = []) async throws {
+        try await engine.send(packets(name, args, namespace: namespace, attachments: attachments))
+    }
+
+    /// Writes the packets of several events (from `packets`) with one flush;
+    /// returns once written.
+    package nonisolated(nonsending) func emit(packets: [EngineIO.Packet]) async throws {
+        try await engine.send(packets)
+    }
+
+    /// Emits an event asking for an ack; returns the ack's arguments, or throws
+    /// `.timeout` when none comes within `timeout` seconds.
+    package nonisolated(nonsending) func emitWithAck(_ name: String, _ args: [JSONValue], namespace: String, attachments: [[UInt8]] = [],
+                     timeout: Double) async throws -> [JSONValue] {
+        let id = state.withLockedValue { s -> Int in
+            defer { s.nextAckID += 1 }
+            return s.nextAckID
+        }
+        let packets = try packets(name, args, namespace: namespace, id: id, attachments: attachments)
+        let timer = afterTimeout(timeout) { [weak self] in
+            self?.resolveAck(id, .failure(TransportError(.timeout, "no ack for '\(name)' within \(timeout) s")))
+        }
+        defer { timer.cancel() }
+        return try await withCheckedThrowingContinuation { (c: CheckedContinuation<[JSONValue], Error>) in
+            let dead = state.withLockedValue { s -> TransportError? in
+                if let e = s.ended { return e }
+                s.acks[id] = c
+                return nil
+            }
+            if let dead { c.resume(throwing: dead); return }
+            engine.enqueue(packets)
+        }
+    }
+
+    private func resolveAck(_ id: Int, _ result: Result<[JSONValue], Error>) {
+        let waiter = state.withLockedValue { $0.acks.removeValue(forKey: id) }
+        waiter?.resume(with: result)
+    }
+
+    /// Leaves the namespaces (`41`) and closes the session.
+    package func close() {
+        let namespaces = state.withLockedValue { Array($0.connected.keys) }
+        engine.enqueue(namespaces.sorted().map { .message(SocketIO.encode(SocketIO.Packet(type: .disconnect, namespace: $0)).text) })
+        engine.close()
+    }
+
+    package func abort() {
+        engine.close()
+    }
+
+    // MARK: receiving
+
+    private func receive(_ packet: EngineIO.Packet) {
+        let complete: SocketIO.Packet?
+        do {
+            switch packet {
+            case .message(let text):
+                let (p, expecting) = try SocketIO.decode(text)
+                complete = state.withLockedValue { $0.reassembler.add(p, expecting: expecting) }
+            case .binary(let bytes):
+                complete = try state.withLockedValue { s throws(SocketIO.DecodeError) in try s.reassembler.add(binary: bytes) }
+            default:
+                return
+            }
+        } catch {
+            log("socketio: dropped a malformed packet (\(error))")
+            return
+        }
+        guard let p = complete else { return }
+        switch p.type {
+        case .connect:
+            let sid = p.data?["sid"]?.string ?? ""
+            resolveConnect(p.namespace, .success(sid))
+        case .connectError:
+            let message = p.connectErrorMessage ?? "refused"
+            let waiting = state.withLockedValue { $0.connects[p.namespace] != nil }
+            if waiting {
+                resolveConnect(p.namespace, .failure(TransportError(.refused, "the server refused namespace \(p.namespace): \(message)")))
+            } else {
+                notify(.refused(namespace: p.namespace, message: message))
+            }
+        case .disconnect:
+            state.withLockedValue { _ = $0.connected.removeValue(forKey: p.namespace) }
+            notify(.disconnected(namespace: p.namespace))
+        case .event, .binaryEvent:
+            guard let name = p.eventName else { return }
+            if let id = p.id {
+                // Bots have nothing to return; an empty ack keeps servers that wait for one happy.
+                engine.enqueue([.message(SocketIO.encode(SocketIO.Packet(type: .ack, namespace: p.namespace, id: id, data: .array([]))).text)])
+            }
+            notify(.event(Event(namespace: p.namespace, name: name, arguments: p.eventArguments, packet: p)))
+        case .ack, .binaryAck:
+            guard let id = p.id else { return }
+            resolveAck(id, .success(p.eventArguments))
+        }
+    }
+
+    private func failAll(_ error: TransportError) {
+        let (acks, connects) = state.withLockedValue { s in
+            s.ended = error
+            defer { s.acks = [:]; s.connects = [:] }
+            return (Array(s.acks.values), Array(s.connects.values))
+        }
+        for a in acks { a.resume(throwing: error) }
+        for c in connects { c.resume(throwing: error) }
+    }
+}

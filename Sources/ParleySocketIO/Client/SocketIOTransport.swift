@@ -1,0 +1,175 @@
+import NIOConcurrencyHelpers
+import NIOCore
+import ParleyCore
+import ParleyNet
+import ParleyWire
+
+extension TransportCapabilities {
+    /// Socket.IO with SocketChat's event set: typing and roster; several rooms
+    /// only with a namespace per room; no server history; no length limit
+    /// beyond the server's maxPayload.
+    public static func socketio(roomsPerNamespace: Bool, typing: Bool) -> TransportCapabilities {
+        TransportCapabilities(name: "socketio", rooms: roomsPerNamespace, typing: typing, roster: true,
+                              serverHistory: false, kick: false)
+    }
+}
+
+/// Socket.IO (Engine.IO v4, Socket.IO v5) as a `Transport`, speaking the
+/// SocketChat event set unless the config renames the events.
+///
+/// A session is one Engine.IO connection with the bot's namespaces
+/// connected and `connectUser` sent in each. Liveness is Engine.IO's own
+/// heartbeat: no ping within pingInterval + pingTimeout ends the session and
+/// presence reconnects.
+public struct SocketIOTransport: Transport {
+    public var endpoint: SocketIOEndpoint
+    public var name: String
+    public var rooms: [String]
+    public var options: SocketIOOptions
+    public var connectTimeout: Double
+    /// Already masked by `redactor`.
+    public var log: @Sendable (String) -> Void
+    /// The auth payload's and the query's values, and the credential headers.
+    public let redactor: Redactor
+
+    public init(endpoint: SocketIOEndpoint, name: String, rooms: [String] = ["lobby"], options: SocketIOOptions = SocketIOOptions(),
+                connectTimeout: Double = 10, log: @escaping @Sendable (String) -> Void = { _ in }) {
+        var endpoint = endpoint
+        endpoint.path = options.path
+        endpoint.query = options.query.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        self.endpoint = endpoint
+        self.name = name
+        self.rooms = rooms.isEmpty ? ["lobby"] : rooms
+        self.options = options
+        self.connectTimeout = connectTimeout
+        let redactor = Redactor()
+        redactor.add(options.headers)
+        redactor.add(options.query, all: true)
+        redactor.add(options.auth ?? [:], all: true)
+        self.redactor = redactor
+        self.log = redactor.wrap(log)
+    }
+
+    public var capabilities: TransportCapabilities {
+        .socketio(roomsPerNamespace: options.namespacePerRoom, typing: !options.events.startType.isEmpty)
+    }
+
+    /// Namespace → room, in the config's room order.
+    var namespaces: [(namespace: String, room: String)] {
+        if options.namespacePerRoom {
+            return rooms.map { (options.namespaceTemplate.replacingOccurrences(of: "{room}", with: $0), $0) }
+        }
+        return [(options.namespace, rooms[0])]
+    }
+
+    public func connect() async throws -> any TransportSession {
+        let events = TransportEvents()
+        let rooms = Dictionary(namespaces.map { ($0.namespace, $0.room) }, uniquingKeysWith: { a, _ in a })
+        let mapper = NIOLockedValueBox(SocketChatMapper(events: options.events, botName: name))
+        let log = self.log
+        let settings = EngineIOConnection.Settings(
+            endpoint: endpoint, links: options.transports, headers: options.headers, caFile: options.caFile,
+            connectTimeout: connectTimeout)
+        let client = try await SocketIOClient.open(settings, notify: { notice in
+            switch notice {
+            case .event(let e):
+                guard let room = rooms[e.namespace] else { return }
+                for chat in mapper.withLockedValue({ $0.map(e.name, e.arguments, room: room) }) { events.yield(.chat(chat)) }
+            // Packets for a namespace the bot never joined are not about it (the JS client ignores them too).
+            case .disconnected(let namespace):
+                guard rooms[namespace] != nil else { return }
+                events.yield(.kicked("the server disconnected the bot from namespace \(namespace)"))
+            case .refused(let namespace, let message):
+                guard rooms[namespace] != nil else { return }
+                events.finish(throwing: TransportError(.closed, "the server refused namespace \(namespace): \(message)"))
+            }
+        }, ended: { error in
+            events.finish(throwing: error)
+        }, log: log)
+        // However the session ends (a refusal, a lost link, the consumer gone), the link goes with it.
+        events.onTermination = { client.abort() }
+        do {
+            let auth: JSONValue? = options.auth.map { a in .object(a.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }) }
+            for (namespace, _) in namespaces {
+                _ = try await client.connect(namespace: namespace, auth: auth, timeout: connectTimeout)
+                if !options.events.connectUser.isEmpty {
+                    try await client.emit(options.events.connectUser, [.string(name)], namespace: namespace)
+                }
+            }
+        } catch {
+            client.abort()
+            throw error
+        }
+        return SocketIOSession(client: client, events: events, name: name, options: options,
+                               namespaceOf: Dictionary(namespaces.map { ($0.room, $0.namespace) }, uniquingKeysWith: { a, _ in a }))
+    }
+}
+
+/// One Socket.IO connection with the bot's namespaces joined.
+final class SocketIOSession: TransportSession {
+    let client: SocketIOClient
+    let events: TransportEvents
+    private let name: String
+    private let options: SocketIOOptions
+    private let namespaceOf: [String: String]
+
+    init(client: SocketIOClient, events: TransportEvents, name: String, options: SocketIOOptions,
+         namespaceOf: [String: String]) {
+        self.client = client
+        self.events = events
+        self.name = name
+        self.options = options
+        self.namespaceOf = namespaceOf
+    }
+
+    private func namespace(_ room: String) throws -> String {
+        guard let ns = namespaceOf[room] else {
+            throw TransportError(.refused, "this bot is not in room '\(room)' (rooms: \(namespaceOf.keys.sorted().joined(separator: ", ")))")
+        }
+        return ns
+    }
+
+    /// With `ack_sends` the send counts only once the server acks it; an ack
+    /// that does not come in time leaves the message in the outbox, so it may
+    /// go out twice (at-least-once).
+    nonisolated(nonsending) func send(room: String, text: String, id: String) async throws {
+        let ns = try namespace(room)
+        let args: [JSONValue] = [.string(name), .string(text)]
+        if options.ackSends {
+            _ = try await client.emitWithAck(options.events.chatMessage, args, namespace: ns, timeout: options.ackTimeout)
+        } else {
+            try await client.emit(options.events.chatMessage, args, namespace: ns)
+        }
+    }
+
+    /// Without `ack_sends`, every message of the batch goes out in one write
+    /// (one frame each, one flush); with it, one at a time, each waiting for its ack.
+    nonisolated(nonsending) func send(_ batch: [OutgoingMessage]) async -> [SendOutcome] {
+        if options.ackSends { return await sendOneByOne(batch) }
+        var packets: [EngineIO.Packet] = []
+        // Building a packet fails only on what this message is (its room, its size).
+        return await sendAsOneWrite(batch, encode: { m in
+            packets += try client.packets(options.events.chatMessage, [.string(name), .string(m.text)],
+                                          namespace: try namespace(m.room), attachments: [])
+        }, write: { try await client.emit(packets: packets) })
+    }
+
+    nonisolated(nonsending) func typing(room: String, on: Bool) async throws {
+        let event = on ? options.events.startType : options.events.stopType
+        if event.isEmpty { return }
+        try await client.emit(event, [.string(name)], namespace: try namespace(room))
+    }
+
+    func leave() async {
+        if !options.events.exitUser.isEmpty {
+            for ns in Set(namespaceOf.values).sorted() {
+                try? await client.emit(options.events.exitUser, [.string(name)], namespace: ns)
+            }
+        }
+        client.close()
+    }
+
+    func close() async {
+        client.abort()
+    }
+}

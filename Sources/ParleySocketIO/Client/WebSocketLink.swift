@@ -1,0 +1,83 @@
+import NIOCore
+import NIOSSL
+import ParleyCore
+import ParleyNet
+import ParleyWire
+import Synchronization
+
+/// Where a link hands what it receives: packets in order, then exactly one
+/// `closed` (nil: closed on purpose by this side).
+struct LinkSink: Sendable {
+    var packet: @Sendable (EngineIO.Packet) -> Void
+    var closed: @Sendable (TransportError?) -> Void
+    /// Text frames that are not Engine.IO (logged and dropped, never fatal).
+    var malformed: @Sendable (String) -> Void
+}
+
+/// Engine.IO over one `WebSocketConnection`: one packet per message.
+final class WebSocketLink: EngineIOLink {
+    private let connection: WebSocketConnection
+    /// The largest message accepted; the server's maxPayload once its open packet is read.
+    var frameLimit: FrameLimit { connection.frameLimit }
+
+    private init(connection: WebSocketConnection) {
+        self.connection = connection
+    }
+
+    /// Connects and upgrades; throws `TransportError` when the TCP connect,
+    /// TLS or the HTTP upgrade fails.
+    static func connect(endpoint: SocketIOEndpoint, sid: String?, headers: [String: String], tls: TLSConfiguration?,
+                        maxFrameSize: Int, timeout: Double, sink: LinkSink) async throws -> WebSocketLink {
+        let target = WebSocketTarget(host: endpoint.host, port: endpoint.port,
+                                     requestTarget: endpoint.target(transport: .websocket, sid: sid),
+                                     headers: headers, tls: tls)
+        /// An open packet was read (a broken one after that is noise, not a failed open).
+        let opened = Atomic(false)
+        let messages = WebSocketSink(
+            message: { message in
+                switch message {
+                case .binary(let bytes):
+                    sink.packet(.binary(bytes))
+                case .text(let text):
+                    do {
+                        let packet = try EngineIO.decode(text: text)
+                        if case .open = packet { opened.store(true, ordering: .relaxed) }
+                        sink.packet(packet)
+                    } catch {
+                        if text.hasPrefix("0"), !opened.load(ordering: .relaxed) {
+                            // A broken open packet: nothing can follow it, so fail now rather than at the connect timeout.
+                            return TransportError(.protocolViolation, "the Engine.IO open packet is malformed (\(error))")
+                        }
+                        sink.malformed("dropped a frame that is not Engine.IO (\(error)): \(String(text.prefix(80)).debugDescription)")
+                    }
+                }
+                return nil
+            },
+            closed: sink.closed)
+        let connection = try await WebSocketConnection.connect(to: target, maxFrameSize: maxFrameSize, timeout: timeout, sink: messages)
+        return WebSocketLink(connection: connection)
+    }
+
+    /// Writes packets without waiting (heartbeat answers, acks).
+    func enqueue(_ packets: [EngineIO.Packet]) {
+        connection.enqueue(packets.map(Self.message))
+    }
+
+    /// Writes packets, one frame each, with one flush, and waits for the write.
+    nonisolated(nonsending) func send(_ packets: [EngineIO.Packet]) async throws {
+        try await connection.send(packets.map(Self.message))
+    }
+
+    private static func message(_ p: EngineIO.Packet) -> WebSocketMessage {
+        switch EngineIO.encode(p) {
+        case .text(let s): .text(s)
+        case .binary(let b): .binary(b)
+        }
+    }
+
+    /// Closes with a close frame; the sink then hears `closed(nil)`.
+    func close() { connection.close() }
+
+    /// Drops the connection without a close frame.
+    func abort() { connection.abort() }
+}

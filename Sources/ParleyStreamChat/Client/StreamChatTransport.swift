@@ -1,0 +1,399 @@
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import ParleyCore
+import ParleyNet
+import ParleyWire
+
+extension TransportCapabilities {
+    /// StreamChat: one room, no typing, no roster, no history, 300 characters, no protocol tokens in text.
+    public static let streamchat = TransportCapabilities(
+        name: "streamchat", rooms: false, typing: false, roster: false, serverHistory: false, kick: false,
+        maxCharacters: StreamChat.maxCharacters, forbiddenSubstrings: StreamChat.forbiddenTokens)
+}
+
+/// The StreamChat raw TCP protocol as a `Transport`.
+///
+/// The protocol has no heartbeat, so liveness is TCP keepalive (the kernel's
+/// probes notice a vanished peer on an idle link, within `keepalive.bound`)
+/// and the echo timeout (a send whose echo does not come back). Neither
+/// fires in a quiet room, so a quiet bot never leaves and rejoins. An idle
+/// read timeout is there for links that swallow probes, off by default.
+///
+/// Nor has it receipts, but the server echoes every message to its sender,
+/// in order: a send counts as delivered when its echo is back (`echoTimeout`).
+/// A write only says the bytes reached this machine's socket; a link that has
+/// silently died, or a server that is shutting down, swallows them, and a send
+/// counted then would never be sent again. Waiting for the echo makes delivery
+/// at-least-once instead: a send whose echo was lost with the link goes out
+/// again after the reconnect.
+public struct StreamChatTransport: Transport {
+    public var host: String
+    public var port: Int
+    public var name: String
+    public var options: StreamChatOptions
+    public var connectTimeout: Double
+    /// Receives lines the server sent that are not StreamChat (logged, then dropped).
+    public var log: @Sendable (String) -> Void
+
+    public init(host: String, port: Int, name: String, options: StreamChatOptions = StreamChatOptions(),
+                connectTimeout: Double = 10, log: @escaping @Sendable (String) -> Void = { _ in }) {
+        self.host = host
+        self.port = port
+        self.name = name
+        self.options = options
+        self.connectTimeout = connectTimeout
+        self.log = log
+    }
+
+    public var capabilities: TransportCapabilities { .streamchat }
+
+    public func connect() async throws -> any TransportSession {
+        if let problem = StreamChat.checkName(name) {
+            throw TransportError(.refused, "the name '\(name)' cannot be used on StreamChat: \(problem)")
+        }
+        let events = TransportEvents()
+        let leaving = NIOLockedValueBox(false)
+        let echoes = EchoWaiters()
+        let name = self.name
+        let options = self.options
+        let log = self.log
+        let bootstrap = ClientBootstrap.forChat(connectTimeout: connectTimeout)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.setKeepalive(options.keepalive)
+                    let ops = channel.pipeline.syncOperations
+                    if options.idleTimeout > 0 {
+                        try ops.addHandler(IdleStateHandler(readTimeout: .milliseconds(Int64(options.idleTimeout * 1000))))
+                    }
+                    try ops.addHandler(StreamChatClientHandler(
+                        events: events, leaving: leaving, echoes: echoes, name: name, options: options, log: log))
+                }
+            }
+        let channel: Channel
+        do {
+            channel = try await bootstrap.connect(host: host, port: port).get()
+        } catch {
+            events.finish()
+            throw TransportError(.connect, "cannot connect to StreamChat server \(host):\(port): \(error)")
+        }
+        do {
+            try await channel.writeAndFlush(ByteBuffer(bytes: StreamChat.ClientFrame.userName(name).encoded)).get()
+        } catch {
+            channel.close(promise: nil)
+            throw TransportError(.closed, "connection to \(host):\(port) lost while announcing: \(error)")
+        }
+        return StreamChatSession(channel: channel, events: events, leaving: leaving, echoes: echoes, echoTimeout: options.echoTimeout)
+    }
+}
+
+/// Sends waiting for their echo. The server relays lines in the order it
+/// reads them and echoes each to its sender, so echoes come back in send
+/// order: each own message that arrives completes the oldest line waiting
+/// (by order, not by text, so a server that trims or rewrites a line still
+/// confirms it). Registered before the write, so a fast echo finds its waiter.
+final class EchoWaiters: Sendable {
+    private struct Waiter {
+        var id: UInt64
+        var lines: Int
+        var done: @Sendable (Result<Void, TransportError>) -> Void
+    }
+    private struct State {
+        var waiters: [Waiter] = []
+        var nextID: UInt64 = 0
+        var ended: TransportError?
+    }
+    private let state = NIOLockedValueBox(State())
+
+    /// Waits for `lines` echoes; returns the waiter's id, or nil when the link
+    /// has already ended (`done` is then called with the reason).
+    func wait(lines: Int, _ done: @escaping @Sendable (Result<Void, TransportError>) -> Void) -> UInt64? {
+        let outcome = state.withLockedValue { s -> Result<UInt64, TransportError> in
+            if let e = s.ended { return .failure(e) }
+            s.nextID += 1
+            s.waiters.append(Waiter(id: s.nextID, lines: lines, done: done))
+            return .success(s.nextID)
+        }
+        switch outcome {
+        case .success(let id): return id
+        case .failure(let e):
+            done(.failure(e))
+            return nil
+        }
+    }
+
+    /// One own message came back.
+    func echoed() {
+        let done = state.withLockedValue { s -> (@Sendable (Result<Void, TransportError>) -> Void)? in
+            guard !s.waiters.isEmpty else { return nil }
+            s.waiters[0].lines -= 1
+            return s.waiters[0].lines <= 0 ? s.waiters.removeFirst().done : nil
+        }
+        done?(.success(()))
+    }
+
+    /// Fails every waiter, and every later wait, with `error`; with `id`, only
+    /// if that waiter is still waiting (its timeout). True when it ended them.
+    @discardableResult
+    func end(_ error: TransportError, ifWaiting id: UInt64? = nil) -> Bool {
+        let failed = state.withLockedValue { s -> [Waiter]? in
+            if let id, !s.waiters.contains(where: { $0.id == id }) { return nil }
+            if s.ended == nil { s.ended = error }
+            defer { s.waiters.removeAll() }
+            return s.waiters
+        }
+        guard let failed else { return false }
+        for w in failed { w.done(.failure(error)) }
+        return true
+    }
+}
+
+/// One StreamChat connection: announced, in the lobby.
+final class StreamChatSession: TransportSession {
+    let channel: Channel
+    let events: TransportEvents
+    private let leaving: NIOLockedValueBox<Bool>
+    private let echoes: EchoWaiters
+    private let echoTimeout: Double
+
+    init(channel: Channel, events: TransportEvents, leaving: NIOLockedValueBox<Bool>,
+         echoes: EchoWaiters, echoTimeout: Double) {
+        self.channel = channel
+        self.events = events
+        self.leaving = leaving
+        self.echoes = echoes
+        self.echoTimeout = echoTimeout
+    }
+
+    /// The lines a text goes out as, each checked, or why it cannot go out at all.
+    private static func lines(room: String, text: String) throws(TransportError) -> [String] {
+        guard room == StreamChat.room else {
+            throw TransportError(.refused, "StreamChat has one room, '\(StreamChat.room)'; cannot send to '\(room)'")
+        }
+        let lines = StreamChat.lines(of: text)
+        if lines.isEmpty { throw TransportError(.refused, "empty message") }
+        for line in lines {
+            if let problem = StreamChat.check(line) { throw TransportError(.refused, problem.description) }
+        }
+        return lines
+    }
+
+    /// Appends one `MSG` frame per line.
+    private static func encode(_ lines: [String], into buffer: inout ByteBuffer) {
+        for line in lines { buffer.writeBytes(StreamChat.ClientFrame.message(line).encoded) }
+    }
+
+    /// Writes and flushes; a failure means the link is going down.
+    private nonisolated(nonsending) func write(_ buffer: ByteBuffer) async throws {
+        do {
+            try await channel.writeAndFlush(buffer).valueOnCaller()
+        } catch {
+            throw TransportError(.closed, "send failed: \(error)")
+        }
+    }
+
+    /// The whole batch is one write. With echo confirmation each message
+    /// then counts as delivered when its own echoes are back, in order, so a
+    /// busy server costs one round trip per batch, not per message.
+    nonisolated(nonsending) func send(_ batch: [OutgoingMessage]) async -> [SendOutcome] {
+        guard echoTimeout <= 0 else { return await sendConfirmed(batch) }
+        var buffer = channel.allocator.buffer(capacity: batch.reduce(0) { $0 + $1.text.utf8.count + 12 })
+        return await sendAsOneWrite(batch, encode: { m in
+            // Every line is checked before any is added, so a refused text adds nothing.
+            Self.encode(try Self.lines(room: m.room, text: m.text), into: &buffer)
+        }, write: { try await write(buffer) })
+    }
+
+    /// One write for the batch, a waiter per message registered before it:
+    /// the outcomes are the refused ones, then, in order, delivered up to the
+    /// first message whose echo did not come (failed; those after it are left
+    /// for the outbox to send again after the reconnect).
+    private nonisolated(nonsending) func sendConfirmed(_ batch: [OutgoingMessage]) async -> [SendOutcome] {
+        var refused: [Int: TransportError] = [:]
+        var buffer = channel.allocator.buffer(capacity: batch.reduce(0) { $0 + $1.text.utf8.count + 12 })
+        var waits: [Int: EventLoopFuture<Void>] = [:]
+        var lastID: UInt64?
+        for (i, m) in batch.enumerated() {
+            let lines: [String]
+            do { lines = try Self.lines(room: m.room, text: m.text) } catch {
+                refused[i] = error
+                continue
+            }
+            Self.encode(lines, into: &buffer)
+            let promise = channel.eventLoop.makePromise(of: Void.self)
+            lastID = echoes.wait(lines: lines.count) { result in promise.completeWith(result.mapError { $0 as any Error }) } ?? lastID
+            waits[i] = promise.futureResult
+        }
+        if !waits.isEmpty {
+            let channel = self.channel, echoes = self.echoes, timeout = echoTimeout
+            // The last message's echo comes last: if it is not back in time, the link is not doing its job.
+            let timer = lastID.map { id in
+                channel.eventLoop.scheduleTask(in: .milliseconds(Int64(timeout * 1000))) {
+                    if echoes.end(TransportError(.timeout, "no echo of a sent message within \(timeout) s"), ifWaiting: id) {
+                        channel.close(promise: nil)
+                    }
+                }
+            }
+            defer { timer?.cancel() }
+            channel.writeAndFlush(buffer).whenFailure { error in
+                echoes.end(TransportError(.closed, "send failed: \(error)"))
+                channel.close(promise: nil)
+            }
+            var outcomes: [SendOutcome] = []
+            for i in batch.indices {
+                if let e = refused[i] { outcomes.append(.refused(e)); continue }
+                do {
+                    try await waits[i]!.valueOnCaller()
+                    outcomes.append(.delivered)
+                } catch {
+                    outcomes.append(.failed(error))
+                    return outcomes
+                }
+            }
+            return outcomes
+        }
+        return batch.indices.map { .refused(refused[$0]!) }
+    }
+
+    /// Multi-line text goes out as one message per line; every line is
+    /// checked before the first is written, so a refused text sends nothing.
+    /// Confirmed by its echoes like a batch of one.
+    nonisolated(nonsending) func send(room: String, text: String, id: String) async throws {
+        let lines = try Self.lines(room: room, text: text)
+        guard echoTimeout > 0 else {
+            var buffer = channel.allocator.buffer(capacity: text.utf8.count + lines.count * 10)
+            Self.encode(lines, into: &buffer)
+            return try await write(buffer)
+        }
+        switch await sendConfirmed([OutgoingMessage(room: room, text: text, id: id)])[0] {
+        case .delivered: return
+        case .refused(let error): throw error
+        case .failed(let error): throw error
+        }
+    }
+
+    /// StreamChat has no typing indicator.
+    nonisolated(nonsending) func typing(room: String, on: Bool) async throws {}
+
+    func leave() async {
+        leaving.withLockedValue { $0 = true }
+        try? await channel.writeAndFlush(ByteBuffer(bytes: StreamChat.ClientFrame.leave.encoded)).get()
+        try? await channel.close().get()
+    }
+
+    func close() async {
+        leaving.withLockedValue { $0 = true }
+        try? await channel.close().get()
+    }
+}
+
+/// Turns server bytes into events. Lines end in `\n`; bytes that arrive
+/// without one are read as a line after a quiet period (the original server's
+/// delimiting is undocumented), and a line may never exceed 64 KiB.
+final class StreamChatClientHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+
+    static let maxLineBytes = 65_536
+
+    private let events: TransportEvents
+    private let leaving: NIOLockedValueBox<Bool>
+    private let echoes: EchoWaiters
+    /// The bot's own name: its messages coming back are the echoes its sends wait for.
+    private let name: String
+    private let options: StreamChatOptions
+    private let log: @Sendable (String) -> Void
+    private var splitter = StreamChat.ServerLineSplitter()
+    private var flushTask: Scheduled<Void>?
+    private var finished = false
+
+    init(events: TransportEvents, leaving: NIOLockedValueBox<Bool>,
+         echoes: EchoWaiters, name: String, options: StreamChatOptions, log: @escaping @Sendable (String) -> Void) {
+        self.events = events
+        self.leaving = leaving
+        self.echoes = echoes
+        self.name = name
+        self.options = options
+        self.log = log
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let buffer = unwrapInboundIn(data)
+        splitter.append(buffer.readableBytesView)
+        while let line = splitter.next() { deliver(line) }
+        flushTask?.cancel()
+        flushTask = nil
+        if splitter.pendingCount > Self.maxLineBytes {
+            fail(context, TransportError(.protocolViolation, "the server sent \(splitter.pendingCount) bytes without a line end"))
+        } else if splitter.pendingCount > 0 {
+            let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            flushTask = context.eventLoop.scheduleTask(in: .milliseconds(Int64(options.unterminatedFlush * 1000))) {
+                let (handler, _) = loopBound.value
+                if let line = handler.splitter.takeUnterminated() { handler.deliver(line) }
+            }
+        }
+    }
+
+    private func deliver(_ line: String) {
+        if line.isEmpty { return }
+        guard let parsed = StreamChat.ServerLine(line: line) else {
+            log("streamchat: ignored a line that is not StreamChat: \(String(line.prefix(80)).debugDescription)")
+            return
+        }
+        let room = StreamChat.room
+        switch parsed {
+        case .joined(let user): events.yield(.chat(.join(room: room, user: user, time: nil)))
+        case .left(let user): events.yield(.chat(.leave(room: room, user: user, time: nil)))
+        case .message(let user, let text):
+            if user == name { echoes.echoed() }
+            events.yield(.chat(.message(ChatMessage(room: room, user: user, text: text))))
+        }
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let idle = event as? IdleStateHandler.IdleStateEvent, idle == .read {
+            fail(context, TransportError(.idle, "nothing received for \(options.idleTimeout) s"))
+        } else {
+            context.fireUserInboundEventTriggered(event)
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: Error) {
+        fail(context, TransportError(.closed, "connection error: \(error)"))
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        flushTask?.cancel()
+        if leaving.withLockedValue({ $0 }) {
+            finish(nil)
+        } else {
+            finish(TransportError(.closed, "the server closed the connection"))
+        }
+        context.fireChannelInactive()
+    }
+
+    private func fail(_ context: ChannelHandlerContext, _ error: TransportError) {
+        finish(error)
+        context.close(promise: nil)
+    }
+
+    private func finish(_ error: TransportError?) {
+        guard !finished else { return }
+        finished = true
+        echoes.end(error ?? TransportError(.closed, "the link closed before the echo came back"))
+        events.finish(throwing: error)
+    }
+}
+
+extension Channel {
+    /// Turns on TCP keepalive with these probe settings (nil: off).
+    func setKeepalive(_ keepalive: TCPKeepalive?) throws {
+        guard let options = syncOptions else { return }
+        guard let keepalive else {
+            return try options.setOption(ChannelOptions.socketOption(.so_keepalive), value: 0)
+        }
+        for o in keepalive.socketOptions {
+            try options.setOption(ChannelOptions.Types.SocketOption(level: .init(rawValue: o.level), name: .init(rawValue: o.name)),
+                                  value: Int(o.value))
+        }
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import ParleyCore
+import ParleyNet
+import ParleyREST
+import ParleyRuntime
+import ParleySTOMP
+import ParleySocketIO
+import ParleyStreamChat
+import ParleyWire
+import Testing
+import ParleyTestSupport
+
+/// `[bot.streamchat]` and what StreamChat cannot carry, refused when the
+/// config is read, with file and line; and plugin files that are not there.
+@Suite struct StreamChatConfigTests {
+    func parse(_ body: String, path: String = "/tmp/streamchat-bot.toml") throws -> BotConfig {
+        try BotConfigFile.parse(text: "[[bot]]\n" + body, path: path).bots[0]
+    }
+
+    @Test func aQuietRoomIsNotADeadLinkByDefault() throws {
+        let o = try parse("name = \"b\"\n").streamchat
+        #expect(o.idleTimeout == 0, "no read idle timeout unless asked for")
+        #expect(o.keepalive == TCPKeepalive(idle: 60, interval: 10, count: 3))
+        let tuned = try parse("name = \"b\"\n[bot.streamchat]\nkeepalive_idle = 5\nkeepalive_interval = 2\nkeepalive_count = 4\n").streamchat
+        #expect(tuned.keepalive == TCPKeepalive(idle: 5, interval: 2, count: 4))
+        #expect(tuned.keepalive?.bound == 13)
+        #expect(try parse("name = \"b\"\n[bot.streamchat]\nkeepalive = false\n").streamchat.keepalive == nil)
+    }
+
+    @Test func aNameWithAFrameTokenIsRefused() {
+        let e = errorText { _ = try parse("name = \"bad::name\"\n") }
+        #expect(e.contains("streamchat-bot.toml:2") && e.contains("bad::name") && e.contains("'::'"), "\(e)")
+        let fleet = errorText { _ = try parse("name = \"u{n}::x\"\ncount = 2\n") }
+        #expect(fleet.contains("u1::x"), "\(fleet)")
+        // Other transports have no such rule.
+        #expect((try? parse("name = \"bad::name\"\ntransport = \"socketio\"\n")) != nil)
+    }
+
+    @Test func streamChatHasOneRoom() throws {
+        let e = errorText { _ = try parse("name = \"b\"\n\nrooms = [\"general\", \"random\"]\n") }
+        #expect(e.contains("streamchat-bot.toml:4") && e.contains("one room"), "\(e)")
+        #expect(try parse("name = \"b\"\nrooms = [\"lobby\"]\n").rooms == ["lobby"])
+    }
+
+    @Test func aPluginFileThatIsNotThereIsRefused() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("parley-cfg-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try "bot.on('load', function() end)".write(to: dir.appendingPathComponent("here.lua"), atomically: true, encoding: .utf8)
+        let path = dir.appendingPathComponent("bot.toml").path
+        #expect(try parse("name = \"b\"\nplugins = [\"here.lua\"]\n", path: path).plugins == [dir.appendingPathComponent("here.lua").path])
+        let missing = errorText { _ = try parse("name = \"b\"\nplugins = [\"here.lua\", \"nope.lua\"]\n", path: path) }
+        #expect(missing.contains("bot.toml:3") && missing.contains(dir.appendingPathComponent("nope.lua").path)
+                && missing.contains("does not exist"), "\(missing)")
+        let folder = errorText { _ = try parse("name = \"b\"\nplugins = [\".\"]\n", path: path) }
+        #expect(folder.contains("folder"), "\(folder)")
+    }
+}

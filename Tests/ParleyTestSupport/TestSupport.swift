@@ -1,0 +1,38 @@
+import Foundation
+
+/// What every test target needs, in one place: the repository's folder,
+/// fresh scratch folders, waiting for a condition, an error's text.
+
+/// The repository's root folder (where `Package.swift` is).
+public let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .deletingLastPathComponent().deletingLastPathComponent()
+
+/// A fresh, empty folder under the system's temporary folder.
+public func temporaryDirectory() throws -> URL {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("parley-test-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    return dir
+}
+
+/// Polls `condition` until it holds or `seconds` pass; the result says which.
+/// Generous by default: on a loaded CI machine one journal fsync has taken
+/// seconds, and a deadline only costs time when something is really wrong.
+public func eventually(_ seconds: Double = 20, _ condition: () async -> Bool) async -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+        if await condition() { return true }
+        try? await Task.sleep(for: .milliseconds(10))
+    }
+    return await condition()
+}
+
+/// What a throwing call says: its error's text, or "" when it did not throw
+/// (the config tests check that a mistake names its key).
+public func errorText(_ attempt: () throws -> Void) -> String {
+    do {
+        try attempt()
+        return ""
+    } catch {
+        return "\(error)"
+    }
+}
