@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import NIOCore
 
 /// TCP keepalive probe settings for StreamChat, a protocol without a heartbeat.
 ///
@@ -31,5 +32,19 @@ public struct TCPKeepalive: Sendable, Equatable {
          (Int32(IPPROTO_TCP), Int32(TCP_KEEPIDLE), Int32(idle)),
          (Int32(IPPROTO_TCP), Int32(TCP_KEEPINTVL), Int32(interval)),
          (Int32(IPPROTO_TCP), Int32(TCP_KEEPCNT), Int32(count))]
+    }
+}
+
+extension Channel {
+    /// Turns on TCP keepalive with these probe settings (nil: off).
+    package func setKeepalive(_ keepalive: TCPKeepalive?) throws {
+        guard let options = syncOptions else { return }
+        guard let keepalive else {
+            return try options.setOption(ChannelOptions.socketOption(.so_keepalive), value: 0)
+        }
+        for o in keepalive.socketOptions {
+            try options.setOption(ChannelOptions.Types.SocketOption(level: .init(rawValue: o.level), name: .init(rawValue: o.name)),
+                                  value: Int(o.value))
+        }
     }
 }

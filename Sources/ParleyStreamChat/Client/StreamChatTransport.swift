@@ -66,6 +66,7 @@ public struct StreamChatTransport: Transport {
                     if options.idleTimeout > 0 {
                         try ops.addHandler(IdleStateHandler(readTimeout: .milliseconds(Int64(options.idleTimeout * 1000))))
                     }
+                    try ops.addHandler(ByteToMessageHandler(StreamChatLineDecoder(quietPeriod: options.unterminatedFlush)))
                     try ops.addHandler(StreamChatClientHandler(
                         events: events, leaving: leaving, echoes: echoes, name: name, options: options, log: log))
                 }
@@ -287,13 +288,62 @@ final class StreamChatSession: TransportSession {
     }
 }
 
-/// Turns server bytes into events. Lines end in `\n`; bytes that arrive
-/// without one are read as a line after a quiet period (the original server's
-/// delimiting is undocumented), and a line may never exceed 64 KiB.
-final class StreamChatClientHandler: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = ByteBuffer
+/// The pipeline stage that cuts the server's bytes into lines, in front of
+/// `StreamChatClientHandler`. Lines end in `\n`; bytes that arrive without
+/// one are passed on as a line after a quiet period (the original server's
+/// delimiting is undocumented), and a line may never exceed 64 KiB. The
+/// cutting rules are ParleyWire's `ServerLineSplitter`, fuzzed without NIO.
+///
+/// A class: the quiet-period timer passes on what is pending from outside a
+/// `decode` call.
+final class StreamChatLineDecoder: ByteToMessageDecoder {
+    typealias InboundOut = String
 
     static let maxLineBytes = 65_536
+
+    private var lines = StreamChat.ServerLineSplitter()
+    private var flushTask: Scheduled<Void>?
+    private let quietPeriod: TimeAmount
+
+    init(quietPeriod seconds: Double) {
+        quietPeriod = .milliseconds(Int64(seconds * 1000))
+    }
+
+    /// Every complete line of the bytes so far, in one call: the bytes are
+    /// all taken in, so there is nothing left for a second call to find.
+    func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
+        lines.append(buffer.readableBytesView)
+        buffer.moveReaderIndex(to: buffer.writerIndex)
+        while let line = lines.next() { context.fireChannelRead(wrapInboundOut(line)) }
+        flushTask?.cancel()
+        flushTask = nil
+        if lines.pendingCount > Self.maxLineBytes {
+            throw TransportError(.protocolViolation, "the server sent \(lines.pendingCount) bytes without a line end")
+        }
+        if lines.pendingCount > 0 {
+            let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            flushTask = context.eventLoop.scheduleTask(in: quietPeriod) {
+                let (decoder, context) = loopBound.value
+                if let line = decoder.lines.takeUnterminated() { context.fireChannelRead(decoder.wrapInboundOut(line)) }
+            }
+        }
+        return .needMoreData
+    }
+
+    func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws -> DecodingState {
+        _ = try decode(context: context, buffer: &buffer)
+        flushTask?.cancel()
+        return .needMoreData
+    }
+
+    func decoderRemoved(context: ChannelHandlerContext) {
+        flushTask?.cancel()
+    }
+}
+
+/// Turns the server's lines into events.
+final class StreamChatClientHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = String
 
     private let events: TransportEvents
     private let leaving: NIOLockedValueBox<Bool>
@@ -302,8 +352,6 @@ final class StreamChatClientHandler: ChannelInboundHandler, RemovableChannelHand
     private let name: String
     private let options: StreamChatOptions
     private let log: @Sendable (String) -> Void
-    private var splitter = StreamChat.ServerLineSplitter()
-    private var flushTask: Scheduled<Void>?
     private var finished = false
 
     init(events: TransportEvents, leaving: NIOLockedValueBox<Bool>,
@@ -317,20 +365,7 @@ final class StreamChatClientHandler: ChannelInboundHandler, RemovableChannelHand
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let buffer = unwrapInboundIn(data)
-        splitter.append(buffer.readableBytesView)
-        while let line = splitter.next() { deliver(line) }
-        flushTask?.cancel()
-        flushTask = nil
-        if splitter.pendingCount > Self.maxLineBytes {
-            fail(context, TransportError(.protocolViolation, "the server sent \(splitter.pendingCount) bytes without a line end"))
-        } else if splitter.pendingCount > 0 {
-            let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-            flushTask = context.eventLoop.scheduleTask(in: .milliseconds(Int64(options.unterminatedFlush * 1000))) {
-                let (handler, _) = loopBound.value
-                if let line = handler.splitter.takeUnterminated() { handler.deliver(line) }
-            }
-        }
+        deliver(unwrapInboundIn(data))
     }
 
     private func deliver(_ line: String) {
@@ -358,11 +393,11 @@ final class StreamChatClientHandler: ChannelInboundHandler, RemovableChannelHand
     }
 
     func errorCaught(context: ChannelHandlerContext, error: Error) {
-        fail(context, TransportError(.closed, "connection error: \(error)"))
+        // The line decoder's own errors say what the server did wrong.
+        fail(context, error as? TransportError ?? TransportError(.closed, "connection error: \(error)"))
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        flushTask?.cancel()
         if leaving.withLockedValue({ $0 }) {
             finish(nil)
         } else {
@@ -381,19 +416,5 @@ final class StreamChatClientHandler: ChannelInboundHandler, RemovableChannelHand
         finished = true
         echoes.end(error ?? TransportError(.closed, "the link closed before the echo came back"))
         events.finish(throwing: error)
-    }
-}
-
-extension Channel {
-    /// Turns on TCP keepalive with these probe settings (nil: off).
-    func setKeepalive(_ keepalive: TCPKeepalive?) throws {
-        guard let options = syncOptions else { return }
-        guard let keepalive else {
-            return try options.setOption(ChannelOptions.socketOption(.so_keepalive), value: 0)
-        }
-        for o in keepalive.socketOptions {
-            try options.setOption(ChannelOptions.Types.SocketOption(level: .init(rawValue: o.level), name: .init(rawValue: o.name)),
-                                  value: Int(o.value))
-        }
     }
 }

@@ -1,8 +1,9 @@
 import NIOCore
 import ParleyWire
 
-/// One client's side of the protocol: cuts its bytes into frames, enforces
-/// the rules, and turns what it may do into calls on the hub.
+/// One client's side of the protocol, behind `StreamChatFrameDecoder`:
+/// enforces the rules on its frames and turns what it may do into calls on
+/// the hub.
 ///
 /// Everything a client can get wrong ends here, in one of two ways. A frame
 /// that is well formed but not allowed (text over the limit or with a
@@ -12,11 +13,10 @@ import ParleyWire
 /// timeout or a full outbound queue *drop* the client: the stream can no
 /// longer be trusted or the client costs the others too much.
 final class StreamChatConnectionHandler: ChannelInboundHandler {
-    typealias InboundIn = ByteBuffer
+    typealias InboundIn = StreamChat.ClientFrame
 
     private let hub: Hub
     private let config: StreamChatServer.Configuration
-    private var decoder = StreamChat.ClientFrameDecoder()
     private var id: Hub.ConnectionID?
     /// Set by a valid `USR_NAME`; cleared once `has left` went out.
     private var name: String?
@@ -67,20 +67,9 @@ final class StreamChatConnectionHandler: ChannelInboundHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        // After a LEAVE or a drop, frames the same read carried are not acted on.
         guard !isClosing else { return }
-        let bytes = unwrapInboundIn(data)
-        bytes.withUnsafeReadableBytes { decoder.append($0) }
-        do {
-            while !isClosing, let frame = try decoder.next() {
-                handle(frame, context: context)
-            }
-        } catch {
-            drop(context, error.message)
-            return
-        }
-        if !isClosing, decoder.pendingCount >= config.maxPendingBytes {
-            drop(context, "\(decoder.pendingCount) bytes without a frame end")
-        }
+        handle(unwrapInboundIn(data), context: context)
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
@@ -91,6 +80,11 @@ final class StreamChatConnectionHandler: ChannelInboundHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // The decoder's: bytes that cannot be a frame, or too many without a frame end.
+        if let bad = error as? StreamChat.FrameError {
+            if !isClosing { drop(context, bad.message) }
+            return
+        }
         // Resets and broken pipes are how TCP clients often leave: not worth a log line.
         if !isClosing, !(error is IOError) {
             config.log("closed \(who): \(error)")

@@ -1,5 +1,6 @@
 import NIOCore
 import NIOPosix
+import ParleyNet
 import ParleyWire
 
 /// The embedded StreamChat server behind `parley serve` and `parley demo`.
@@ -56,13 +57,10 @@ public final class StreamChatServer: Sendable {
             .childChannelOption(.writeBufferWaterMark, value: .init(low: outbound / 2, high: outbound))
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    if let options = channel.syncOptions, let keepalive = config.keepalive {
-                        for o in keepalive.socketOptions {
-                            try options.setOption(ChannelOptions.Types.SocketOption(level: .init(rawValue: o.level), name: .init(rawValue: o.name)),
-                                                  value: Int(o.value))
-                        }
-                    }
-                    try channel.pipeline.syncOperations.addHandler(StreamChatConnectionHandler(hub: hub, config: config))
+                    if let keepalive = config.keepalive { try channel.setKeepalive(keepalive) }
+                    let ops = channel.pipeline.syncOperations
+                    try ops.addHandler(ByteToMessageHandler(StreamChatFrameDecoder(maxPendingBytes: config.maxPendingBytes)))
+                    try ops.addHandler(StreamChatConnectionHandler(hub: hub, config: config))
                 }
             }
         let listener = try await bootstrap.bind(host: config.host, port: config.port).get()

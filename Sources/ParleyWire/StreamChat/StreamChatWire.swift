@@ -91,6 +91,8 @@ extension StreamChat {
     public struct FrameError: Error, Equatable, Sendable, CustomStringConvertible {
         public var message: String
         public var description: String { message }
+
+        public init(message: String) { self.message = message }
     }
 
     /// Cuts client frames out of a TCP byte stream: any number of frames per
