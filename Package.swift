@@ -10,15 +10,16 @@ import PackageDescription
 //   ParleyConfig    TOML parser and config readers with file:line errors
 //   CParleyJournal  CRC32C and fdatasync helpers for the journal
 //   ParleyJournal   crash-safe append-only file journal
-//   ParleyCore      events, actions, plugin API v1, the bot and its router;
-//                   the Transport protocols and the transport registry
+//   ParleyCore      the vocabulary: events, actions, the Transport protocols, the transport registry
+//   ParleyStore     what a bot keeps (state, history, outbox, timers, cursors), in memory or in the journal
 //   ParleyWire      the wire codecs, NIO-free so they can be fuzzed (JSON, StreamChat, Engine.IO/Socket.IO, STOMP, REST)
 //   ParleyNet       the NIO plumbing transports share: chat bootstrap, WebSocket and HTTP clients, TLS, timeouts
 //   ParleyStreamChat the StreamChat transport: client, options, embedded server
 //   ParleySocketIO  the Socket.IO transport: Engine.IO client, SocketChat mapping, options, embedded server
 //   ParleyREST      the REST channels transport (live events over ParleySocketIO's Engine.IO client)
 //   ParleySTOMP     the STOMP transport (over WebSocket or TCP)
-//   ParleyRuntime   running bots: Config, one folder per stage (Presence, Router, PluginHost, Outbox), Fleet, Logs, Metrics
+//   ParleyRuntime   running bots: Config, one folder per stage (Presence, Router, PluginHost, Outbox),
+//                   PluginTest (the harness of `parley plugin test`), Fleet, Logs, Metrics
 //   parley          the command-line tool, the demo and the embedded-server wiring
 //   ParleyBench     `make bench`
 //   ParleyFuzzTargets the parsers under fuzz, one named target each (NIO-free)
@@ -65,7 +66,8 @@ let package = Package(
         .target(name: "ParleyConfig"),
         .target(name: "CParleyJournal", cSettings: [.define("_GNU_SOURCE")]),
         .target(name: "ParleyJournal", dependencies: ["CParleyJournal"]),
-        .target(name: "ParleyCore", dependencies: ["ParleyLua", "ParleyConfig", "ParleyJournal", "ParleyWire"]),
+        .target(name: "ParleyCore", dependencies: ["ParleyLua", "ParleyConfig", "ParleyWire"]),
+        .target(name: "ParleyStore", dependencies: ["ParleyCore", "ParleyJournal", "ParleyLua"]),
         .target(name: "ParleyWire"),
         .target(
             name: "ParleyNet",
@@ -125,7 +127,7 @@ let package = Package(
         .target(
             name: "ParleyRuntime",
             dependencies: [
-                "ParleyCore", "ParleyConfig", "ParleyJournal", "ParleyLua", "ParleyWire", "CParleyLua", "ParleyNet", "ParleyStreamChat", "ParleySocketIO", "ParleyREST", "ParleySTOMP",
+                "ParleyCore", "ParleyStore", "ParleyConfig", "ParleyJournal", "ParleyLua", "ParleyWire", "CParleyLua", "ParleyNet", "ParleyStreamChat", "ParleySocketIO", "ParleyREST", "ParleySTOMP",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -133,12 +135,14 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
-            ]
+            ],
+            // The plugin API's prelude, in the binary (`PackageResources.prelude_lua`).
+            resources: [.embedInCode("PluginHost/prelude.lua")]
         ),
         .executableTarget(
             name: "parley",
             dependencies: [
-                "ParleyCore", "ParleyRuntime", "ParleyStreamChat", "ParleySocketIO", "ParleyNet", "ParleyWire", "ParleyConfig", "ParleyJournal", "ParleyLua",
+                "ParleyCore", "ParleyRuntime", "ParleyStore", "ParleyStreamChat", "ParleySocketIO", "ParleyNet", "ParleyWire", "ParleyConfig", "ParleyJournal", "ParleyLua",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -146,7 +150,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "ParleyBench",
-            dependencies: ["ParleyCore", "ParleyLua", "ParleyJournal", "CSQLite", "ParleyRuntime", "ParleyNet", "ParleyStreamChat", "ParleySocketIO", "ParleyWire",
+            dependencies: ["ParleyCore", "ParleyStore", "ParleyLua", "ParleyJournal", "CSQLite", "ParleyRuntime", "ParleyNet", "ParleyStreamChat", "ParleySocketIO", "ParleyWire",
                            .product(name: "NIOCore", package: "swift-nio"),
                            .product(name: "NIOPosix", package: "swift-nio")]
         ),
@@ -169,13 +173,13 @@ let package = Package(
         ),
         .testTarget(
             name: "ParleyRuntimeTests",
-            dependencies: ["ParleyTestSupport", "ParleyRuntime", "ParleyNet", "ParleyStreamChat", "ParleySocketIO", "ParleyREST", "ParleySTOMP", "ParleyConfig", "ParleyCore", "ParleyWire", "ParleyLua", "ParleyJournal",
+            dependencies: ["ParleyTestSupport", "ParleyRuntime", "ParleyStore", "ParleyNet", "ParleyStreamChat", "ParleySocketIO", "ParleyREST", "ParleySTOMP", "ParleyConfig", "ParleyCore", "ParleyWire", "ParleyLua", "ParleyJournal",
                            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                            .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOWebSocket", package: "swift-nio"),
                            // The REST tests drive the python fixture's test endpoints over HTTP.
                            .product(name: "AsyncHTTPClient", package: "async-http-client")]
         ),
-        .testTarget(name: "ParleyCoreTests", dependencies: ["ParleyTestSupport", "ParleyCore", "ParleyJournal", "ParleyLua", "ParleyWire"], exclude: ["Golden", "Hostile", "Crash"]),
+        .testTarget(name: "ParleyPluginTests", dependencies: ["ParleyTestSupport", "ParleyRuntime", "ParleyStore", "ParleyCore", "ParleyJournal", "ParleyLua", "ParleyWire"], exclude: ["Golden", "Hostile", "Crash"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,5 +1,6 @@
 import Foundation
 import ParleyCore
+import ParleyStore
 import ParleyLua
 import ParleyRuntime
 import ParleyStreamChat

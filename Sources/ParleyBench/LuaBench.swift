@@ -1,5 +1,6 @@
 import Foundation
 import ParleyCore
+import ParleyRuntime
 import ParleyLua
 
 /// Swift → Lua handler → Swift, against the same handler run by the

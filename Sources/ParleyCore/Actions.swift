@@ -8,7 +8,7 @@ public enum PluginErrorKind: String, Sendable {
     case pluginDisabled = "disabled"
 
     /// The report of a failed VM call.
-    init(_ failure: PluginFailureKind) {
+    package init(_ failure: PluginFailureKind) {
         switch failure {
         case .syntax: self = .syntax
         case .runtime: self = .runtime

@@ -78,3 +78,18 @@ public enum BotEvent: Sendable, Equatable {
         }
     }
 }
+
+/// A room's last-seen cursor: the server's id and time of the newest message
+/// the bot handled there. A transport that can catch up after a reconnect
+/// asks the server for what came after it.
+public struct RoomCursor: Sendable, Equatable {
+    /// The server's message id (opaque to the bot).
+    public var cursor: String
+    /// The server's time of that message, seconds since 1970.
+    public var time: Double
+
+    public init(cursor: String, time: Double) {
+        self.cursor = cursor
+        self.time = time
+    }
+}

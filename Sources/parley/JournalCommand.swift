@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ParleyCore
+import ParleyStore
 import ParleyJournal
 import ParleyRuntime
 import ParleyWire

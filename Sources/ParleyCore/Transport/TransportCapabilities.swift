@@ -40,7 +40,7 @@ public struct TransportCapabilities: Sendable, Equatable {
     public static let harness = TransportCapabilities(name: "harness")
 
     /// `bot.transport` as the plugin sees it.
-    var luaValue: LuaValue {
+    package var luaValue: LuaValue {
         var fields: [(String, LuaValue)] = [
             ("name", .string(name)), ("rooms", .bool(rooms)), ("typing", .bool(typing)), ("roster", .bool(roster)),
             ("history", .bool(serverHistory)), ("kick", .bool(kick)),
@@ -53,7 +53,7 @@ public struct TransportCapabilities: Sendable, Equatable {
 
     /// Why `text` is too long in characters for this transport, checked line
     /// by line (transports send each line of a multi-line text as one message).
-    func characterProblem(_ text: String) -> String? {
+    package func characterProblem(_ text: String) -> String? {
         guard let max = maxCharacters else { return nil }
         for line in text.split(whereSeparator: \.isNewline) {
             let n = line.count

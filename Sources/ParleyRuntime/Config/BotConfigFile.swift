@@ -2,6 +2,7 @@ import Foundation
 import ParleyConfig
 import ParleyJournal
 import ParleyCore
+import ParleyStore
 import ParleyLua
 import ParleyREST
 import ParleySTOMP

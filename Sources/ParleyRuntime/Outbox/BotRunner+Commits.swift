@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Metrics
 import ParleyCore
+import ParleyStore
 import ParleyJournal
 import ParleyLua
 

@@ -1,4 +1,6 @@
 import ParleyCore
+import ParleyStore
+import ParleyRuntime
 import ParleyLua
 import Testing
 

@@ -1,3 +1,5 @@
+import ParleyCore
+import ParleyStore
 import ParleyLua
 
 /// How a bot's plugins are set up.

@@ -1,3 +1,4 @@
+import ParleyCore
 import Dispatch
 import ParleyJournal
 import ParleyLua

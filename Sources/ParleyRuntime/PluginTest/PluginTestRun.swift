@@ -1,3 +1,5 @@
+import ParleyCore
+import ParleyStore
 import ParleyLua
 
 /// `parley plugin test`: one bot, its plugins, a script of events, and the

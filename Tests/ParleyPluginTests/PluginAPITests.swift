@@ -1,5 +1,7 @@
 import Foundation
 import ParleyCore
+import ParleyStore
+import ParleyRuntime
 import ParleyLua
 import Testing
 

@@ -1,3 +1,5 @@
+import ParleyCore
+import ParleyStore
 import ParleyLua
 
 /// Host functions of plugin API v1, by the name the prelude uses.

@@ -1,3 +1,4 @@
+import ParleyCore
 import Foundation
 
 /// One step of a `parley plugin test` event file.

@@ -1,3 +1,4 @@
+import ParleyCore
 import ParleyLua
 
 /// A store could not make a write durable. The bot must stop: carrying on
@@ -312,21 +313,6 @@ public enum TimerChange: Sendable, Equatable {
     case drop(name: String)
 }
 
-/// A room's last-seen cursor: the server's id and time of the newest message
-/// the bot handled there. A transport that can catch up after a reconnect
-/// asks the server for what came after it.
-public struct RoomCursor: Sendable, Equatable {
-    /// The server's message id (opaque to the bot).
-    public var cursor: String
-    /// The server's time of that message, seconds since 1970.
-    public var time: Double
-
-    public init(cursor: String, time: Double) {
-        self.cursor = cursor
-        self.time = time
-    }
-}
-
 /// Everything one successful handler did that must persist, committed as one unit.
 public struct HandlerEffects: Sendable {
     public var plugin: String
@@ -346,7 +332,7 @@ public struct HandlerEffects: Sendable {
         self.timers = timers
     }
 
-    var isEmpty: Bool { writes.isEmpty && sends.isEmpty && timers.isEmpty }
+    package var isEmpty: Bool { writes.isEmpty && sends.isEmpty && timers.isEmpty }
 }
 
 /// Saved timers per plugin, in memory (shared by both stores).

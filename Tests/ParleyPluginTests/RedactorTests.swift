@@ -1,4 +1,5 @@
 import ParleyCore
+import ParleyRuntime
 import Testing
 
 /// The one redaction helper: known values masked raw and percent-encoded,

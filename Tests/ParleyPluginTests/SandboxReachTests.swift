@@ -1,5 +1,6 @@
 import Foundation
 import ParleyCore
+import ParleyRuntime
 import ParleyLua
 import Testing
 import ParleyTestSupport

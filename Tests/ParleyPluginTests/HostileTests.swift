@@ -1,5 +1,6 @@
 import Foundation
 import ParleyCore
+import ParleyRuntime
 import Testing
 
 /// Every file in Hostile/ attacks one sandbox point. Each declares the error
