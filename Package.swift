@@ -66,7 +66,7 @@ let package = Package(
         .target(name: "ParleyConfig"),
         .target(name: "CParleyJournal", cSettings: [.define("_GNU_SOURCE")]),
         .target(name: "ParleyJournal", dependencies: ["CParleyJournal"]),
-        .target(name: "ParleyCore", dependencies: ["ParleyLua", "ParleyConfig", "ParleyWire"]),
+        .target(name: "ParleyCore", dependencies: ["ParleyLua", "ParleyConfig", "ParleyWire", .product(name: "NIOCore", package: "swift-nio")]),
         .target(name: "ParleyStore", dependencies: ["ParleyCore", "ParleyJournal", "ParleyLua"]),
         .target(name: "ParleyWire"),
         .target(

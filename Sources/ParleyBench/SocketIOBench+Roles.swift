@@ -22,9 +22,8 @@ extension SocketIOBench {
     /// Child mode `--socketio-echo-bot PORT`: Parley's echo bot (BotRunner,
     /// Plugins/echo.lua, SocketIOTransport, journal off so state is in
     /// memory, the same as the python peer). Prints READY once online; runs
-    /// until stdin closes; exits 1 if the bot stops on its own. With
-    /// `--own-thread` the bot runs as `own_thread = true` configures it.
-    static func echoBot(port: Int, ownThread: Bool) async throws {
+    /// until stdin closes; exits 1 if the bot stops on its own.
+    static func echoBot(port: Int) async throws {
         resetTerminationSignals()
         let plugin = FileManager.default.currentDirectoryPath + "/Plugins/echo.lua"
         guard FileManager.default.fileExists(atPath: plugin) else {
@@ -38,7 +37,7 @@ extension SocketIOBench {
         let spec = BotSpec(options: BotOptions(name: botName), plugins: [.init(name: "echo", path: plugin)],
                            presence: PresenceOptions(),
                            transport: SocketIOTransport(endpoint: SocketIOEndpoint(host: "127.0.0.1", port: port), name: botName),
-                           journal: nil, flow: flow, ownThread: ownThread)
+                           journal: nil, flow: flow)
         let ready = Flag(), stopping = Flag()
         // Warnings and errors only: an info line per event would bill the bot for logging.
         var observer = RuntimeObserver { r in
@@ -140,8 +139,6 @@ extension SocketIOBench {
                                                  "--name", botName])
         case .parley: try BenchChild(role: "Parley echo bot (ParleyBench --socketio-echo-bot)", executable: paths.bench,
                                      arguments: ["--socketio-echo-bot", String(port)])
-        case .parleyOwn: try BenchChild(role: "Parley echo bot, own thread (ParleyBench --socketio-echo-bot --own-thread)",
-                                        executable: paths.bench, arguments: ["--socketio-echo-bot", String(port), "--own-thread"])
         }
         do {
             _ = try child.line(startingWith: "READY", timeout: 30)

@@ -41,9 +41,7 @@ enum SocketIOBench {
     static func slices(quick: Bool) -> Int { quick ? 3 : 5 }
 
     enum ServerKind: String { case python, embedded }
-    /// `parley-own` is the Parley bot with `own_thread = true`: its plugins
-    /// and its link on one thread of its own (see "Running bots").
-    enum BotKind: String { case python, parley, parleyOwn = "parley-own" }
+    enum BotKind: String { case python, parley }
     static let botWidth = 10
 
     /// CPU seconds of each process over a phase, the bot's context switches, and the replies.
@@ -136,10 +134,10 @@ enum SocketIOBench {
         }
         var ratios: [String] = [], verdicts: [String] = [], notes: [String] = []
         // Each Parley bot against the python bot behind the same kind of server.
-        for (server, kind) in [(ServerKind.python, BotKind.parley), (.python, .parleyOwn), (.embedded, .parley), (.embedded, .parleyOwn)] {
+        for (server, kind) in [(ServerKind.python, BotKind.parley), (.embedded, .parley)] {
             guard let py = results.first(where: { $0.server == server && $0.bot == .python }),
                   let pa = results.first(where: { $0.server == server && $0.bot == kind }) else { continue }
-            let who = "\(server.rawValue) server" + (kind == .parley ? "" : ", own thread")
+            let who = "\(server.rawValue) server"
             let tput = pa.repliesPerSecond / py.repliesPerSecond
             // Both p99s lost: neither bot got 99% of its replies back, so there is no ratio to take.
             let p99 = pa.p99.isInfinite && py.p99.isInfinite ? Double.nan : pa.p99 / py.p99
@@ -224,9 +222,8 @@ enum SocketIOBench {
             // little of the shared cores as it can from either bot.
             let session: any TransportSession
             do {
-                session = try await ChatEventLoop.$preferred.withValue(loadThread.loop) {
-                    try await SocketIOTransport(endpoint: SocketIOEndpoint(host: "127.0.0.1", port: port), name: loadName).connect()
-                }
+                session = try await SocketIOTransport(endpoint: SocketIOEndpoint(host: "127.0.0.1", port: port), name: loadName)
+                    .connect(resumingAfter: [:], on: loadThread.loop)
             } catch {
                 botChild.stop()
                 serverChild.stop()
@@ -259,7 +256,7 @@ enum SocketIOBench {
     static func measure(server: ServerKind, seconds: Double, slices: Int, paths: Paths) async throws -> [Result] {
         var rigs: [Rig] = []
         do {
-            for bot in [BotKind.python, .parley, .parleyOwn] { rigs.append(try await Rig.open(server: server, bot: bot, paths: paths)) }
+            for bot in [BotKind.python, .parley] { rigs.append(try await Rig.open(server: server, bot: bot, paths: paths)) }
             let results = try await withTaskExecutorPreference(loadThread) { () async throws -> [Result] in
                 for rig in rigs { try await handshake(rig.session, rig.tracker, bot: rig.bot) }
                 var paced = Array(repeating: PacedSamples(), count: rigs.count)
@@ -293,10 +290,10 @@ enum SocketIOBench {
     }
 
     /// The load generator's one thread: an event loop its link is opened on
-    /// (`ChatEventLoop.preferred`) that is also the task executor its senders
-    /// prefer, so a reply read off the socket resumes the sender without
-    /// waking another thread. The same kind of thread an `own_thread` bot has.
-    static let loadThread = LoopLuaThread(name: "parley-load")
+    /// that is also the task executor its senders prefer, so a reply read off
+    /// the socket resumes the sender without waking another thread. The same
+    /// kind of thread a bot lives on (a `BotLoop`).
+    static let loadThread = BotLoop(name: "parley-load")
 
     /// One `!echo` answered before any timing: a bot that is up but not
     /// answering fails here with a clear message, not as a table of zeros.

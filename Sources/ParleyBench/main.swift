@@ -39,8 +39,7 @@ if let i = CommandLine.arguments.firstIndex(of: "--socketio-echo-bot") {
     guard i + 1 < CommandLine.arguments.count, let port = Int(CommandLine.arguments[i + 1]) else {
         FileHandle.standardError.write(Data("--socketio-echo-bot needs a port\n".utf8)); exit(2)
     }
-    let ownThread = CommandLine.arguments.contains("--own-thread")
-    do { try await SocketIOBench.echoBot(port: port, ownThread: ownThread) } catch {
+    do { try await SocketIOBench.echoBot(port: port) } catch {
         FileHandle.standardError.write(Data("Parley echo bot failed: \(error)\n".utf8)); exit(1)
     }
     exit(0)

@@ -84,7 +84,7 @@ public struct VMSetup: Sendable {
 /// One sandboxed `lua_State`: one plugin, isolated from every other.
 ///
 /// Not thread-safe by design: its owner runs it on one thread at a time (see
-/// `LuaThreadExecutor`). Every call into Lua goes through the C entry points
+/// the runtime's `BotLoop`). Every call into Lua goes through the C entry points
 /// in `parley_lua.h`, which never raise.
 public final class PluginVM {
     private var state: OpaquePointer?

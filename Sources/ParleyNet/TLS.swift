@@ -1,5 +1,8 @@
+import Foundation
 import NIOHTTP1
 import NIOSSL
+import ParleyConfig
+import ParleyCore
 
 extension HTTPHeaders {
     /// The config's extra headers (`[bot.socketio.headers]`), in a stable order.
@@ -11,6 +14,18 @@ extension HTTPHeaders {
 /// TLS for `wss://` and `https://`: the system trust store, plus the CAs of
 /// `ca_file` when the config names one (a private or test CA).
 public enum TransportTLS {
+    /// A `ca_file` from a transport's table, made absolute and checked once,
+    /// when the config is read: a missing file would otherwise fail every
+    /// reconnect the same way.
+    public static func caFile(_ path: String?, in bot: TransportBotKeys, table: String) throws(ConfigError) -> String? {
+        guard let path else { return nil }
+        let resolved = bot.resolve(path)
+        if !FileManager.default.isReadableFile(atPath: resolved) {
+            throw bot.table.error(table, "ca_file \(resolved) does not exist or cannot be read")
+        }
+        return resolved
+    }
+
     public static func configuration(caFile: String?) -> TLSConfiguration {
         var c = TLSConfiguration.makeClientConfiguration()
         if let caFile { c.additionalTrustRoots = [.file(caFile)] }

@@ -23,13 +23,17 @@ package struct WebSocketTarget: Sendable {
     package var headers: [String: String]
     /// Set for `wss://`.
     package var tls: TLSConfiguration?
+    /// The loop the connection lives on (the bot's; nil: a shared one).
+    package var loop: (any EventLoop)?
 
-    package init(host: String, port: Int, requestTarget: String, headers: [String: String], tls: TLSConfiguration?) {
+    package init(host: String, port: Int, requestTarget: String, headers: [String: String], tls: TLSConfiguration?,
+                 loop: (any EventLoop)?) {
         self.host = host
         self.port = port
         self.requestTarget = requestTarget
         self.headers = headers
         self.tls = tls
+        self.loop = loop
     }
 
     /// The `Host` header: brackets around IPv6, the port left out when it is
@@ -103,7 +107,7 @@ package final class WebSocketConnection: Sendable {
         let timedOut = NIOLockedValueBox(false)
         let upgradeResult: EventLoopFuture<Upgrade>
         do {
-            upgradeResult = try await ClientBootstrap.forChat(connectTimeout: timeout)
+            upgradeResult = try await ClientBootstrap.forChat(connectTimeout: timeout, on: target.loop)
                 .connect(host: target.host, port: target.port) { channel in
                     let timer = channel.eventLoop.scheduleTask(in: .milliseconds(Int64(timeout * 1000))) {
                         guard !answered.withLockedValue({ $0 }) else { return }

@@ -1,4 +1,3 @@
-import Foundation
 import ParleyConfig
 import ParleyCore
 import ParleyNet
@@ -8,10 +7,7 @@ extension RESTTransport {
     /// `transport = "rest"` and its `[bot.rest]` table.
     public static let driver = TransportDriver(name: "rest") { table, bot in
         var options = try table.map(RESTOptions.read) ?? RESTOptions()
-        options.caFile = options.caFile.map(bot.resolve)
-        if let ca = options.caFile, !FileManager.default.isReadableFile(atPath: ca) {
-            throw bot.table.error("rest", "ca_file \(ca) does not exist or cannot be read")
-        }
+        options.caFile = try TransportTLS.caFile(options.caFile, in: bot, table: "rest")
         if bot.chosen {
             // Checked here, once: a REST bot without these could never log in.
             if options.email.isEmpty || options.password.isEmpty {

@@ -1,4 +1,5 @@
 import NIOConcurrencyHelpers
+import NIOCore
 import ParleyCore
 import ParleySocketIO
 import ParleyWire
@@ -55,11 +56,7 @@ public struct RESTTransport: Transport {
     public var capabilities: TransportCapabilities { .rest }
 
     /// Without cursors every room counts as first joined (backfilled, not replayed).
-    public func connect() async throws -> any TransportSession {
-        try await connect(resumingAfter: [:])
-    }
-
-    public func connect(resumingAfter cursors: [String: RoomCursor]) async throws -> any TransportSession {
+    public func connect(resumingAfter cursors: [String: RoomCursor], on loop: (any EventLoop)?) async throws -> any TransportSession {
         let account = try await client.ensureLoggedIn()
         let channels = try await RESTChannels.resolve(rooms: rooms, client: client)
         let events = TransportEvents()
@@ -69,7 +66,7 @@ public struct RESTTransport: Transport {
         let event = options.event
         let settings = EngineIOConnection.Settings(
             endpoint: endpoint, links: [.websocket, .polling], headers: [options.serviceKeyHeader: options.serviceKey],
-            caFile: options.caFile, connectTimeout: connectTimeout)
+            caFile: options.caFile, connectTimeout: connectTimeout, loop: loop)
         let socket = try await SocketIOClient.open(settings, notify: { notice in
             switch notice {
             case .event(let e):

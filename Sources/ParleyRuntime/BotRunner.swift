@@ -3,6 +3,7 @@ import Logging
 import Metrics
 import ParleyCore
 import ParleyJournal
+import NIOCore
 import ParleyLua
 
 /// Everything needed to run one bot.
@@ -17,11 +18,6 @@ public struct BotSpec: Sendable {
     public var fsync: FsyncPolicy
     /// Incoming queue bounds and the outgoing rate cap.
     public var flow: FlowOptions
-    /// The bot gets a thread of its own that is also its link's event loop
-    /// (`own_thread`; see `LoopLuaThread`) instead of a shared Lua thread.
-    /// Not for StreamChat, whose quiet-period line timer needs the link's
-    /// thread free (the config refuses it).
-    public var ownThread: Bool
 
     public struct PluginFile: Sendable {
         public var name: String
@@ -33,8 +29,7 @@ public struct BotSpec: Sendable {
     }
 
     public init(options: BotOptions, plugins: [PluginFile], presence: PresenceOptions, transport: any Transport,
-                journal: String? = nil, fsync: FsyncPolicy = .always, flow: FlowOptions = FlowOptions(),
-                ownThread: Bool = false) {
+                journal: String? = nil, fsync: FsyncPolicy = .always, flow: FlowOptions = FlowOptions()) {
         self.options = options
         self.plugins = plugins
         self.presence = presence
@@ -42,7 +37,6 @@ public struct BotSpec: Sendable {
         self.journal = journal
         self.fsync = fsync
         self.flow = flow
-        self.ownThread = ownThread
     }
 }
 
@@ -76,7 +70,7 @@ public struct BotStats: Sendable, Equatable {
 ///   lines never reach plugins, so a reconnect is not an arrival.
 /// - `Router/`: the session's events into the per-room inbox, then to the
 ///   plugins in batches, one session's events in order.
-/// - `PluginHost/`: `BotHost` (on a Lua thread) turns events into actions;
+/// - `PluginHost/`: `BotHost` (on the bot's loop) turns events into actions;
 ///   the plugins' timers and hot reload.
 /// - `Outbox/`: sends wait for their commit, then in order for the link (up to
 ///   the expiry while offline), and are recorded as delivered once the
@@ -85,8 +79,10 @@ public actor BotRunner {
     public nonisolated let name: String
     let spec: BotSpec
     let observer: RuntimeObserver
-    /// The Lua thread of this bot's plugins, which runs this actor too (see `unownedExecutor`).
-    let executor: any BotThread
+    /// This bot's loop: its link, its plugins and this actor all run on it (see `unownedExecutor`).
+    let executor: BotLoop
+    /// Where the loop came from; it gets it back when the runner is gone.
+    let loops: BotLoops
     /// The transport's: every log line and outcome of this bot is masked with it.
     let redactor: Redactor
     /// The observer's, with this bot's name and transport as metadata.
@@ -118,32 +114,30 @@ public actor BotRunner {
     var awayUntil: Double?
     var backoff: Backoff
     var sendRate: SendRate
-    /// The plugins' next timer, on the Lua thread.
-    var timerWakeup: BotWakeup?
+    /// The plugins' next timer, on the bot's loop.
+    var timerWakeup: Scheduled<Void>?
     var wakeAt = Double.infinity
     var everOnline = false
     public internal(set) var stats = BotStats()
     public internal(set) var state: ConnectionState = .offline
 
-    /// The runner lives on its bot's Lua thread, beside its `BotHost`. An
-    /// event then crosses threads once on its way in (the event loop hands it
-    /// to this thread) instead of hopping event loop → cooperative pool →
-    /// Lua thread and back; the hops, not Lua, are where an echo's time goes
-    /// (the Socket.IO bench). The runner only awaits, so it holds the thread no
+    /// The runner lives on its bot's loop, beside its `BotHost` and its link:
+    /// an event is read, handled and answered without crossing threads (the
+    /// hops between threads, not Lua, are where an echo's time goes; see the
+    /// Socket.IO bench). The runner only awaits, so it holds the loop no
     /// longer than the plugins' own work does.
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
-    /// An own thread ends with its runner: nothing can ask the actor for
-    /// work any more.
     deinit {
-        (executor as? LoopLuaThread)?.shutdown()
+        loops.release(executor)
     }
 
-    public init(spec: BotSpec, observer: RuntimeObserver, executors: LuaExecutorPool = .shared, seed: UInt64? = nil) {
+    public init(spec: BotSpec, observer: RuntimeObserver, loops: BotLoops = .shared, seed: UInt64? = nil) {
         self.name = spec.options.name
         self.spec = spec
         self.observer = observer
-        self.executor = spec.ownThread ? LoopLuaThread(name: "parley-own") : executors.take()
+        self.loops = loops
+        self.executor = loops.assign()
         self.redactor = spec.transport.redactor
         var logger = observer.logger
         logger[metadataKey: "bot"] = .string(spec.options.name)
@@ -158,7 +152,7 @@ public actor BotRunner {
 
     /// Runs until `stop()`, until reconnects are given up, or until the bot cannot go on.
     public func run() async -> BotOutcome {
-        // The whole run prefers the Lua thread, so an event or a completed
+        // The whole run prefers the bot's loop, so an event or a completed
         // write resumes the runner here directly, not through the pool.
         await withTaskExecutorPreference(executor) {
             do {

@@ -15,7 +15,7 @@ final class STOMPTCPLink: STOMPLink {
         self.closing = closing
     }
 
-    static func connect(host: String, port: Int, tls: Bool, timeout: Double, sink: STOMPLinkSink) async throws -> STOMPTCPLink {
+    static func connect(host: String, port: Int, tls: Bool, timeout: Double, on loop: (any EventLoop)?, sink: STOMPLinkSink) async throws -> STOMPTCPLink {
         let closing = NIOLockedValueBox(false)
         let sslContext: NIOSSLContext?
         do {
@@ -23,7 +23,7 @@ final class STOMPTCPLink: STOMPLink {
         } catch {
             throw TransportError(.refused, "TLS settings for \(host):\(port) are unusable: \(error)")
         }
-        let bootstrap = ClientBootstrap.forChat(connectTimeout: timeout)
+        let bootstrap = ClientBootstrap.forChat(connectTimeout: timeout, on: loop)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let ops = channel.pipeline.syncOperations

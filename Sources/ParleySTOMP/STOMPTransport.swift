@@ -1,4 +1,5 @@
 import NIOConcurrencyHelpers
+import NIOCore
 import ParleyCore
 import ParleyWire
 
@@ -50,7 +51,7 @@ public struct STOMPTransport: Transport {
 
     public var kickPolicy: KickPolicy { options.kickPolicy }
 
-    public func connect() async throws -> any TransportSession {
+    public func connect(resumingAfter cursors: [String: RoomCursor], on loop: (any EventLoop)?) async throws -> any TransportSession {
         let target = try await resolve()
         let events = TransportEvents()
         let mapper = STOMPChatMapper(options: options, botName: name)
@@ -67,7 +68,7 @@ public struct STOMPTransport: Transport {
             host: options.host, login: options.login, passcode: options.passcode, connectHeaders: options.connectHeaders,
             heartBeat: options.heartBeat, heartBeatMargin: options.heartBeatMargin, connectTimeout: connectTimeout,
             maxFrameBytes: options.maxFrameBytes)
-        let client = try await STOMPClient.open(settings, link: { sink in try await self.openLink(target, sink) }, deliver: { frame in
+        let client = try await STOMPClient.open(settings, link: { sink in try await self.openLink(target, sink, on: loop) }, deliver: { frame in
             guard let sub = frame[header: "subscription"], let entry = roomOf[sub] else {
                 log("stomp: ignored a MESSAGE for subscription \(frame[header: "subscription"] ?? "(none)")")
                 return
@@ -113,13 +114,13 @@ public struct STOMPTransport: Transport {
         return endpoint
     }
 
-    private func openLink(_ e: STOMPEndpoint, _ sink: STOMPLinkSink) async throws -> any STOMPLink {
+    private func openLink(_ e: STOMPEndpoint, _ sink: STOMPLinkSink, on loop: (any EventLoop)?) async throws -> any STOMPLink {
         switch e.link {
         case .tcp:
-            return try await STOMPTCPLink.connect(host: e.host, port: e.port, tls: e.tls, timeout: connectTimeout, sink: sink)
+            return try await STOMPTCPLink.connect(host: e.host, port: e.port, tls: e.tls, timeout: connectTimeout, on: loop, sink: sink)
         case .websocket:
             return try await STOMPWebSocketLink.connect(e, headers: options.headers, maxFrameSize: options.maxFrameBytes,
-                                                        timeout: connectTimeout, sink: sink)
+                                                        timeout: connectTimeout, on: loop, sink: sink)
         }
     }
 }

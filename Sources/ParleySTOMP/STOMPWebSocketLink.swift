@@ -1,3 +1,4 @@
+import NIOCore
 import ParleyCore
 import ParleyNet
 
@@ -9,14 +10,14 @@ struct STOMPWebSocketLink: STOMPLink {
     let connection: WebSocketConnection
 
     static func connect(_ e: STOMPEndpoint, headers: [String: String], maxFrameSize: Int, timeout: Double,
-                        sink: STOMPLinkSink) async throws -> STOMPWebSocketLink {
+                        on loop: (any EventLoop)?, sink: STOMPLinkSink) async throws -> STOMPWebSocketLink {
         var headers = headers
         // Spring and RabbitMQ pick the STOMP subprotocol from this list.
         if !headers.keys.contains(where: { $0.lowercased() == "sec-websocket-protocol" }) {
             headers["Sec-WebSocket-Protocol"] = "v12.stomp, v11.stomp, v10.stomp"
         }
         let target = WebSocketTarget(host: e.host, port: e.port, requestTarget: e.requestTarget,
-                                     headers: headers, tls: e.tls ? TransportTLS.configuration(caFile: nil) : nil)
+                                     headers: headers, tls: e.tls ? TransportTLS.configuration(caFile: nil) : nil, loop: loop)
         let connection = try await WebSocketConnection.connect(
             to: target, maxFrameSize: maxFrameSize, timeout: timeout,
             sink: WebSocketSink(message: { m in

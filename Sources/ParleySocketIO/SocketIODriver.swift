@@ -1,4 +1,3 @@
-import Foundation
 import ParleyConfig
 import ParleyCore
 import ParleyNet
@@ -7,11 +6,7 @@ extension SocketIOTransport {
     /// `transport = "socketio"` and its `[bot.socketio]` table.
     public static let driver = TransportDriver(name: "socketio") { table, bot in
         var options = try table.map(SocketIOOptions.read) ?? SocketIOOptions()
-        options.caFile = options.caFile.map(bot.resolve)
-        // Checked here, once: a missing CA file would otherwise fail every reconnect the same way.
-        if let ca = options.caFile, !FileManager.default.isReadableFile(atPath: ca) {
-            throw bot.table.error("socketio", "ca_file \(ca) does not exist or cannot be read")
-        }
+        options.caFile = try TransportTLS.caFile(options.caFile, in: bot, table: "socketio")
         if bot.chosen, !options.namespacePerRoom, bot.rooms.count > 1 {
             throw bot.table.error("rooms", "a Socket.IO bot in one namespace has one room; set socketio.namespace_per_room = true for several")
         }

@@ -5,14 +5,7 @@ extension StreamChatTransport {
     /// `transport = "streamchat"` and its `[bot.streamchat]` table.
     public static let driver = TransportDriver(name: "streamchat") { table, bot in
         let options = try table.map(StreamChatOptions.read) ?? StreamChatOptions()
-        if bot.chosen {
-            if bot.ownThread {
-                // Its unterminated lines are cut by a quiet-period timer, which a
-                // plugin holding the thread would fire before the rest is read.
-                throw bot.table.error("own_thread", "own_thread is not available for the StreamChat transport (its quiet-period line timer needs the link's thread free); use it with socketio, rest or stomp")
-            }
-            try StreamChatOptions.check(names: bot.names, rooms: bot.rooms, in: bot.table)
-        }
+        if bot.chosen { try StreamChatOptions.check(names: bot.names, rooms: bot.rooms, in: bot.table) }
         return options
     }
 }

@@ -8,7 +8,7 @@ import ParleyTestSupport
 
 /// Test support: run a bot exactly as `parley plugin test` does, on the
 /// big-stack Lua thread, and collect what it did.
-let testExecutor = LuaThreadExecutor(name: "parley-tests")
+let testExecutor = BotLoop(name: "parley-tests")
 
 func fixture(_ path: String) -> URL {
     URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(path)

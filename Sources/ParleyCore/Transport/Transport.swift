@@ -1,3 +1,4 @@
+import NIOCore
 
 /// A way to reach a chat server. Each transport (StreamChat, Socket.IO, REST,
 /// STOMP) implements this once; the runtime's presence loop drives it and
@@ -11,21 +12,23 @@ public protocol Transport: Sendable {
     /// What this transport can do; the bot's plugins see it as `bot.transport`.
     var capabilities: TransportCapabilities { get }
 
-    /// Connects, announces the bot and joins its rooms. Returns once the
-    /// session can send; throws `TransportError` when it cannot.
-    func connect() async throws -> any TransportSession
-
     /// What the bot does when a session reports `.kicked` (another login):
     /// stop (the default) or log in again after a delay. Transports whose
     /// config offers the choice (STOMP's `kick_policy`) override it.
     var kickPolicy: KickPolicy { get }
 
-    /// Connects like `connect()`, told where the bot's journal stands in each
-    /// room (the server id and time of the newest message it handled there;
-    /// no entry: it never saw one). A transport that can ask the server for
-    /// what it missed (REST's `cursor_date`) catches up from there before any
-    /// live event, also after a restart; the others ignore it.
-    func connect(resumingAfter cursors: [String: RoomCursor]) async throws -> any TransportSession
+    /// Connects, announces the bot and joins its rooms. Returns once the
+    /// session can send; throws `TransportError` when it cannot.
+    ///
+    /// - Parameter cursors: where the bot's journal stands in each room (the
+    ///   server id and time of the newest message it handled there; no
+    ///   entry: it never saw one). A transport that can ask the server for
+    ///   what it missed (REST's `cursor_date`) catches up from there before
+    ///   any live event, also after a restart; the others ignore it.
+    /// - Parameter loop: the event loop the link lives on: the bot's own loop,
+    ///   so an event is read, handled and answered on one thread (nil: one
+    ///   of the process's shared loops).
+    func connect(resumingAfter cursors: [String: RoomCursor], on loop: (any EventLoop)?) async throws -> any TransportSession
 
     /// Masks this transport's secrets (passwords, tokens, credential headers):
     /// the transport passes its own log lines through it, and the runtime
@@ -39,9 +42,9 @@ extension Transport {
     /// Transports without secrets (StreamChat) mask nothing.
     public var redactor: Redactor { Redactor() }
 
-    /// Transports without catch-up connect as usual.
-    public func connect(resumingAfter cursors: [String: RoomCursor]) async throws -> any TransportSession {
-        try await connect()
+    /// A link on a shared loop, with nothing to catch up (people in tests, load generators).
+    public func connect() async throws -> any TransportSession {
+        try await connect(resumingAfter: [:], on: nil)
     }
 }
 

@@ -37,19 +37,16 @@ public struct TransportBotKeys: Sendable {
     public var names: [String]
     public var rooms: [String]
     public var server: String?
-    /// `own_thread`: the bot's link and plugins share a thread of its own.
-    public var ownThread: Bool
     /// Makes a path from the config absolute (against the config file's folder).
     public var resolve: @Sendable (String) -> String
 
-    public init(table: TableReader, chosen: Bool, names: [String], rooms: [String], server: String?, ownThread: Bool,
+    public init(table: TableReader, chosen: Bool, names: [String], rooms: [String], server: String?,
                 resolve: @escaping @Sendable (String) -> String) {
         self.table = table
         self.chosen = chosen
         self.names = names
         self.rooms = rooms
         self.server = server
-        self.ownThread = ownThread
         self.resolve = resolve
     }
 }

@@ -42,9 +42,6 @@ public struct BotConfig: Sendable {
     public var presence = PresenceOptions()
     /// `[bot.flow]`: incoming queue bounds and the outgoing rate cap.
     public var flow = FlowOptions()
-    /// `own_thread`: the bot's plugins and its link share a thread of the
-    /// bot's own (lower latency; a busy plugin delays this bot's I/O).
-    public var ownThread = false
     /// `[bot.<transport>]`: the transport's own keys, read by its driver.
     public var transportOptions: any TransportOptions
 
@@ -77,6 +74,8 @@ public func pluginName(ofFile path: String) -> String {
 public struct BotConfigFile: Sendable {
     public var path: String
     public var bots: [BotConfig]
+    /// `[runtime]`: how the process runs its bots.
+    public var runtime = RuntimeOptions()
 
     public static func load(path: String, transports: TransportRegistry = .standard) throws(ConfigError) -> BotConfigFile {
         let doc = try TOMLDocument(contentsOfFile: path, file: path)
@@ -93,8 +92,10 @@ public struct BotConfigFile: Sendable {
             p.hasPrefix("/") ? p : base.appendingPathComponent(p).standardizedFileURL.path
         }
         do {
+            var runtime = RuntimeOptions()
             let bots: [BotConfig] = try doc.read { root in
-                try root.tableArray("bot") { (_, t) in try readBot(t, resolve: resolve, transports: transports) }.flatMap { $0 }
+                runtime = try root.optionalTable("runtime") { try RuntimeOptions.read($0) } ?? RuntimeOptions()
+                return try root.tableArray("bot") { (_, t) in try readBot(t, resolve: resolve, transports: transports) }.flatMap { $0 }
             }
             if bots.isEmpty {
                 throw ConfigError(kind: .missingKey, file: path, line: 1, key: "bot", message: "no [[bot]] table: nothing to run")
@@ -103,7 +104,7 @@ public struct BotConfigFile: Sendable {
             for b in bots where !seen.insert(b.name).inserted {
                 throw ConfigError(kind: .invalidValue, file: path, line: b.line, key: "bot.name", message: "two bots are named '\(b.name)'")
             }
-            return BotConfigFile(path: path, bots: bots)
+            return BotConfigFile(path: path, bots: bots, runtime: runtime)
         } catch let e as ConfigError {
             throw e
         } catch {
@@ -155,13 +156,15 @@ public struct BotConfigFile: Sendable {
         let limits = try t.optionalTable("limits") { l in try readLimits(l, base: PluginLimits()) } ?? PluginLimits()
         let presence = try t.optionalTable("presence") { p in try PresenceOptions.read(p) } ?? PresenceOptions()
         let flow = try t.optionalTable("flow") { f in try FlowOptions.read(f) } ?? FlowOptions()
-        let ownThread = try t.bool("own_thread", default: false)
+        if t.contains("own_thread") {
+            throw t.error("own_thread", "own_thread is not a setting: every bot's link and plugins share one of the bot loops ([runtime] loops sets how many)")
+        }
         // Every transport's table is read (and checked) when present; the bot keeps its own transport's.
         let names = count > 1 ? (1...count).map { name.replacingOccurrences(of: "{n}", with: String($0)) } : [name]
         var transportOptions: (any TransportOptions)?
         for driver in transports.drivers {
             let keys = TransportBotKeys(table: t, chosen: driver.name == transport, names: names, rooms: rooms,
-                                        server: server, ownThread: ownThread, resolve: resolve)
+                                        server: server, resolve: resolve)
             // Read inside the table's closure, so its unknown keys are reported when it returns.
             let options = try t.optionalTable(driver.name) { try driver.read($0, keys) } ?? driver.read(nil, keys)
             if keys.chosen { transportOptions = options }
@@ -197,7 +200,6 @@ public struct BotConfigFile: Sendable {
                       transportOptions: transportOptions!)
             b.presence = presence
             b.flow = flow
-            b.ownThread = ownThread
             return b
         }
     }

@@ -21,7 +21,7 @@ public enum BotSpecs {
             // Every bot of a fleet gets its own seed, so 1,000 simulated users do not all say the same thing.
             options.randomSeed = Int64.random(in: Int64.min...Int64.max)
             return BotSpec(options: options, plugins: plugins, presence: b.presence, transport: transport,
-                           journal: b.journal, fsync: b.fsync, flow: b.flow, ownThread: b.ownThread)
+                           journal: b.journal, fsync: b.fsync, flow: b.flow)
         }
     }
 }
@@ -31,8 +31,8 @@ public actor Fleet {
     public nonisolated let runners: [BotRunner]
     private var stopped = false
 
-    public init(specs: [BotSpec], observer: RuntimeObserver, executors: LuaExecutorPool = .shared) {
-        runners = specs.map { BotRunner(spec: $0, observer: observer, executors: executors) }
+    public init(specs: [BotSpec], observer: RuntimeObserver, loops: BotLoops = .shared) {
+        runners = specs.map { BotRunner(spec: $0, observer: observer, loops: loops) }
     }
 
     /// Runs every bot until all have ended; outcomes in config order. With

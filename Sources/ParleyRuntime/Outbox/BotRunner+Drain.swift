@@ -15,12 +15,9 @@ extension BotRunner {
         // Starts on this thread at once: a plain `Task` would first wake a
         // cooperative-pool thread only to hop back here. An unstructured task
         // does not inherit the run's executor preference, so it names it:
-        // each completed write then resumes the drain here, not on the pool,
-        // and at the thread's next wake (the next event, usually) rather than
-        // waking it (`LazyCompletion`).
-        Task.immediate(executorPreference: executor) {
-            await LazyCompletion.$resumer.withValue(self.executor) { await self.drain() }
-        }
+        // each completed write (on this same loop) then resumes the drain
+        // here, not on the pool.
+        Task.immediate(executorPreference: executor) { await self.drain() }
     }
 
     /// Sends handed to the transport in one batch at most: all of a busy

@@ -4,14 +4,14 @@ import ParleyStore
 import ParleyJournal
 import ParleyLua
 
-/// Owns one bot's `Bot` (its plugin VMs and its store) on a Lua thread.
+/// Owns one bot's `Bot` (its plugin VMs and its store) on the bot's loop.
 ///
 /// Everything that touches a plugin VM or the bot's journal goes through this
-/// actor, whose executor is the bot's `BotThread`: Lua never runs on the
+/// actor, whose executor is the bot's `BotLoop`: Lua never runs on the
 /// cooperative pool, and one bot's events are handled one at a time, in
 /// arrival order.
 actor BotHost {
-    private let executor: any BotThread
+    private let executor: BotLoop
     nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
     private var options: BotOptions
@@ -28,7 +28,7 @@ actor BotHost {
     /// The clock plugins see: wall time.
     static func now() -> Double { Date().timeIntervalSince1970 }
 
-    init(executor: any BotThread, options: BotOptions, plugins: [BotSpec.PluginFile], journal: String?, fsync: FsyncPolicy) {
+    init(executor: BotLoop, options: BotOptions, plugins: [BotSpec.PluginFile], journal: String?, fsync: FsyncPolicy) {
         self.executor = executor
         self.options = options
         self.plugins = plugins
@@ -101,12 +101,20 @@ actor BotHost {
         var action: BotAction
     }
 
-    /// Fires what is due, then delivers the events in order (one hop for a batch).
-    func handle(_ events: [BotEvent]) throws -> (actions: [BotAction], nextDue: Double?) {
-        guard let bot else { return ([], nil) }
+    /// Fires what is due, then delivers events in order until all are
+    /// handled or `slice` seconds have passed; says how many it handled (at
+    /// least one, when there is one).
+    func handle(_ events: ArraySlice<BotEvent>, slice: Double) throws -> (actions: [BotAction], nextDue: Double?, handled: Int) {
+        guard let bot else { return ([], nil, events.count) }
+        let start = BotRunner.monotonic()
         var out = try bot.advance(to: Self.now())
-        for e in events { out += try bot.handle(e) }
-        return (out, bot.nextDue)
+        var handled = 0
+        for e in events {
+            out += try bot.handle(e)
+            handled += 1
+            if BotRunner.monotonic() - start > slice { break }
+        }
+        return (out, bot.nextDue, handled)
     }
 
     /// Fires due timers and typing timeouts.

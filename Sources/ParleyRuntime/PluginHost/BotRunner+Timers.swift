@@ -12,8 +12,9 @@ extension BotRunner {
         wakeAt = due
         timerWakeup?.cancel()
         // A millisecond late rather than early: the host fires what is due by then.
+        let executor = self.executor
         timerWakeup = executor.schedule(after: max(0, due - BotHost.now()) + 0.001) { [weak self] in
-            Task(executorPreference: self?.executor) { await self?.fireTimers() }
+            Task(executorPreference: executor) { await self?.fireTimers() }
         }
     }
 

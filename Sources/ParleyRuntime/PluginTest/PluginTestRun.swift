@@ -50,13 +50,13 @@ public final class PluginTestRun {
     }
 }
 
-/// Runs a plugin test on a big-stack Lua thread: plugin VMs never run on the
-/// cooperative pool (see `LuaThreadExecutor`).
+/// Runs a plugin test on a thread of its own with a big stack (a `BotLoop`,
+/// as bots have): plugin VMs never run on the cooperative pool.
 public actor PluginTestHost {
-    private let executor: LuaThreadExecutor
+    private let executor: BotLoop
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
-    public init(executor: LuaThreadExecutor = LuaThreadExecutor(name: "parley-plugin-test")) {
+    public init(executor: BotLoop = BotLoop(name: "parley-plugin-test")) {
         self.executor = executor
     }
 
@@ -75,7 +75,7 @@ public actor PluginTestHost {
         }
     }
 
-    /// Builds the run, loads the plugins and runs the steps; `emit` is called on the Lua thread.
+    /// Builds the run, loads the plugins and runs the steps; `emit` is called on the harness's thread.
     /// With a journal directory, state and history persist there between runs.
     public func run(options: BotOptions, plugins: [(name: String, source: [UInt8])], steps: [ScriptStep],
                     journal: String? = nil, emit: @Sendable (BotAction) -> Void) throws {

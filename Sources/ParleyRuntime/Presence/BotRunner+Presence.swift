@@ -18,12 +18,9 @@ extension BotRunner {
             do {
                 // The journal's last-seen cursors: a transport with catch-up
                 // resumes from them, so nothing is missed across a reconnect or a restart.
-                // An own-thread bot opens its link on that thread's loop;
-                // any other keeps whatever loop its caller chose.
+                // The link lives on the bot's loop, beside its plugins.
                 let cursors = await host?.lastSeenCursors() ?? [:]
-                s = try await ChatEventLoop.$preferred.withValue(executor.linkLoop ?? ChatEventLoop.preferred) {
-                    try await spec.transport.connect(resumingAfter: cursors)
-                }
+                s = try await spec.transport.connect(resumingAfter: cursors, on: executor.loop)
             } catch let error as TransportError where error.kind == .refused {
                 // The server is fine; the bot's own config is not (a name the
                 // protocol cannot carry). Retrying would never help.

@@ -22,7 +22,7 @@ extension BotRunner {
         defer { s.events.detach() }
         var lastShedReport = BotHost.now()
         while true {
-            switch await inbox.next(limit: spec.ownThread ? Self.ownThreadBatchLimit : Self.batchLimit) {
+            switch await inbox.next(limit: Self.batchLimit) {
             case .end(let error):
                 if let error, !stopping { log(.warn, "link lost: \(error)") }
                 reportShed(inbox)
@@ -44,7 +44,6 @@ extension BotRunner {
                     }
                     if failure != nil { return nil }
                 }
-                let started = spec.ownThread ? Self.monotonic() : 0
                 await handle(chats)
                 if failure != nil { return nil }
                 // The journal and the link catch up before more is taken in:
@@ -53,14 +52,11 @@ extension BotRunner {
                 while mustHoldBack {
                     await withCheckedContinuation { pumpWaiters.append($0) }
                 }
-                // Whatever else waits for this thread (the outbox drain resuming
-                // after a write, a commit's release) gets its turn before the
-                // next batch, however many events are queued.
+                // Whatever else waits for this loop (the outbox drain resuming
+                // after a write, a commit's release, the other bots of the
+                // loop) gets its turn before the next batch, however many
+                // events are queued.
                 await Task.yield()
-                // An own-thread bot's plugins hold up its link while they
-                // run: after a long batch the link reads and answers pings
-                // before the next one.
-                if spec.ownThread, Self.monotonic() - started > Self.ownThreadSlice { await executor.letTheLinkIn() }
             }
             if BotHost.now() - lastShedReport >= 1 {
                 lastShedReport = BotHost.now()
@@ -89,15 +85,14 @@ extension BotRunner {
         }
     }
 
-    /// Events handed to the Lua thread in one hop at most: enough to share the
-    /// hop's cost under load, few enough that timers and sends are not held up.
+    /// Events taken from the inbox at a time: enough to share a batch's
+    /// overhead under load, few enough that timers and sends are not held up.
     static let batchLimit = 64
-    /// The same for an own-thread bot (`LoopLuaThread`), whose socket waits
-    /// while a batch runs: at most this many plugin deadlines in a row.
-    static let ownThreadBatchLimit = 8
-    /// A batch longer than this (seconds) lets an own-thread bot's link in
-    /// before the next one; shorter ones cannot starve it.
-    static let ownThreadSlice = 0.005
+    /// Plugin work (seconds) after which the runner lets its loop poll its
+    /// sockets before the next event: the loop's links read and answer pings
+    /// between two events however slow a plugin is (one event runs at most
+    /// its budget's deadline).
+    static let slice = 0.005
 
     /// One log line per room that shed events since the last report.
     func reportShed(_ inbox: Inbox) {
@@ -114,22 +109,29 @@ extension BotRunner {
         await handle([event])
     }
 
-    /// Delivers events in order, in one hop to the Lua thread.
+    /// Delivers events in order, in slices of `slice` seconds of plugin work,
+    /// letting the loop poll its sockets between two slices.
     func handle(_ events: [BotEvent]) async {
-        guard let host, failure == nil, !closing, !events.isEmpty else { return }
-        do {
-            let started = ContinuousClock.now
-            let (actions, due) = try await host.handle(events)
-            // Per event: a batch's time is shared by its events.
-            let each = (ContinuousClock.now - started) / events.count
-            for e in events {
-                RuntimeMetrics.handlerLatency.record(duration: each)
-                RuntimeMetrics.events[e.kind]?.increment()
+        var rest = events[...]
+        while !rest.isEmpty {
+            guard let host, failure == nil, !closing else { return }
+            do {
+                let started = ContinuousClock.now
+                let (actions, due, handled) = try await host.handle(rest, slice: Self.slice)
+                // Per event: a slice's time is shared by its events.
+                let each = (ContinuousClock.now - started) / handled
+                for e in rest.prefix(handled) {
+                    RuntimeMetrics.handlerLatency.record(duration: each)
+                    RuntimeMetrics.events[e.kind]?.increment()
+                }
+                rest = rest.dropFirst(handled)
+                await accept(actions, events: handled)
+                rescheduleTimers(due)
+            } catch {
+                fail("journal failed: \(error)")
+                return
             }
-            await accept(actions, events: events.count)
-            rescheduleTimers(due)
-        } catch {
-            fail("journal failed: \(error)")
+            if !rest.isEmpty { await executor.letTheLinkIn() }
         }
     }
 

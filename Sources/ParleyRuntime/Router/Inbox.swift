@@ -15,8 +15,8 @@ import Synchronization
 /// carries on, so memory stays flat and the newest message (a canary, a
 /// moderator's next case) is still answered promptly.
 ///
-/// Why batches: one hop to the bot's Lua thread per batch instead of per
-/// event; under load the batch grows and the hop cost is shared.
+/// Why batches: one resumption of the bot's runner per batch instead of per
+/// event; under load the batch grows and that cost is shared.
 final class Inbox: Sendable {
     /// What the handler loop gets: events in per-room order, or the end of the session.
     enum Item: Sendable {

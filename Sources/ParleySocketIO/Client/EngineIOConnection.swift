@@ -74,9 +74,12 @@ package final class EngineIOConnection: Sendable {
         package var connectTimeout: Double
         /// Largest WebSocket frame accepted before the server's maxPayload is known.
         package var maxFrameBytes = 16 << 20
+        /// The loop the WebSocket lives on (the bot's; nil: a shared one).
+        package var loop: (any EventLoop)?
 
         package init(endpoint: SocketIOEndpoint, links: [SocketIOOptions.Link], headers: [String: String], caFile: String?,
-                     connectTimeout: Double, maxFrameBytes: Int = 16 << 20) {
+                     connectTimeout: Double, maxFrameBytes: Int = 16 << 20, loop: (any EventLoop)? = nil) {
+            self.loop = loop
             self.endpoint = endpoint
             self.links = links
             self.headers = headers
@@ -123,7 +126,7 @@ package final class EngineIOConnection: Sendable {
     }
 
     private func openWebSocket(_ s: Settings) async throws {
-        let link = try await WebSocketLink.connect(endpoint: s.endpoint, sid: nil, headers: s.headers, tls: s.tls,
+        let link = try await WebSocketLink.connect(endpoint: s.endpoint, sid: nil, headers: s.headers, tls: s.tls, loop: s.loop,
                                                    maxFrameSize: s.maxFrameBytes, timeout: s.connectTimeout, sink: sink(.websocket))
         state.withLockedValue { st in
             st.active = link
@@ -184,7 +187,7 @@ package final class EngineIOConnection: Sendable {
     private func tryUpgrade(_ s: Settings, polling: PollingLink, handshake: EngineIO.Handshake) async {
         let ws: WebSocketLink
         do {
-            ws = try await WebSocketLink.connect(endpoint: s.endpoint, sid: handshake.sid, headers: s.headers, tls: s.tls,
+            ws = try await WebSocketLink.connect(endpoint: s.endpoint, sid: handshake.sid, headers: s.headers, tls: s.tls, loop: s.loop,
                                                  maxFrameSize: max(handshake.maxPayload, 1 << 16), timeout: s.connectTimeout,
                                                  sink: sink(.probe))
         } catch {

@@ -62,14 +62,14 @@ public struct SocketIOTransport: Transport {
         return [(options.namespace, rooms[0])]
     }
 
-    public func connect() async throws -> any TransportSession {
+    public func connect(resumingAfter cursors: [String: RoomCursor], on loop: (any EventLoop)?) async throws -> any TransportSession {
         let events = TransportEvents()
         let rooms = Dictionary(namespaces.map { ($0.namespace, $0.room) }, uniquingKeysWith: { a, _ in a })
         let mapper = NIOLockedValueBox(SocketChatMapper(events: options.events, botName: name))
         let log = self.log
         let settings = EngineIOConnection.Settings(
             endpoint: endpoint, links: options.transports, headers: options.headers, caFile: options.caFile,
-            connectTimeout: connectTimeout)
+            connectTimeout: connectTimeout, loop: loop)
         let client = try await SocketIOClient.open(settings, notify: { notice in
             switch notice {
             case .event(let e):

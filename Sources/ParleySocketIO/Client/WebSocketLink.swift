@@ -26,11 +26,11 @@ final class WebSocketLink: EngineIOLink {
 
     /// Connects and upgrades; throws `TransportError` when the TCP connect,
     /// TLS or the HTTP upgrade fails.
-    static func connect(endpoint: SocketIOEndpoint, sid: String?, headers: [String: String], tls: TLSConfiguration?,
+    static func connect(endpoint: SocketIOEndpoint, sid: String?, headers: [String: String], tls: TLSConfiguration?, loop: (any EventLoop)?,
                         maxFrameSize: Int, timeout: Double, sink: LinkSink) async throws -> WebSocketLink {
         let target = WebSocketTarget(host: endpoint.host, port: endpoint.port,
                                      requestTarget: endpoint.target(transport: .websocket, sid: sid),
-                                     headers: headers, tls: tls)
+                                     headers: headers, tls: tls, loop: loop)
         /// An open packet was read (a broken one after that is noise, not a failed open).
         let opened = Atomic(false)
         let messages = WebSocketSink(

@@ -48,7 +48,7 @@ public struct StreamChatTransport: Transport {
 
     public var capabilities: TransportCapabilities { .streamchat }
 
-    public func connect() async throws -> any TransportSession {
+    public func connect(resumingAfter cursors: [String: RoomCursor], on loop: (any EventLoop)?) async throws -> any TransportSession {
         if let problem = StreamChat.checkName(name) {
             throw TransportError(.refused, "the name '\(name)' cannot be used on StreamChat: \(problem)")
         }
@@ -58,7 +58,7 @@ public struct StreamChatTransport: Transport {
         let name = self.name
         let options = self.options
         let log = self.log
-        let bootstrap = ClientBootstrap.forChat(connectTimeout: connectTimeout)
+        let bootstrap = ClientBootstrap.forChat(connectTimeout: connectTimeout, on: loop)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.setKeepalive(options.keepalive)
@@ -294,12 +294,19 @@ final class StreamChatSession: TransportSession {
 /// delimiting is undocumented), and a line may never exceed 64 KiB. The
 /// cutting rules are ParleyWire's `ServerLineSplitter`, fuzzed without NIO.
 ///
+/// The link shares its loop with plugins, so a quiet peer and a busy loop
+/// must not look alike: a flush timer that fires late (a plugin held the
+/// loop) may find the rest of the line unread in the socket, so it waits
+/// for the loop to poll once more before it counts the peer as quiet.
+///
 /// A class: the quiet-period timer passes on what is pending from outside a
 /// `decode` call.
 final class StreamChatLineDecoder: ByteToMessageDecoder {
     typealias InboundOut = String
 
     static let maxLineBytes = 65_536
+    /// A timer later than this fired after the loop was busy, not on time.
+    static let lateBy = TimeAmount.milliseconds(10)
 
     private var lines = StreamChat.ServerLineSplitter()
     private var flushTask: Scheduled<Void>?
@@ -320,14 +327,27 @@ final class StreamChatLineDecoder: ByteToMessageDecoder {
         if lines.pendingCount > Self.maxLineBytes {
             throw TransportError(.protocolViolation, "the server sent \(lines.pendingCount) bytes without a line end")
         }
-        if lines.pendingCount > 0 {
-            let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-            flushTask = context.eventLoop.scheduleTask(in: quietPeriod) {
-                let (decoder, context) = loopBound.value
-                if let line = decoder.lines.takeUnterminated() { context.fireChannelRead(decoder.wrapInboundOut(line)) }
+        if lines.pendingCount > 0 { armFlush(context, in: quietPeriod) }
+        return .needMoreData
+    }
+
+    /// Passes on what is pending as a line once `delay` passed with no more
+    /// bytes; a late timer first lets the loop poll its sockets (once: after
+    /// that poll, what has not come is not there).
+    private func armFlush(_ context: ChannelHandlerContext, in delay: TimeAmount, polled: Bool = false) {
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        let due = NIODeadline.now() + delay
+        flushTask = context.eventLoop.scheduleTask(deadline: due) {
+            let (decoder, context) = loopBound.value
+            decoder.flushTask = nil
+            if !polled, NIODeadline.now() - due > Self.lateBy {
+                // A task due in the future waits for the loop's next round,
+                // which starts with the poll: bytes already here are read first.
+                decoder.armFlush(context, in: .milliseconds(1), polled: true)
+            } else if let line = decoder.lines.takeUnterminated() {
+                context.fireChannelRead(decoder.wrapInboundOut(line))
             }
         }
-        return .needMoreData
     }
 
     func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws -> DecodingState {

@@ -28,6 +28,8 @@ public struct Demo: Sendable {
         /// `streamchat` (the default) or `socketio` (the embedded SocketChat
         /// server; people show typing before they speak).
         public var transport = StreamChatTransport.driver.name
+        /// Bot loops for the staff and the people (see `BotLoops`).
+        public var loops = RuntimeOptions().loops
         public init(pluginsDirectory: String) { self.pluginsDirectory = pluginsDirectory }
     }
 
@@ -130,10 +132,12 @@ public struct Demo: Sendable {
                 ("flood_messages", .int(4)), ("flood_seconds", .int(8)),
             ], seed: seed &+ 1),
         ]
-        let staffRunners = staff.enumerated().map { i, s in BotRunner(spec: s, observer: observer, seed: seed &+ UInt64(i)) }
+        // The process's shared loops unless the demo asks for another number.
+        let loops = options.loops == BotLoops.shared.loops.count ? BotLoops.shared : BotLoops(count: options.loops)
+        let staffRunners = staff.enumerated().map { i, s in BotRunner(spec: s, observer: observer, loops: loops, seed: seed &+ UInt64(i)) }
         let personRunners = people.enumerated().map { i, p in
             BotRunner(spec: spec(p.name, plugin("persona"), config: [("style", .string(p.style))], seed: seed &+ 100 &+ UInt64(i)),
-                      observer: observer, seed: seed &+ 200 &+ UInt64(i))
+                      observer: observer, loops: loops, seed: seed &+ 200 &+ UInt64(i))
         }
 
         let end = started.addingTimeInterval(options.seconds)

@@ -393,7 +393,7 @@ final class STOMPRoomRecorder: Sendable {
         let settings = STOMPClient.Settings(host: "/", login: "guest", passcode: "guest", heartBeat: (0, 0), heartBeatMargin: 1,
                                             connectTimeout: 2, maxFrameBytes: 1 << 20)
         let client = try await STOMPClient.open(settings, link: { sink in
-            try await STOMPTCPLink.connect(host: RabbitMQ.tcpSTOMP.host, port: RabbitMQ.tcpSTOMP.port, tls: false, timeout: 2, sink: sink)
+            try await STOMPTCPLink.connect(host: RabbitMQ.tcpSTOMP.host, port: RabbitMQ.tcpSTOMP.port, tls: false, timeout: 2, on: nil, sink: sink)
         }, deliver: { [self] frame in
             self.take(frame)
             if let ack = frame[header: "ack"] { self.state.withLock { $0.client }?.enqueue(STOMPFrame("ACK", [("id", ack)])) }

@@ -42,9 +42,9 @@ struct RESTHistoryTests {
         // One handler reads 10,000 messages: more than the default per-event budget allows.
         spec.options.limits.timeMilliseconds = 20_000
         spec.options.limits.instructions = 500_000_000
-        // Its own Lua thread: this handler runs for seconds, and the shared
-        // threads serve every other test's bots meanwhile.
-        let bot = BotRunner(spec: spec, observer: rec.observer, executors: LuaExecutorPool(threads: 1))
+        // A loop of its own: this handler runs for seconds, and the shared
+        // loops serve every other test's bots meanwhile.
+        let bot = BotRunner(spec: spec, observer: rec.observer, loops: BotLoops(count: 1, name: "parley-history"))
         let run = Task { await bot.run() }
         #expect(await eventually(60) { await bot.state == .online })
         // Online comes first; the backfill is the session's first event.

@@ -30,13 +30,12 @@ struct RESTScenarioTests {
 
     func startBot(_ server: RESTServer, shipped: [String] = ["echo"], plugins: [(String, String)] = [("tracer", tracer)],
                   journal: String? = nil, rooms: [String] = ["acme/general"], recorder: Recorder, port: Int? = nil,
-                  ownThread: Bool = false, configure: (inout RESTOptions) -> Void = { _ in }) throws -> Bot {
+                  configure: (inout RESTOptions) -> Void = { _ in }) throws -> Bot {
         let transport = server.transport(rooms: rooms, port: port, configure: configure, log: { line in
             recorder.observer.log(LogRecord(time: 0, bot: "parley", plugin: nil, level: .info, text: line))
         })
         var spec = try botSpec(name: "parley", port: 0, plugins: plugins, journal: journal, shippedPlugins: shipped,
                                transport: transport)
-        spec.ownThread = ownThread
         let runner = BotRunner(spec: spec, observer: recorder.observer)
         return Bot(runner: runner, run: Task { await runner.run() })
     }
@@ -51,13 +50,10 @@ struct RESTScenarioTests {
         _ = await bot.run.value
     }
 
-    /// With the bot on a shared Lua thread, and on its own (`own_thread`:
-    /// the channel's socket on the plugins' thread).
-    @Test(arguments: [false, true])
-    func greeterAndModeratorWorkOnAChannel(ownThread: Bool) async throws {
+    @Test func greeterAndModeratorWorkOnAChannel() async throws {
         let server = try await RESTServer.start()
         let rec = Recorder()
-        let bot = try startBot(server, shipped: ["greeter", "moderator", "echo"], recorder: rec, ownThread: ownThread)
+        let bot = try startBot(server, shipped: ["greeter", "moderator", "echo"], recorder: rec)
         #expect(await eventually { await bot.runner.state == .online })
 
         // A person's first message in a channel is their arrival: the greeter welcomes them once.

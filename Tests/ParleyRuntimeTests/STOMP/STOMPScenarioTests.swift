@@ -11,23 +11,21 @@ extension RabbitMQTests {
     @Suite struct STOMPScenarioTests {
         func startBot(name: String = "parley", room: String, endpoint: STOMPEndpoint = RabbitMQ.webSTOMP,
                       options: STOMPOptions = RabbitMQ.options(), shipped: [String] = ["greeter", "echo"],
-                      plugins: [(String, String)] = [], journal: String? = nil, ownThread: Bool = false,
+                      plugins: [(String, String)] = [], journal: String? = nil,
                       recorder: Recorder, log: TransportLog = TransportLog()) throws -> (BotRunner, Task<BotOutcome, Never>) {
             let transport = RabbitMQ.transport(name, room: room, endpoint: endpoint, options: options, log: log.add)
             var spec = try botSpec(name: name, port: 0, plugins: plugins, journal: journal, shippedPlugins: shipped, transport: transport)
-            spec.ownThread = ownThread
             let runner = BotRunner(spec: spec, observer: recorder.observer)
             return (runner, Task { await runner.run() })
         }
 
-        /// Over WebSocket and TCP, each with the bot on a shared Lua thread
-        /// and on its own (`own_thread`: the link on the plugins' thread).
-        @Test(arguments: [RabbitMQ.webSTOMP, RabbitMQ.tcpSTOMP], [false, true])
-        func greeterAndEchoInARoom(_ endpoint: STOMPEndpoint, ownThread: Bool) async throws {
+        /// Over WebSocket and TCP.
+        @Test(arguments: [RabbitMQ.webSTOMP, RabbitMQ.tcpSTOMP])
+        func greeterAndEchoInARoom(_ endpoint: STOMPEndpoint) async throws {
             try await RabbitMQ.require()
             let room = RabbitMQ.freshRoom()
             let rec = Recorder()
-            let (bot, run) = try startBot(room: room, endpoint: endpoint, ownThread: ownThread, recorder: rec)
+            let (bot, run) = try startBot(room: room, endpoint: endpoint, recorder: rec)
             #expect(await eventually { await bot.state == .online })
             let alice = try await Person("alice", transport: RabbitMQ.transport("alice", room: room, endpoint: endpoint), room: room)
             #expect(await eventually { alice.texts(from: "parley").contains("Welcome, alice!") }, "\(alice.events)")

@@ -31,13 +31,14 @@ struct SocketIOScenarioTests {
 
     func startBot(_ server: SocketServer, name: String = "parley", port: Int? = nil, plugins: [(String, String)] = [],
                   shipped: [String] = ["greeter", "echo"], options: SocketIOOptions = SocketIOOptions(),
-                  journal: String? = nil, ownThread: Bool = false, noSendCap: Bool = false,
-                  recorder: Recorder, observer: RuntimeObserver? = nil) throws -> (BotRunner, Task<BotOutcome, Never>) {
+                  journal: String? = nil, noSendCap: Bool = false, loops: BotLoops = .shared,
+                  recorder: Recorder, observer: RuntimeObserver? = nil,
+                  configure: (inout BotSpec) -> Void = { _ in }) throws -> (BotRunner, Task<BotOutcome, Never>) {
         var spec = try botSpec(name: name, port: 0, plugins: plugins, journal: journal, shippedPlugins: shipped,
                                transport: server.transport(name, port: port, options: options))
-        spec.ownThread = ownThread
         if noSendCap { spec.flow.sendRate = 0 }
-        let runner = BotRunner(spec: spec, observer: observer ?? recorder.observer)
+        configure(&spec)
+        let runner = BotRunner(spec: spec, observer: observer ?? recorder.observer, loops: loops)
         return (runner, Task { await runner.run() })
     }
 

@@ -1,0 +1,131 @@
+import CParleyLua
+import Foundation
+import NIOCore
+import NIOPosix
+import Synchronization
+
+/// The threads bots live on: a few NIO event loops, by default one per core
+/// (`[runtime] loops`, `--loops`).
+///
+/// A bot is given the least-loaded loop when its runner is made and keeps it
+/// for life: its link is opened on it, and its plugins, timers, outbox and
+/// presence run on it. An incoming frame is read, handed to the plugins and
+/// answered on that one thread, so a reply costs one wake of one thread.
+///
+/// The price: while a plugin runs (at most its budget's deadline, 250 ms by
+/// default) the other bots of its loop wait, their sockets unread. The runner
+/// gives its loop back after every few milliseconds of plugin work (see
+/// `BotRunner.pump`), so heart-beats are answered between two events however
+/// busy a plugin is, and the bots of other loops never wait at all.
+public final class BotLoops: Sendable {
+    public let loops: [BotLoop]
+    /// Bots on each loop, for least-loaded assignment.
+    private let bots: Mutex<[Int]>
+
+    /// - Parameter count: loops to start (at least one).
+    public init(count: Int = ProcessInfo.processInfo.activeProcessorCount, name: String = "parley-bot") {
+        loops = (0..<max(1, count)).map { BotLoop(name: "\(name)-\($0)") }
+        bots = Mutex([Int](repeating: 0, count: max(1, count)))
+    }
+
+    /// The loops of a process that does not choose their number: one per core.
+    public static let shared = BotLoops()
+
+    /// The loop with the fewest bots (the first of those tied).
+    func assign() -> BotLoop {
+        bots.withLock { counts in
+            let i = counts.indices.min { counts[$0] < counts[$1] }!
+            counts[i] += 1
+            return loops[i]
+        }
+    }
+
+    /// A bot is done with its loop.
+    func release(_ loop: BotLoop) {
+        guard let i = loops.firstIndex(where: { $0 === loop }) else { return }
+        bots.withLock { $0[i] = max(0, $0[i] - 1) }
+    }
+
+    /// Bots on each loop now.
+    public var load: [Int] { bots.withLock { $0 } }
+
+    /// Stops every loop; for a process that made its own loops and is done with them.
+    public func shutdown() {
+        for l in loops { l.shutdown() }
+    }
+}
+
+/// One bot loop: a NIO event loop on a thread of its own, with a stack big
+/// enough for Lua's C recursion inside the sandbox (64 MiB), that is also the
+/// executor of the actors of its bots (their runners and plugin hosts).
+///
+/// Jobs of either kind run as both: this thread is the serial executor's
+/// only one, and the preferred one of the tasks here. From the loop's own
+/// thread (an event read, a write completed) queueing a job costs no wake.
+public final class BotLoop: SerialExecutor, TaskExecutor, @unchecked Sendable {
+    /// How long `letTheLinkIn` parks the runner: long enough that the loop
+    /// finishes its current round of tasks and polls its sockets first.
+    static let linkTurn = TimeAmount.milliseconds(1)
+
+    /// The event loop; the links of this loop's bots are opened on it.
+    public let loop: any EventLoop
+
+    public init(name: String, stackSize: Int = 64 << 20) {
+        let started = Handoff()
+        let thread = Thread {
+            MultiThreadedEventLoopGroup.withCurrentThreadAsEventLoop { loop in
+                // An OS name, for `top -H` and perf.
+                _ = parley_set_thread_name(name)
+                started.loop = loop
+                started.ready.signal()
+            }
+        }
+        thread.name = name
+        thread.stackSize = stackSize
+        thread.start()
+        started.ready.wait()
+        loop = started.loop!
+    }
+
+    /// Stops the loop; the thread then ends.
+    public func shutdown() {
+        loop.shutdownGracefully { _ in }
+    }
+
+    public func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        loop.execute { [self] in
+            job.runSynchronously(isolatedTo: asUnownedSerialExecutor(), taskExecutor: asUnownedTaskExecutor())
+        }
+    }
+
+    public func asUnownedSerialExecutor() -> UnownedSerialExecutor { UnownedSerialExecutor(ordinary: self) }
+    public func asUnownedTaskExecutor() -> UnownedTaskExecutor { UnownedTaskExecutor(ordinary: self) }
+
+    /// Runs `action` on this loop once `seconds` have passed, unless the
+    /// returned task is cancelled first (a bot's next plugin timer).
+    func schedule(after seconds: Double, _ action: @escaping @Sendable () -> Void) -> Scheduled<Void> {
+        loop.scheduleTask(in: .nanoseconds(Int64(max(0, min(seconds, 1e9)) * 1e9)), action)
+    }
+
+    /// Returns once the loop has polled its sockets: the links of this loop's
+    /// bots read and answer what waits (pings, the next frames) before the
+    /// caller's plugins go on.
+    ///
+    /// Why a timer and not `Task.yield()`: NIO runs every task queued during
+    /// a round of tasks in that same round, before it polls its sockets, so a
+    /// yielded runner would come straight back. A task due in the future
+    /// waits for the next round, which starts with the poll.
+    func letTheLinkIn() async {
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+            _ = loop.scheduleTask(in: Self.linkTurn) { c.resume() }
+        }
+    }
+
+    /// The new thread's loop, handed to the initializer: written once
+    /// before `ready` is signalled, read after the wait.
+    private final class Handoff: @unchecked Sendable {
+        var loop: (any EventLoop)?
+        let ready = DispatchSemaphore(value: 0)
+    }
+}
