@@ -1,0 +1,108 @@
+import ParleyCore
+import ParleyLua
+import ParleyStore
+
+/// Loading and reloading plugins: a fresh VM each, its top level run, its
+/// timers restored from the journal, then its `load` handlers.
+extension Bot {
+    /// Loads a plugin into a fresh VM, runs its top level, then its `load` handlers.
+    @discardableResult
+    public func loadPlugin(name: String, source: [UInt8]) throws(StoreError) -> [BotAction] {
+        if plugins.contains(where: { $0.name == name }) {
+            return [BotAction(plugin: name, .error(.runtime, "a plugin named '\(name)' is already loaded"))]
+        }
+        var (plugin, out) = try prepare(name: name, source: source)
+        guard let plugin else { return out }
+        plugins.append(plugin)
+        out += try finishLoading(plugin)
+        return out
+    }
+
+    /// Hot reload: the new version of a loaded plugin starts in a fresh VM
+    /// (its state is in the store, so it is the same state) and takes the old
+    /// one's place in the load order. If the new version fails to load, the
+    /// old one keeps running and `reloaded` is false. Timers made at load time
+    /// re-attach as after a restart; unnamed timers set by handlers end with
+    /// the old VM, as they would with a restart.
+    public func reloadPlugin(name: String, source: [UInt8]) throws(StoreError) -> (reloaded: Bool, actions: [BotAction]) {
+        guard let index = plugins.firstIndex(where: { $0.name == name }) else {
+            return (false, [BotAction(plugin: name, .error(.runtime, "no plugin named '\(name)' is loaded"))])
+        }
+        let old = plugins[index]
+        var (plugin, out) = try prepare(name: name, source: source)
+        guard let plugin else {
+            log("plugin \(name): the new version failed to load; the old version keeps running")
+            return (false, out)
+        }
+        timers.removeAll { $0.plugin === old }
+        old.isDisabled = true
+        plugins[index] = plugin
+        out += try finishLoading(plugin)
+        log("plugin \(name) reloaded")
+        return (true, out)
+    }
+
+    /// Makes the VM and runs the plugin's top level; nil when it cannot load
+    /// (its diagnostics are still returned).
+    func prepare(name: String, source: [UInt8]) throws(StoreError) -> (Plugin?, [BotAction]) {
+        let limits = options.limits(for: name)
+        var setup = VMSetup(
+            prelude: Prelude.source, botName: options.name, commandPrefix: options.commandPrefix,
+            config: options.pluginConfig[name] ?? .table(array: [], hash: []),
+            randomSeed: options.randomSeed, hostFunctions: HostFunction.table,
+            forbiddenSubstrings: options.transport.forbiddenSubstrings, commonStrings: EventKey.names)
+        setup.transport = options.transport.luaValue
+        let vm: PluginVM
+        do { vm = try PluginVM(setup: setup, limits: limits) } catch {
+            return (nil, [BotAction(plugin: name, .error(PluginErrorKind(error.kind), error.message))])
+        }
+        let plugin = Plugin(name: name, vm: vm, limits: limits, services: self)
+        vm.host = plugin
+        // Saved timers wait for the plugin's load-time calls to adopt them.
+        plugin.restore(store.savedTimers(plugin: name))
+        plugin.loading = true
+        plugin.beginEvent()
+        let (failure, actions) = vm.load(source: source, chunkName: name + ".lua", now: now)
+        if let failure {
+            // A plugin that cannot load never runs; its diagnostics are still shown.
+            var out = diagnostics(plugin, actions)
+            out.append(BotAction(plugin: name, .error(PluginErrorKind(failure.kind), failure.message)))
+            log("plugin \(name) failed to load: \(failure)")
+            return (nil, out)
+        }
+        return (plugin, try settle(plugin, failure: nil, actions: actions))
+    }
+
+    /// Runs the `load` handlers, then schedules the saved timers no load-time call adopted.
+    func finishLoading(_ plugin: Plugin) throws(StoreError) -> [BotAction] {
+        let out = try deliver(to: plugin, kind: "load") { w in w.beginTable(array: 0, pairs: 0) }
+        plugin.loading = false
+        // Compiling the prelude and the plugin leaves garbage behind; a VM that
+        // then idles (a simulated user, a quiet bot) would keep it for good.
+        plugin.vm.collectGarbage()
+        try scheduleRestored(plugin)
+        return out
+    }
+
+    /// After loading: saved timers no call adopted. A named one keeps its
+    /// schedule and fires as a `timer` event; one named by its load order
+    /// (`#n`) belonged to a call the plugin no longer makes, so it goes.
+    func scheduleRestored(_ p: Plugin) throws(StoreError) {
+        let left = p.restored.values.sorted { $0.id < $1.id }
+        p.restored = [:]
+        var gone: [TimerChange] = []
+        for (id, t) in left {
+            if t.name.hasPrefix("#") || p.isDisabled {
+                if !p.isDisabled { gone.append(.drop(name: t.name)) }
+                continue
+            }
+            p.liveTimers.insert(id)
+            p.timerNames[t.name] = id
+            schedule(TimerEntry(due: t.due, order: 0, plugin: p, id: id, interval: t.repeats ? t.seconds : nil,
+                                name: t.name, seconds: t.seconds, data: t.data))
+        }
+        if !gone.isEmpty {
+            try store.commit(HandlerEffects(plugin: p.name, sender: options.name, writes: [], sends: [], timers: gone))
+        }
+    }
+}

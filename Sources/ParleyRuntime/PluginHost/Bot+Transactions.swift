@@ -1,0 +1,130 @@
+import ParleyCore
+import ParleyLua
+import ParleyStore
+
+/// One handler invocation as a transaction: the plugin runs, and what it did
+/// (state writes, sends, timer changes) is committed as one unit, or nothing
+/// is; failures count towards the circuit breaker.
+extension Bot {
+    /// Runs one handler invocation as a transaction and settles its outcome.
+    /// `fired`: the bot's own timer bookkeeping, saved whether or not the handler succeeds.
+    func deliver(to p: Plugin, kind: String, fired: [TimerChange] = [],
+                         write: (inout ValueWriter) -> Void) throws(StoreError) -> [BotAction] {
+        try run(p, fired: fired) { vm, drops in vm.dispatch(kind: kind, now: now, drops: drops, write: write) }
+    }
+
+    /// One handler invocation: begin the event, hand it to the VM with the
+    /// timer ids it may forget, settle the outcome.
+    func run(_ p: Plugin, fired: [TimerChange] = [],
+                     dispatch: (PluginVM, [Int64]) -> (PluginFailure?, [VMAction])) throws(StoreError) -> [BotAction] {
+        p.beginEvent()
+        let (failure, actions) = dispatch(p.vm, p.takeDrops())
+        return try settle(p, failure: failure, actions: actions, fired: fired)
+    }
+
+    /// Logs and quota reports survive a failed handler; everything else is its effects.
+    func diagnostics(_ p: Plugin, _ actions: [VMAction]) -> [BotAction] {
+        var out: [BotAction] = []
+        for a in actions {
+            switch a {
+            case .log(let level, let text): out.append(BotAction(plugin: p.name, .log(level, text)))
+            case .quota(let text): out.append(BotAction(plugin: p.name, .error(.quota, text)))
+            case .send, .typing: break
+            }
+        }
+        for q in p.quotaReports { out.append(BotAction(plugin: p.name, .error(.quota, q))) }
+        return out
+    }
+
+    func settle(_ p: Plugin, failure: PluginFailure?, actions: [VMAction],
+                        fired: [TimerChange] = []) throws(StoreError) -> [BotAction] {
+        if let failure {
+            p.rollback()
+            if !fired.isEmpty {
+                try store.commit(HandlerEffects(plugin: p.name, sender: options.name, writes: [], sends: [], timers: fired))
+            }
+            var out = diagnostics(p, actions)
+            out.append(BotAction(plugin: p.name, .error(PluginErrorKind(failure.kind), failure.message)))
+            if failure.kind == .memory { p.vm.collectGarbage() }
+            p.consecutiveFailures += 1
+            if p.consecutiveFailures >= p.limits.failuresBeforeDisable {
+                p.isDisabled = true
+                let why = "plugin \(p.name) disabled after \(p.consecutiveFailures) consecutive failed events (last: \(failure.kind.rawValue): \(firstLine(failure.message)))"
+                log(why)
+                out.append(BotAction(plugin: p.name, .error(.pluginDisabled, why)))
+                p.liveTimers.removeAll()
+                p.timerNames.removeAll()
+            }
+            return out
+        }
+        p.consecutiveFailures = 0
+        // Commit the handler's state writes and sends as one unit; only after it
+        // is durable do the sends become actions the transport may see.
+        var sends: [OutboxEntry] = []
+        for case .send(let room, let text) in actions {
+            sends.append(OutboxEntry(id: nextId(), plugin: p.name, room: room, text: text, time: now))
+        }
+        // Timer adds and cancels join the same transaction when they are saved ones.
+        let (add, cancel) = p.takePendingTimers()
+        var timerChanges = fired
+        for id in cancel {
+            if let name = p.savedName(of: id) { timerChanges.append(.drop(name: name)) }
+        }
+        for t in add {
+            guard let name = t.name else { continue }
+            let saved = SavedTimer(name: name, due: t.due ?? now + t.seconds, seconds: t.seconds, repeats: t.repeats, data: t.data)
+            // Adopting a restored timer unchanged writes nothing.
+            if t.due != nil, p.restored[name]?.timer == saved { continue }
+            timerChanges.append(.set(saved))
+        }
+        let effects = HandlerEffects(plugin: p.name, sender: options.name, writes: p.pendingWrites, sends: sends, timers: timerChanges)
+        if !effects.isEmpty { try store.commit(effects) }
+        for e in sends { wait(id: e.id, plugin: p.name) }
+        for id in cancel {
+            p.forget(id)
+            p.drops.append(id)
+            timers.removeAll { $0.plugin === p && $0.id == id }
+        }
+        for t in add {
+            p.liveTimers.insert(t.id)
+            if let name = t.name {
+                p.restored[name] = nil
+                p.timerNames[name] = t.id
+            }
+            schedule(TimerEntry(due: t.due ?? now + t.seconds, order: 0, plugin: p, id: t.id, interval: t.repeats ? t.seconds : nil,
+                                name: t.name, seconds: t.seconds, data: t.data))
+        }
+        var out: [BotAction] = []
+        out.reserveCapacity(actions.count)
+        var nextSend = sends.makeIterator()
+        for a in actions {
+            switch a {
+            case .send(let room, let text):
+                // Sending ends the bot's typing indicator in that room.
+                if typingOn.removeValue(forKey: room) != nil {
+                    out.append(BotAction(plugin: p.name, .typing(room: room, on: false)))
+                }
+                out.append(BotAction(plugin: p.name, .send(room: room, text: text), outboxId: nextSend.next()?.id))
+            case .typing(let room, let on):
+                // Debounced: only changes are actions; a repeated "on" refreshes the timeout.
+                if on {
+                    if typingOn[room] == nil { out.append(BotAction(plugin: p.name, .typing(room: room, on: true))) }
+                    typingOn[room] = (p.name, now)
+                } else if typingOn.removeValue(forKey: room) != nil {
+                    out.append(BotAction(plugin: p.name, .typing(room: room, on: false)))
+                }
+            case .log(let level, let text):
+                out.append(BotAction(plugin: p.name, .log(level, text)))
+            case .quota(let text):
+                out.append(BotAction(plugin: p.name, .error(.quota, text)))
+            }
+        }
+        for q in p.quotaReports { out.append(BotAction(plugin: p.name, .error(.quota, q))) }
+        if let seconds = p.pendingAway { out.append(BotAction(plugin: p.name, .away(seconds: seconds))) }
+        return out
+    }
+
+    func firstLine(_ s: String) -> String {
+        String(s.split(separator: "\n", maxSplits: 1).first ?? "")
+    }
+}

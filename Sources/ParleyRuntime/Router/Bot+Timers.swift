@@ -1,0 +1,70 @@
+import ParleyCore
+import ParleyLua
+import ParleyStore
+
+/// The bot's clock: plugin timers and typing timeouts, fired in due order.
+extension Bot {
+    /// When `advance` next has something to do (a timer or a typing timeout); nil when nothing is scheduled.
+    public var nextDue: Double? {
+        let typing = typingOn.values.map { $0.since + options.typingTimeout }.min()
+        return [typing, timers.first?.due].compactMap { $0 }.min()
+    }
+
+    /// Moves the clock forward to `time`, firing due timers and typing timeouts in time order.
+    public func advance(to time: Double) throws(StoreError) -> [BotAction] {
+        var out: [BotAction] = []
+        while true {
+            let typingDue = typingOn.min { $0.value.since < $1.value.since }
+            let typingTime = typingDue.map { $0.value.since + options.typingTimeout }
+            let timerTime = timers.first?.due
+            guard let next = [typingTime, timerTime].compactMap({ $0 }).min(), next <= time else { break }
+            now = max(now, next)
+            if let typingDue, let typingTime, typingTime <= (timerTime ?? .infinity) {
+                typingOn[typingDue.key] = nil
+                out.append(BotAction(plugin: typingDue.value.plugin, .typing(room: typingDue.key, on: false)))
+                continue
+            }
+            let entry = timers.removeFirst()
+            let p = entry.plugin
+            guard !p.isDisabled, p.liveTimers.contains(entry.id) else { continue }
+            // The firing itself is saved with the handler's transaction (even
+            // if the handler fails): a once timer is gone, an every timer moves on.
+            var fired: [TimerChange] = []
+            if let interval = entry.interval {
+                // Late (the bot was stopped, or busy): fire once, then keep the phase.
+                var next = entry.due + interval
+                if next <= now {
+                    next = entry.due + interval * (((now - entry.due) / interval).rounded(.down) + 1)
+                    if next <= now { next += interval }
+                }
+                var again = entry
+                again.due = next
+                schedule(again)
+                if let name = entry.name {
+                    fired.append(.set(SavedTimer(name: name, due: next, seconds: entry.seconds, repeats: true, data: entry.data)))
+                }
+            } else {
+                p.forget(entry.id)
+                if let name = entry.name { fired.append(.drop(name: name)) }
+            }
+            let publicName = entry.name.flatMap { $0.hasPrefix("#") ? nil : $0 }
+            out += try deliver(to: p, kind: "timer", fired: fired) { w in
+                w.beginTable(array: 0, pairs: 2 + (publicName == nil ? 0 : 1) + (entry.data == nil ? 0 : 1))
+                w.key(.id); w.write(entry.id)
+                w.key(.once); w.write(entry.interval == nil)
+                if let publicName { w.key(.name); w.write(publicName) }
+                if let data = entry.data { w.key(.data); w.write(data) }
+            }
+        }
+        now = max(now, time)
+        return out
+    }
+
+    func schedule(_ e: TimerEntry) {
+        var e = e
+        timerOrder += 1
+        e.order = timerOrder
+        let i = timers.firstIndex { ($0.due, $0.order) > (e.due, e.order) } ?? timers.count
+        timers.insert(e, at: i)
+    }
+}
