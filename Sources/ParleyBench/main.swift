@@ -61,6 +61,10 @@ if let i = CommandLine.arguments.firstIndex(of: "--burst-bot"), i + 3 < CommandL
     exit(0)
 }
 // `--json`: only the JSON codec against Foundation's.
+if CommandLine.arguments.contains("--journal") {
+    do { try await JournalBench.run(quick: quick) } catch { print("bench failed: \(error)"); exit(1) }
+    exit(0)
+}
 if CommandLine.arguments.contains("--json") {
     do { try JSONBench.run(quick: quick) } catch { print("bench failed: \(error)"); exit(1) }
     exit(0)
