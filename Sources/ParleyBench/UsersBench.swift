@@ -12,10 +12,11 @@ import ParleyStreamChat
 ///
 /// StreamChat is one room per server and every line goes to everyone, so a
 /// single room of N users costs N² deliveries; the users are spread over
-/// servers of `shardSize` users each (like rooms of a real deployment). The
+/// rooms (servers) of `roomSize` users each, a greeter in every room (like
+/// the rooms of a real deployment; `--room-size`, 250 by default). The
 /// servers run in a child process so the RSS measured is the users' alone.
 enum UsersBench {
-    static let shardSize = 250
+    static let defaultRoomSize = 250
 
     static let userPlugin = """
     -- A load-test user: says hello once at a random moment, then every `every` seconds.
@@ -50,13 +51,13 @@ enum UsersBench {
         var serverRSSMiB: Double
     }
 
-    static func run(counts: [Int], steadySeconds: Double) async throws {
-        print("\n== Simulated users per process (StreamChat, \(shardSize) users per server, servers in a child process) ==")
+    static func run(counts: [Int], roomSize: Int = defaultRoomSize, steadySeconds: Double) async throws {
+        print("\n== Simulated users per process (StreamChat, rooms of \(roomSize) users, a server and a greeter per room, servers in a child process) ==")
         print("peer: the same number of bare StreamChat connections (the transport alone, no bot), same process layout")
         print("users    RSS/user  bare/user  ratio   sends/s  deliveries/s  greet p50   greet p99   greeted  server RSS")
         for n in counts {
-            let bare = try child(["bare", String(n)]).first ?? .nan
-            let f = try child(["bots", String(n), String(steadySeconds)])
+            let bare = try child(["bare", String(n), String(roomSize)]).first ?? .nan
+            let f = try child(["bots", String(n), String(roomSize), String(steadySeconds)])
             guard f.count == 7 else { throw BenchError("the users child printed \(f.count) figures, wanted 7") }
             let r = Result(users: n, rssPerUserKiB: f[0], messagesPerSecond: f[1], deliveriesPerSecond: f[2],
                            greetP50: f[3], greetP99: f[4], greeted: Int(f[5]), serverRSSMiB: f[6])
@@ -79,30 +80,32 @@ enum UsersBench {
 
     /// The child's side of `child`: measures, prints the figures on one line.
     static func runChild(_ arguments: [String]) async throws {
-        guard arguments.count >= 2, let n = Int(arguments[1]) else { throw BenchError("--users-child bare N | bots N SECONDS") }
+        guard arguments.count >= 3, let n = Int(arguments[1]), let roomSize = Int(arguments[2]) else {
+            throw BenchError("--users-child bare N ROOM_SIZE | bots N ROOM_SIZE SECONDS")
+        }
         switch arguments[0] {
         case "bare":
-            say(String(try await measureBare(users: n)))
+            say(String(try await measureBare(users: n, roomSize: roomSize)))
         case "bots":
-            let r = try await measure(users: n, steadySeconds: arguments.count > 2 ? Double(arguments[2]) ?? 5 : 5)
+            let r = try await measure(users: n, roomSize: roomSize, steadySeconds: arguments.count > 3 ? Double(arguments[3]) ?? 5 : 5)
             say([r.rssPerUserKiB, r.messagesPerSecond, r.deliveriesPerSecond, r.greetP50, r.greetP99, Double(r.greeted),
                  r.serverRSSMiB].map { String($0) }.joined(separator: " "))
         default:
-            throw BenchError("--users-child bare N | bots N SECONDS")
+            throw BenchError("--users-child bare N ROOM_SIZE | bots N ROOM_SIZE SECONDS")
         }
         // Written at once (stdout is a pipe, so `print` would buffer it past `exit`).
         func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
     }
 
     /// The peer: N plain StreamChat sessions that read and discard, RSS per connection.
-    static func measureBare(users n: Int) async throws -> Double {
-        let (child, input, ports) = try startServers(shards: (n + shardSize - 1) / shardSize)
+    static func measureBare(users n: Int, roomSize: Int) async throws -> Double {
+        let (child, input, ports) = try startServers(shards: (n + roomSize - 1) / roomSize)
         defer { try? input.fileHandleForWriting.close(); child.waitUntilExit() }
         let rss0 = residentKiB()
         var sessions: [any TransportSession] = []
         var readers: [Task<Void, Never>] = []
         for i in 0..<n {
-            let s = try await StreamChatTransport(host: "127.0.0.1", port: ports[i / shardSize], name: "b\(i)").connect()
+            let s = try await StreamChatTransport(host: "127.0.0.1", port: ports[i / roomSize], name: "b\(i)").connect()
             sessions.append(s)
             readers.append(Task { do { for try await _ in s.events {} } catch {} })
         }
@@ -133,8 +136,8 @@ enum UsersBench {
         return (child, input, ports)
     }
 
-    static func measure(users n: Int, steadySeconds: Double) async throws -> Result {
-        let shards = (n + shardSize - 1) / shardSize
+    static func measure(users n: Int, roomSize: Int, steadySeconds: Double) async throws -> Result {
+        let shards = (n + roomSize - 1) / roomSize
         let (child, input, ports) = try startServers(shards: shards)
         defer { try? input.fileHandleForWriting.close(); child.waitUntilExit() }
 
@@ -174,7 +177,7 @@ enum UsersBench {
         let rss0 = residentKiB()
 
         let users = (0..<n).map { i in
-            BotRunner(spec: spec("u\(i)", port: ports[i / shardSize], plugin: ("loaduser", userFile), config: [("every", .int(30))]),
+            BotRunner(spec: spec("u\(i)", port: ports[i / roomSize], plugin: ("loaduser", userFile), config: [("every", .int(30))]),
                       observer: observer)
         }
         let connectStart = Date()

@@ -88,7 +88,11 @@ if CommandLine.arguments.contains("--socketio") {
 // `--users 1000,5000`: only the users bench, for these counts.
 if let i = CommandLine.arguments.firstIndex(of: "--users"), i + 1 < CommandLine.arguments.count {
     let counts = CommandLine.arguments[i + 1].split(separator: ",").compactMap { Int($0) }
-    do { try await UsersBench.run(counts: counts, steadySeconds: quick ? 5 : 15) } catch { print("bench failed: \(error)"); exit(1) }
+    var roomSize = UsersBench.defaultRoomSize
+    if let r = CommandLine.arguments.firstIndex(of: "--room-size"), r + 1 < CommandLine.arguments.count, let size = Int(CommandLine.arguments[r + 1]) {
+        roomSize = size
+    }
+    do { try await UsersBench.run(counts: counts, roomSize: roomSize, steadySeconds: quick ? 5 : 15) } catch { print("bench failed: \(error)"); exit(1) }
     exit(0)
 }
 do {
