@@ -22,8 +22,9 @@ extension SocketIOBench {
     /// Child mode `--socketio-echo-bot PORT`: Parley's echo bot (BotRunner,
     /// Plugins/echo.lua, SocketIOTransport, journal off so state is in
     /// memory, the same as the python peer). Prints READY once online; runs
-    /// until stdin closes; exits 1 if the bot stops on its own.
-    static func echoBot(port: Int) async throws {
+    /// until stdin closes; exits 1 if the bot stops on its own. With
+    /// `--durable DIR`, a journal in DIR at `fsync = "always"`.
+    static func echoBot(port: Int, journal: String?) async throws {
         resetTerminationSignals()
         let plugin = FileManager.default.currentDirectoryPath + "/Plugins/echo.lua"
         guard FileManager.default.fileExists(atPath: plugin) else {
@@ -37,7 +38,7 @@ extension SocketIOBench {
         let spec = BotSpec(options: BotOptions(name: botName), plugins: [.init(name: "echo", path: plugin)],
                            presence: PresenceOptions(),
                            transport: SocketIOTransport(endpoint: SocketIOEndpoint(host: "127.0.0.1", port: port), name: botName),
-                           journal: nil, flow: flow)
+                           journal: journal, fsync: .always, flow: flow)
         let ready = Flag(), stopping = Flag()
         // Warnings and errors only: an info line per event would bill the bot for logging.
         var observer = RuntimeObserver { r in
@@ -139,6 +140,10 @@ extension SocketIOBench {
                                                  "--name", botName])
         case .parley: try BenchChild(role: "Parley echo bot (ParleyBench --socketio-echo-bot)", executable: paths.bench,
                                      arguments: ["--socketio-echo-bot", String(port)])
+        case .parleyDurable: try BenchChild(role: "Parley echo bot with a journal (ParleyBench --socketio-echo-bot --durable)",
+                                            executable: paths.bench,
+                                            arguments: ["--socketio-echo-bot", String(port), "--durable",
+                                                        try BenchProcess.scratchDirectory("parley-echo-journal-\(port)")])
         }
         do {
             _ = try child.line(startingWith: "READY", timeout: 30)

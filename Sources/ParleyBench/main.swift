@@ -39,7 +39,8 @@ if let i = CommandLine.arguments.firstIndex(of: "--socketio-echo-bot") {
     guard i + 1 < CommandLine.arguments.count, let port = Int(CommandLine.arguments[i + 1]) else {
         FileHandle.standardError.write(Data("--socketio-echo-bot needs a port\n".utf8)); exit(2)
     }
-    do { try await SocketIOBench.echoBot(port: port) } catch {
+    let durable = CommandLine.arguments.firstIndex(of: "--durable").flatMap { $0 + 1 < CommandLine.arguments.count ? CommandLine.arguments[$0 + 1] : nil }
+    do { try await SocketIOBench.echoBot(port: port, journal: durable) } catch {
         FileHandle.standardError.write(Data("Parley echo bot failed: \(error)\n".utf8)); exit(1)
     }
     exit(0)

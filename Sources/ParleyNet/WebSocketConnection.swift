@@ -184,9 +184,9 @@ package final class WebSocketConnection: Sendable {
     }
 
     /// Every frame and the flush in one event-loop task. Called off the loop
-    /// (a bot's Lua thread), each `channel.write` and the `flush` would be a
-    /// task of its own, and each task wakes the loop: a batch of replies
-    /// would cost a wake per frame instead of one.
+    /// (a load generator, a link on a shared loop), each `channel.write` and
+    /// the `flush` would be a task of its own, and each task wakes the loop:
+    /// a batch of replies would cost a wake per frame instead of one.
     private func write(_ messages: [WebSocketMessage]) -> EventLoopFuture<Void>? {
         guard !messages.isEmpty else { return nil }
         let channel = self.channel

@@ -59,7 +59,7 @@ public protocol TransportSession: Sendable {
     /// as delivered (written to the socket, or acknowledged where the protocol
     /// has receipts); throws when it was not, so the outbox keeps it.
     /// Runs on the caller's executor (`nonisolated(nonsending)`): the runner
-    /// calls it from its Lua thread for every message, and a hop to the
+    /// calls it from its bot loop for every message, and a hop to the
     /// cooperative pool and back would cost two thread wakes each time.
     nonisolated(nonsending) func send(room: String, text: String, id: String) async throws
 
@@ -69,9 +69,9 @@ public protocol TransportSession: Sendable {
     /// going down), and the messages past its end were not delivered.
     ///
     /// Why: the runner's outbox holds every reply a batch of events made.
-    /// Sent one by one from the Lua thread, each costs a wake of the event
-    /// loop and a wake back for its completion; under load those wakes, not
-    /// the bytes, are where a bot's time goes (the Socket.IO bench). Transports
+    /// Sent one by one, each costs a task on the event loop and a resumption
+    /// for its completion; under load those, not the bytes, are where a
+    /// bot's time goes (the Socket.IO bench). Transports
     /// whose deliveries are confirmed one by one (receipts, acks, HTTP
     /// requests) keep the default, which sends one at a time.
     nonisolated(nonsending) func send(_ batch: [OutgoingMessage]) async -> [SendOutcome]
