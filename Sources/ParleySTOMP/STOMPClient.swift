@@ -23,11 +23,9 @@ final class STOMPClient: Sendable {
         var heartBeat: (send: Int, receive: Int)
         var heartBeatMargin: Double
         var connectTimeout: Double
-        var maxFrameBytes: Int
     }
 
     private struct State {
-        var decoder: STOMPDecoder
         var link: (any STOMPLink)?
         var connected: STOMPFrame?
         var connectWaiter: CheckedContinuation<STOMPFrame, Error>?
@@ -48,9 +46,9 @@ final class STOMPClient: Sendable {
     /// The negotiated periods in milliseconds (0: off), for logs and tests.
     let periods = NIOLockedValueBox((send: 0, receive: 0))
 
-    private init(maxFrameBytes: Int, deliver: @escaping @Sendable (STOMPFrame) -> Void,
+    private init(deliver: @escaping @Sendable (STOMPFrame) -> Void,
                  ended: @escaping @Sendable (TransportError?) -> Void, log: @escaping @Sendable (String) -> Void) {
-        state = NIOLockedValueBox(State(decoder: STOMPDecoder(maxFrameBytes: maxFrameBytes)))
+        state = NIOLockedValueBox(State())
         self.deliver = deliver
         self.ended = ended
         self.log = log
@@ -64,10 +62,10 @@ final class STOMPClient: Sendable {
                      log: @escaping @Sendable (String) -> Void) async throws -> STOMPClient {
         // Until CONNECTED, an ending is the open's failure, not the session's.
         let opened = NIOLockedValueBox(false)
-        let client = STOMPClient(maxFrameBytes: s.maxFrameBytes, deliver: deliver,
+        let client = STOMPClient(deliver: deliver,
                                  ended: { e in if opened.withLockedValue({ $0 }) { ended(e) } }, log: log)
         let link = try await makeLink(STOMPLinkSink(
-            bytes: { [weak client] b in client?.receive(b) },
+            item: { [weak client] item in client?.receive(item) },
             closed: { [weak client] e in client?.linkClosed(e) }))
         client.state.withLockedValue { $0.link = link }
         var headers: [(name: String, value: String)] = [("accept-version", STOMP.version), ("host", s.host)]
@@ -108,24 +106,10 @@ final class STOMPClient: Sendable {
 
     // MARK: receiving
 
-    /// Bytes from the link: frames out, in order. A malformed stream drops the link.
-    private func receive(_ bytes: [UInt8]) -> TransportError? {
-        var frames: [STOMPFrame] = []
-        let failure = state.withLockedValue { st -> TransportError? in
-            st.lastReceived = .now()
-            st.decoder.append(bytes)
-            do {
-                while let item = try st.decoder.next() {
-                    if case .frame(let f) = item { frames.append(f) }
-                }
-            } catch {
-                return TransportError(.protocolViolation, "\(error)")
-            }
-            return nil
-        }
-        for f in frames { handle(f) }
-        if let failure { log("stomp: \(failure.message)") }
-        return failure
+    /// A frame or a heart-beat from the link, in order; either shows the server is alive.
+    private func receive(_ item: STOMPItem) {
+        state.withLockedValue { $0.lastReceived = .now() }
+        if case .frame(let f) = item { handle(f) }
     }
 
     private func handle(_ f: STOMPFrame) {

@@ -1,8 +1,11 @@
 import ParleyCore
+import ParleyWire
 
-/// A byte pipe that carries STOMP frames: a WebSocket (Web-STOMP) or a plain
-/// TCP connection (RabbitMQ's port 61613). The STOMP client above it sees
-/// only bytes, so framing, heart-beats and receipts are written once.
+/// A pipe that carries STOMP frames: a WebSocket (Web-STOMP) or a plain TCP
+/// connection (RabbitMQ's port 61613). Each link cuts what it reads into
+/// frames (TCP in its channel pipeline, `STOMPFrameDecoder`; Web-STOMP per
+/// message); the STOMP client above sees only frames, so heart-beats and
+/// receipts are written once.
 protocol STOMPLink: Sendable {
     /// Writes without waiting (heart-beats, typing).
     func enqueue(_ bytes: [UInt8])
@@ -14,10 +17,10 @@ protocol STOMPLink: Sendable {
     func abort()
 }
 
-/// Where a link hands what it receives: bytes in order, then exactly one
-/// `closed` (nil: this side closed on purpose).
+/// Where a link hands what it receives: frames and heart-beats in order,
+/// then exactly one `closed` (nil: this side closed on purpose). Bytes that
+/// are not STOMP close the link with a `.protocolViolation`.
 struct STOMPLinkSink: Sendable {
-    /// Returns an error to drop the link with it (a malformed frame).
-    var bytes: @Sendable ([UInt8]) -> TransportError?
+    var item: @Sendable (STOMPItem) -> Void
     var closed: @Sendable (TransportError?) -> Void
 }

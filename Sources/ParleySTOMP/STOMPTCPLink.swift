@@ -4,6 +4,7 @@ import NIOPosix
 import NIOSSL
 import ParleyCore
 import ParleyNet
+import ParleyWire
 
 /// STOMP straight over TCP (`stomp://host:port`, TLS with `stomp+ssl://`).
 final class STOMPTCPLink: STOMPLink {
@@ -15,7 +16,8 @@ final class STOMPTCPLink: STOMPLink {
         self.closing = closing
     }
 
-    static func connect(host: String, port: Int, tls: Bool, timeout: Double, on loop: (any EventLoop)?, sink: STOMPLinkSink) async throws -> STOMPTCPLink {
+    static func connect(host: String, port: Int, tls: Bool, maxFrameSize: Int, timeout: Double, on loop: (any EventLoop)?,
+                        sink: STOMPLinkSink) async throws -> STOMPTCPLink {
         let closing = NIOLockedValueBox(false)
         let sslContext: NIOSSLContext?
         do {
@@ -30,6 +32,7 @@ final class STOMPTCPLink: STOMPLink {
                     if let sslContext {
                         try ops.addHandler(try NIOSSLClientHandler(context: sslContext, serverHostname: host.isIPAddress ? nil : host))
                     }
+                    try ops.addHandler(ByteToMessageHandler(STOMPFrameDecoder(maxFrameBytes: maxFrameSize)))
                     try ops.addHandler(STOMPTCPHandler(sink: sink, closing: closing))
                 }
             }
@@ -61,9 +64,9 @@ final class STOMPTCPLink: STOMPLink {
     func abort() { close() }
 }
 
-/// Bytes in, to the sink; the first error or close is reported once.
+/// Frames in, to the sink; the first error or close is reported once.
 private final class STOMPTCPHandler: ChannelInboundHandler {
-    typealias InboundIn = ByteBuffer
+    typealias InboundIn = STOMPItem
 
     private let sink: STOMPLinkSink
     private let closing: NIOLockedValueBox<Bool>
@@ -76,15 +79,12 @@ private final class STOMPTCPHandler: ChannelInboundHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !finished else { return }
-        let buffer = unwrapInboundIn(data)
-        if let error = sink.bytes(Array(buffer.readableBytesView)) {
-            finish(error)
-            context.close(promise: nil)
-        }
+        sink.item(unwrapInboundIn(data))
     }
 
     func errorCaught(context: ChannelHandlerContext, error: Error) {
-        finish(TransportError(.closed, "connection error: \(error)"))
+        // The frame decoder's own errors say what the server did wrong.
+        finish(error as? TransportError ?? TransportError(.closed, "connection error: \(error)"))
         context.close(promise: nil)
     }
 

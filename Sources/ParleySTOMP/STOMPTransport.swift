@@ -66,8 +66,7 @@ public struct STOMPTransport: Transport {
         let log = self.log
         let settings = STOMPClient.Settings(
             host: options.host, login: options.login, passcode: options.passcode, connectHeaders: options.connectHeaders,
-            heartBeat: options.heartBeat, heartBeatMargin: options.heartBeatMargin, connectTimeout: connectTimeout,
-            maxFrameBytes: options.maxFrameBytes)
+            heartBeat: options.heartBeat, heartBeatMargin: options.heartBeatMargin, connectTimeout: connectTimeout)
         let client = try await STOMPClient.open(settings, link: { sink in try await self.openLink(target, sink, on: loop) }, deliver: { frame in
             guard let sub = frame[header: "subscription"], let entry = roomOf[sub] else {
                 log("stomp: ignored a MESSAGE for subscription \(frame[header: "subscription"] ?? "(none)")")
@@ -117,7 +116,8 @@ public struct STOMPTransport: Transport {
     private func openLink(_ e: STOMPEndpoint, _ sink: STOMPLinkSink, on loop: (any EventLoop)?) async throws -> any STOMPLink {
         switch e.link {
         case .tcp:
-            return try await STOMPTCPLink.connect(host: e.host, port: e.port, tls: e.tls, timeout: connectTimeout, on: loop, sink: sink)
+            return try await STOMPTCPLink.connect(host: e.host, port: e.port, tls: e.tls, maxFrameSize: options.maxFrameBytes,
+                                                  timeout: connectTimeout, on: loop, sink: sink)
         case .websocket:
             return try await STOMPWebSocketLink.connect(e, headers: options.headers, maxFrameSize: options.maxFrameBytes,
                                                         timeout: connectTimeout, on: loop, sink: sink)

@@ -1,6 +1,8 @@
+import NIOConcurrencyHelpers
 import NIOCore
 import ParleyCore
 import ParleyNet
+import ParleyWire
 
 /// STOMP over WebSocket (`ws://host:port/ws`, RabbitMQ Web-STOMP): frames go
 /// out as text messages (binary when the bytes are not UTF-8) and whatever
@@ -18,12 +20,31 @@ struct STOMPWebSocketLink: STOMPLink {
         }
         let target = WebSocketTarget(host: e.host, port: e.port, requestTarget: e.requestTarget,
                                      headers: headers, tls: e.tls ? TransportTLS.configuration(caFile: nil) : nil, loop: loop)
+        // Messages arrive one at a time, in order, on the connection's loop;
+        // the lock only makes that hand-over visible.
+        let decoder = NIOLockedValueBox(STOMPDecoder(maxFrameBytes: maxFrameSize))
         let connection = try await WebSocketConnection.connect(
             to: target, maxFrameSize: maxFrameSize, timeout: timeout,
             sink: WebSocketSink(message: { m in
-                switch m {
-                case .text(let s): sink.bytes(Array(s.utf8))
-                case .binary(let b): sink.bytes(b)
+                let cut = decoder.withLockedValue { d -> Result<[STOMPItem], STOMPError> in
+                    switch m {
+                    case .text(let s): d.append(s.utf8)
+                    case .binary(let b): d.append(b)
+                    }
+                    var items: [STOMPItem] = []
+                    do throws(STOMPError) {
+                        while let item = try d.next() { items.append(item) }
+                    } catch {
+                        return .failure(error)
+                    }
+                    return .success(items)
+                }
+                switch cut {
+                case .success(let items):
+                    for item in items { sink.item(item) }
+                    return nil
+                case .failure(let error):
+                    return TransportError(.protocolViolation, "\(error)")
                 }
             }, closed: sink.closed))
         return STOMPWebSocketLink(connection: connection)

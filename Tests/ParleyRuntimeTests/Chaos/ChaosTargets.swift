@@ -391,9 +391,10 @@ final class STOMPRoomRecorder: Sendable {
     private func session() async throws -> (client: STOMPClient, ended: Task<Void, Never>) {
         let (ends, end) = AsyncStream<Void>.makeStream()
         let settings = STOMPClient.Settings(host: "/", login: "guest", passcode: "guest", heartBeat: (0, 0), heartBeatMargin: 1,
-                                            connectTimeout: 2, maxFrameBytes: 1 << 20)
+                                            connectTimeout: 2)
         let client = try await STOMPClient.open(settings, link: { sink in
-            try await STOMPTCPLink.connect(host: RabbitMQ.tcpSTOMP.host, port: RabbitMQ.tcpSTOMP.port, tls: false, timeout: 2, on: nil, sink: sink)
+            try await STOMPTCPLink.connect(host: RabbitMQ.tcpSTOMP.host, port: RabbitMQ.tcpSTOMP.port, tls: false, maxFrameSize: 1 << 20,
+                                          timeout: 2, on: nil, sink: sink)
         }, deliver: { [self] frame in
             self.take(frame)
             if let ack = frame[header: "ack"] { self.state.withLock { $0.client }?.enqueue(STOMPFrame("ACK", [("id", ack)])) }

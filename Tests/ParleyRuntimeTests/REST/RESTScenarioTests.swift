@@ -34,7 +34,7 @@ struct RESTScenarioTests {
         let transport = server.transport(rooms: rooms, port: port, configure: configure, log: { line in
             recorder.observer.log(LogRecord(time: 0, bot: "parley", plugin: nil, level: .info, text: line))
         })
-        var spec = try botSpec(name: "parley", port: 0, plugins: plugins, journal: journal, shippedPlugins: shipped,
+        let spec = try botSpec(name: "parley", port: 0, plugins: plugins, journal: journal, shippedPlugins: shipped,
                                transport: transport)
         let runner = BotRunner(spec: spec, observer: recorder.observer)
         return Bot(runner: runner, run: Task { await runner.run() })

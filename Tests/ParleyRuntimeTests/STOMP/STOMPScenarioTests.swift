@@ -14,7 +14,7 @@ extension RabbitMQTests {
                       plugins: [(String, String)] = [], journal: String? = nil,
                       recorder: Recorder, log: TransportLog = TransportLog()) throws -> (BotRunner, Task<BotOutcome, Never>) {
             let transport = RabbitMQ.transport(name, room: room, endpoint: endpoint, options: options, log: log.add)
-            var spec = try botSpec(name: name, port: 0, plugins: plugins, journal: journal, shippedPlugins: shipped, transport: transport)
+            let spec = try botSpec(name: name, port: 0, plugins: plugins, journal: journal, shippedPlugins: shipped, transport: transport)
             let runner = BotRunner(spec: spec, observer: recorder.observer)
             return (runner, Task { await runner.run() })
         }
