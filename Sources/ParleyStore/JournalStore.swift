@@ -76,7 +76,7 @@ public final class JournalStore: BotStore {
     private let journal: Journal
     private let state = MemoryStateStore()
     private let history: MemoryHistoryStore
-    private var outbox: [OutboxEntry] = []
+    private var outbox = OutboxLedger()
     private let timers = TimerTable()
     private var cursors = CursorTable()
     /// The first write failure of a blocking append; a pipelined one's is in `commits`.
@@ -192,7 +192,8 @@ public final class JournalStore: BotStore {
         compactIfDue()
     }
 
-    public func undelivered() -> [OutboxEntry] { outbox }
+    public func undelivered() -> [OutboxEntry] { outbox.all }
+    public func undeliveredCount(plugin: String) -> Int { outbox.count(plugin: plugin) }
 
     public func savedTimers(plugin: String) -> [SavedTimer] { timers.timers(plugin: plugin) }
 
@@ -316,7 +317,7 @@ public final class JournalStore: BotStore {
         // writes still queued must be written first, or it would hold them twice.
         commits?.waitUntilAcknowledged()
         history.applyRetention()
-        let snapshot = Snapshot(state: state.export(), rooms: history.export(), outbox: outbox.map { ($0, "") },
+        let snapshot = Snapshot(state: state.export(), rooms: history.export(), outbox: outbox.all.map { ($0, "") },
                                 timers: timers.export(), cursors: cursors.export())
         let through = journal.lastSequence
         let job = CompactionJob()
@@ -392,7 +393,7 @@ public final class JournalStore: BotStore {
         let snapshot = try Snapshot(decoding: bytes)
         for e in snapshot.state { state.commit(plugin: e.plugin, writes: [(e.key, e.value)]) }
         for r in snapshot.rooms { history.restore(room: r.room, firstSeq: r.firstSeq, messages: r.messages) }
-        outbox += snapshot.outbox.map(\.entry)
+        outbox.add(snapshot.outbox.map(\.entry))
         for t in snapshot.timers { timers.apply(plugin: t.plugin, [.set(t.timer)]) }
         for c in snapshot.cursors { cursors.set(room: c.room, to: c.cursor) }
     }
@@ -608,12 +609,11 @@ public final class JournalStore: BotStore {
             state.commit(plugin: e.plugin, writes: e.writes)
             for send in e.sends {
                 _ = try history.append(room: send.room, id: send.id, user: e.sender, text: send.text, time: send.time)
-                outbox.append(send)
             }
+            outbox.add(e.sends)
             timers.apply(plugin: e.plugin, e.timers)
         case .delivered(let ids):
-            let done = Set(ids)
-            outbox.removeAll { done.contains($0.id) }
+            outbox.remove(ids)
         }
     }
 

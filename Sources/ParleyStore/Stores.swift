@@ -282,6 +282,38 @@ public struct OutboxEntry: Sendable, Equatable {
     }
 }
 
+/// The sends a bot committed and its transport has not taken yet, in commit
+/// order, with a count per plugin (what the plugin's `outbox_sends` quota
+/// reads). The one record of pending sends: each store keeps it, the
+/// journal's rebuilt from intent and delivery records on open, and the plugin
+/// host asks the store rather than counting again.
+public struct OutboxLedger: Sendable {
+    private var entries: [OutboxEntry] = []
+    private var perPlugin: [String: Int] = [:]
+
+    public init() {}
+
+    /// Every pending send, oldest first.
+    public var all: [OutboxEntry] { entries }
+
+    public func count(plugin: String) -> Int { perPlugin[plugin] ?? 0 }
+
+    public mutating func add(_ sends: [OutboxEntry]) {
+        entries += sends
+        for s in sends { perPlugin[s.plugin, default: 0] += 1 }
+    }
+
+    /// The transport took these (or they were dropped for good).
+    public mutating func remove(_ ids: [String]) {
+        let done = Set(ids)
+        entries.removeAll { e in
+            guard done.contains(e.id) else { return false }
+            perPlugin[e.plugin, default: 1] -= 1
+            return true
+        }
+    }
+}
+
 /// A timer that outlives the process: one with a name (`bot.after(s, fn,
 /// {name = ...})`), or one created while its plugin loaded, which is named by
 /// its order (`#1`, `#2`, ...). Unnamed timers made by handlers are not saved.
@@ -387,6 +419,8 @@ public protocol BotStore: StateStore, HistoryStore {
     func commit(_ effects: HandlerEffects) throws(StoreError)
     func markDelivered(_ ids: [String]) throws(StoreError)
     func undelivered() -> [OutboxEntry]
+    /// The plugin's committed sends the transport has not taken yet.
+    func undeliveredCount(plugin: String) -> Int
 
     /// Records a message the bot received, like `append`. With `lastSeen`, the
     /// message's server id and time also become the room's last-seen cursor
@@ -413,7 +447,7 @@ public protocol BotStore: StateStore, HistoryStore {
 public final class MemoryBotStore: BotStore {
     public let state = MemoryStateStore()
     public let history: MemoryHistoryStore
-    private var outbox: [OutboxEntry] = []
+    private var outbox = OutboxLedger()
     private let timers = TimerTable()
     private var cursors = CursorTable()
 
@@ -451,14 +485,12 @@ public final class MemoryBotStore: BotStore {
         for s in effects.sends {
             _ = try history.append(room: s.room, id: s.id, user: effects.sender, text: s.text, time: s.time)
         }
-        outbox += effects.sends
+        outbox.add(effects.sends)
         timers.apply(plugin: effects.plugin, effects.timers)
     }
 
-    public func markDelivered(_ ids: [String]) throws(StoreError) {
-        let done = Set(ids)
-        outbox.removeAll { done.contains($0.id) }
-    }
+    public func markDelivered(_ ids: [String]) throws(StoreError) { outbox.remove(ids) }
 
-    public func undelivered() -> [OutboxEntry] { outbox }
+    public func undelivered() -> [OutboxEntry] { outbox.all }
+    public func undeliveredCount(plugin: String) -> Int { outbox.count(plugin: plugin) }
 }

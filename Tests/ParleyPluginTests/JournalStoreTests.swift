@@ -63,6 +63,37 @@ struct JournalStoreTests {
         #expect(second.compactMap(\.sentText) == ["ack 8"], "re-sent exactly once, and the state came with it")
     }
 
+    /// The store's outbox ledger is the one count of a plugin's pending sends
+    /// (its `outbox_sends` quota): rebuilt from the journal in commit order,
+    /// deliveries taken off, per plugin.
+    @Test func theOutboxLedgerCountsPendingSendsPerPluginAcrossARestart() async throws {
+        // On the big-stack test thread, as every store user runs: a journal's
+        // blocking append must not hold a cooperative-pool thread.
+        try await withTaskExecutorPreference(testExecutor) { try Self.ledgerAcrossARestart() }
+    }
+
+    private static func ledgerAcrossARestart() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let journal = dir.appendingPathComponent("j").path
+        func send(_ id: String, _ plugin: String) -> OutboxEntry {
+            OutboxEntry(id: id, plugin: plugin, room: "lobby", text: id, time: 0)
+        }
+        do {
+            let store = try JournalStore.open(directory: journal)
+            try store.commit(HandlerEffects(plugin: "a", sender: "parley", writes: [], sends: [send("a-1", "a"), send("a-2", "a")]))
+            try store.commit(HandlerEffects(plugin: "b", sender: "parley", writes: [], sends: [send("b-1", "b")]))
+            try store.markDelivered(["a-1"])
+            #expect(store.undeliveredCount(plugin: "a") == 1 && store.undeliveredCount(plugin: "b") == 1)
+            store.close()
+        }
+        let reopened = try JournalStore.open(directory: journal)
+        defer { reopened.close() }
+        #expect(reopened.undelivered().map(\.id) == ["a-2", "b-1"])
+        #expect(reopened.undeliveredCount(plugin: "a") == 1 && reopened.undeliveredCount(plugin: "b") == 1)
+        #expect(reopened.undeliveredCount(plugin: "c") == 0)
+    }
+
     @Test func anUnusableJournalStopsTheRunNamingTheCause() async throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -79,7 +79,6 @@ extension Bot {
         }
         let effects = HandlerEffects(plugin: p.name, sender: options.name, writes: p.pendingWrites, sends: sends, timers: timerChanges)
         if !effects.isEmpty { try store.commit(effects) }
-        for e in sends { wait(id: e.id, plugin: p.name) }
         for id in cancel {
             p.forget(id)
             p.drops.append(id)

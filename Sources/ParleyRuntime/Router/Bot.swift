@@ -71,10 +71,6 @@ public final class Bot: PluginServices {
     var timers: [TimerEntry] = []   // sorted by (due, order)
     var timerOrder = 0
     var generatedIds = 0
-    /// Sends committed but not yet taken by the transport: owner by outbox id,
-    /// and how many each plugin has (what `outbox_sends` bounds).
-    var waitingOwner: [String: String] = [:]
-    var waitingCount: [String: Int] = [:]
 
     struct TimerEntry {
         var due: Double
@@ -106,26 +102,16 @@ public final class Bot: PluginServices {
     public func markDelivered(ids: [String]) throws(StoreError) {
         guard !ids.isEmpty else { return }
         try store.markDelivered(ids)
-        for id in ids {
-            guard let plugin = waitingOwner.removeValue(forKey: id) else { continue }
-            waitingCount[plugin, default: 1] -= 1
-        }
     }
 
     /// Sends whose transaction committed but whose delivery was never recorded
     /// (the process stopped in between): to be sent again, once, with their ids.
     public func undeliveredSends() -> [BotAction] {
-        store.undelivered().map {
-            wait(id: $0.id, plugin: $0.plugin)
-            return BotAction(plugin: $0.plugin, .send(room: $0.room, text: $0.text), outboxId: $0.id)
-        }
+        store.undelivered().map { BotAction(plugin: $0.plugin, .send(room: $0.room, text: $0.text), outboxId: $0.id) }
     }
 
-    func waitingSends(plugin: String) -> Int { waitingCount[plugin] ?? 0 }
-
-    func wait(id: String, plugin: String) {
-        if waitingOwner.updateValue(plugin, forKey: id) == nil { waitingCount[plugin, default: 0] += 1 }
-    }
+    /// The store's ledger is the one count of a plugin's pending sends.
+    func waitingSends(plugin: String) -> Int { store.undeliveredCount(plugin: plugin) }
 
 
     // MARK: events

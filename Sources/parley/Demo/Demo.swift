@@ -133,7 +133,7 @@ public struct Demo: Sendable {
             ], seed: seed &+ 1),
         ]
         // The process's shared loops unless the demo asks for another number.
-        let loops = options.loops == BotLoops.shared.loops.count ? BotLoops.shared : BotLoops(count: options.loops)
+        let loops = options.loops == RuntimeOptions().loops ? BotLoops.shared : BotLoops(count: options.loops)
         let staffRunners = staff.enumerated().map { i, s in BotRunner(spec: s, observer: observer, loops: loops, seed: seed &+ UInt64(i)) }
         let personRunners = people.enumerated().map { i, p in
             BotRunner(spec: spec(p.name, plugin("persona"), config: [("style", .string(p.style))], seed: seed &+ 100 &+ UInt64(i)),
