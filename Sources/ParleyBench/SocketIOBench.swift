@@ -126,6 +126,8 @@ enum SocketIOBench {
         print(String(format: "throughput and bot CPU: %d in flight for %.0f s, one bot after the other", inFlight, seconds))
         print("server     bot        replies/s  p50 ms  p99 ms  missing  bot CPU ms/1k")
         var results: [Result] = []
+        // This disk's fdatasync latency: the bound the bot with a journal is held to.
+        let durableSync = try BurstBench.fdatasyncLatency()
         for server in [ServerKind.python, .embedded] {
             for r in try await measure(server: server, seconds: seconds, slices: slices, paths: paths) {
                 results.append(r)
@@ -182,7 +184,8 @@ enum SocketIOBench {
             print("  every message answered, p99 ≤ the python bot's: \(pa.missing) missing, p99 \(ms(pa.p99)) against \(ms(py.p99)) ms "
                   + verdict(pa.missing == 0 && pa.p99 <= py.p99))
             print("  CPU per reply, closed loop ≤ 25 µs: " + String(format: "%.1f µs ", closed) + verdict(closed <= 25))
-            if let du = results.first(where: { $0.server == .embedded && $0.bot == .parleyDurable }), let sync = durableSync {
+            if let du = results.first(where: { $0.server == .embedded && $0.bot == .parleyDurable }) {
+                let sync = durableSync
                 let bound = du.echoP99 + 3 * sync.p99 * 1000
                 print("  with a journal at always, every message answered, p99 ≤ the no-bot floor's p99 + 3 × fdatasync p99: "
                       + "\(du.missing) missing, p99 \(ms(du.p99)) against \(ms(du.echoP99)) + 3 × \(ms(sync.p99 * 1000)) = \(ms(bound)) ms "
@@ -273,11 +276,7 @@ enum SocketIOBench {
     /// odd ones), so a busy spell on the shared machine lands on all of them
     /// rather than on whichever bot it happened to catch. The pairs not being
     /// measured sit idle. Then each bot's closed loop, one after the other.
-    /// This disk's fdatasync latency, measured before the bots with a journal run.
-    nonisolated(unsafe) static var durableSync: (p50: Double, p99: Double, count: Int)?
-
     static func measure(server: ServerKind, seconds: Double, slices: Int, paths: Paths) async throws -> [Result] {
-        if server == .embedded { durableSync = try BurstBench.fdatasyncLatency() }
         var rigs: [Rig] = []
         do {
             for bot in server == .embedded ? [BotKind.python, .parley, .parleyDurable] : [BotKind.python, .parley] { rigs.append(try await Rig.open(server: server, bot: bot, paths: paths)) }

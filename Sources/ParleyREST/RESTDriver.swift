@@ -23,8 +23,7 @@ extension RESTTransport {
 
 extension RESTOptions: TransportOptions {
     public func makeTransport(for bot: TransportTarget) throws(ConfigError) -> any Transport {
-        let e = try HTTPEndpoint.of(bot, transport: RESTTransport.driver.name)
-        return RESTTransport(endpoint: SocketIOEndpoint(host: e.host, port: e.port, tls: e.tls), name: bot.name,
+        return RESTTransport(endpoint: try SocketIOEndpoint.of(bot, transport: RESTTransport.driver.name), name: bot.name,
                              rooms: bot.rooms, options: self, connectTimeout: bot.connectTimeout, log: bot.log)
     }
 }

@@ -16,8 +16,7 @@ extension SocketIOTransport {
 
 extension SocketIOOptions: TransportOptions {
     public func makeTransport(for bot: TransportTarget) throws(ConfigError) -> any Transport {
-        let e = try HTTPEndpoint.of(bot, transport: SocketIOTransport.driver.name)
-        return SocketIOTransport(endpoint: SocketIOEndpoint(host: e.host, port: e.port, tls: e.tls), name: bot.name,
+        return SocketIOTransport(endpoint: try SocketIOEndpoint.of(bot, transport: SocketIOTransport.driver.name), name: bot.name,
                                  rooms: bot.rooms, options: self, connectTimeout: bot.connectTimeout, log: bot.log)
     }
 }

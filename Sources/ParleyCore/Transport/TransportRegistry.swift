@@ -135,6 +135,4 @@ public struct TransportRegistry: Sendable {
     }
 
     public var names: [String] { drivers.map(\.name) }
-
-    public subscript(name: String) -> TransportDriver? { drivers.first { $0.name == name } }
 }

@@ -15,7 +15,7 @@ import Synchronization
 /// The price: while a plugin runs (at most its budget's deadline, 250 ms by
 /// default) the other bots of its loop wait, their sockets unread. The runner
 /// gives its loop back after every few milliseconds of plugin work (see
-/// `BotRunner.pump`), so heart-beats are answered between two events however
+/// `BotRunner.handle`), so heart-beats are answered between two events however
 /// busy a plugin is, and the bots of other loops never wait at all.
 public final class BotLoops: Sendable {
     public let loops: [BotLoop]
@@ -48,11 +48,6 @@ public final class BotLoops: Sendable {
 
     /// Bots on each loop now.
     public var load: [Int] { bots.withLock { $0 } }
-
-    /// Stops every loop; for a process that made its own loops and is done with them.
-    public func shutdown() {
-        for l in loops { l.shutdown() }
-    }
 }
 
 /// One bot loop: a NIO event loop on a thread of its own, with a stack big
@@ -85,11 +80,6 @@ public final class BotLoop: SerialExecutor, TaskExecutor, @unchecked Sendable {
         thread.start()
         started.ready.wait()
         loop = started.loop!
-    }
-
-    /// Stops the loop; the thread then ends.
-    public func shutdown() {
-        loop.shutdownGracefully { _ in }
     }
 
     public func enqueue(_ job: consuming ExecutorJob) {

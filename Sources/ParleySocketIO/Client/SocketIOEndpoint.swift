@@ -1,3 +1,4 @@
+import ParleyConfig
 import ParleyCore
 import ParleyWire
 
@@ -26,6 +27,35 @@ public struct SocketIOEndpoint: Sendable, Equatable {
     public static func == (a: SocketIOEndpoint, b: SocketIOEndpoint) -> Bool {
         a.host == b.host && a.port == b.port && a.tls == b.tls && a.path == b.path
             && a.query.map(\.0) == b.query.map(\.0) && a.query.map(\.1) == b.query.map(\.1)
+    }
+
+    /// Splits a `server` value into TLS or not and `host:port` (a scheme's
+    /// default port when the URL names none); nil when it is not one of the forms.
+    public static func parse(_ server: String) -> (tls: Bool, hostPort: String)? {
+        let lower = server.lowercased()
+        for (scheme, tls) in [("wss://", true), ("https://", true), ("ws://", false), ("http://", false)] where lower.hasPrefix(scheme) {
+            var rest = server.dropFirst(scheme.count)
+            if rest.hasSuffix("/") { rest = rest.dropLast() }
+            if rest.contains("/") { return nil }
+            if !rest.contains(":") || rest.hasSuffix("]") { return (tls, rest + (tls ? ":443" : ":80")) }
+            return (tls, String(rest))
+        }
+        if lower.contains("://") { return nil }
+        return (false, server)
+    }
+
+    /// The bot's `server` (`ws://`, `wss://`, `http(s)://` or `host:port`),
+    /// else the embedded server of `transport` (REST reaches its server the same way).
+    public static func of(_ bot: TransportTarget, transport: String) throws(ConfigError) -> SocketIOEndpoint {
+        guard let server = bot.server else {
+            let a = try bot.embeddedAddress(transport: transport)
+            return SocketIOEndpoint(host: a.host, port: a.port)
+        }
+        guard let (tls, hostPort) = parse(server) else {
+            throw bot.serverError("'\(server)' is not ws://host:port, wss://host:port, http(s)://host:port or host:port")
+        }
+        let a = try HostPort.parse(hostPort, file: bot.file, line: bot.line)
+        return SocketIOEndpoint(host: a.host, port: a.port, tls: tls)
     }
 
     /// The request target of an Engine.IO request: `path?EIO=4&transport=…[&sid=…][&extra]`.
