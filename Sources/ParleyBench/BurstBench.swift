@@ -129,7 +129,7 @@ enum BurstBench {
                         let now = monoNow()
                         if due > now { try await Task.sleep(for: .nanoseconds(Int(due - now))) }
                         log.sentAt.withLock { $0[n] = monoNow() }
-                        try await s.send(room: "lobby", text: "!echo hello \(n) darn", id: "")
+                        try await s.send(OutgoingMessage(id: "", room: "lobby", text: "!echo hello \(n) darn"))
                         n += flooders
                     }
                 }

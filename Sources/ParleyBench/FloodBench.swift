@@ -68,7 +68,7 @@ enum FloodBench {
                             n += 1
                             // One in twenty swears, so the moderator has real work too.
                             let text = n % 20 == 0 ? "darn it, message \(n)" : "flood \(i) message \(n)"
-                            try await s.send(room: "lobby", text: text, id: "")
+                            try await s.send(OutgoingMessage(id: "", room: "lobby", text: text))
                         }
                         try await Task.sleep(for: .milliseconds(5))
                     }
@@ -176,7 +176,7 @@ final class Watcher: Sendable {
     func canary() async -> Double {
         let before = tweets.withLock { $0.count }
         let sent = Double(monoNow()) / 1e9
-        do { try await session.send(room: "lobby", text: "!canary", id: "") } catch { return .infinity }
+        do { try await session.send(OutgoingMessage(id: "", room: "lobby", text: "!canary")) } catch { return .infinity }
         while Double(monoNow()) / 1e9 - sent < 10 {
             if let t = tweets.withLock({ $0.count > before ? $0[before] : nil }) { return t - sent }
             try? await Task.sleep(for: .milliseconds(2))

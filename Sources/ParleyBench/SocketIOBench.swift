@@ -322,7 +322,7 @@ enum SocketIOBench {
     /// answering fails here with a clear message, not as a table of zeros.
     static func handshake(_ session: any TransportSession, _ tracker: Tracker, bot: BotKind) async throws {
         tracker.start(base: 0, count: 1)
-        try await session.send(room: "lobby", text: "!echo 0 \(monoNow())", id: "")
+        try await session.send(OutgoingMessage(id: "", room: "lobby", text: "!echo 0 \(monoNow())"))
         let end = monoNow() + 10_000_000_000
         while tracker.answered(0..<1) == 0 {
             guard monoNow() < end else { throw BenchError("the \(bot.rawValue) echo bot did not answer !echo within 10 s") }
@@ -385,7 +385,7 @@ enum SocketIOBench {
             if i == warmup { cpu0 = pids.sample(); start = now }
             let stamp = monoNow()
             if i >= warmup { lags.append(Double(stamp - due) / 1e6) }
-            try await session.send(room: "lobby", text: "!echo \(base + i) \(stamp)", id: "")
+            try await session.send(OutgoingMessage(id: "", room: "lobby", text: "!echo \(base + i) \(stamp)"))
             i += 1
         }
         let measuredSeqs = (base + warmup)..<(base + total)
@@ -424,7 +424,7 @@ enum SocketIOBench {
             var seq = base
             var credits = inFlight
             while credits > 0 {
-                let batch = (0..<credits).map { i in OutgoingMessage(room: "lobby", text: "!echo \(seq + i) \(monoNow())", id: "") }
+                let batch = (0..<credits).map { i in OutgoingMessage(id: "", room: "lobby", text: "!echo \(seq + i) \(monoNow())") }
                 for case .failed(let error) in await session.send(batch) { throw error }
                 seq += credits
                 credits = await tracker.takeCredits()

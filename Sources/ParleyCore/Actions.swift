@@ -32,13 +32,14 @@ public struct BotAction: Sendable, Equatable {
 
     public var plugin: String
     public var kind: Kind
-    /// For a send: its outbox id, to report delivery (`Bot.markDelivered`).
-    public var outboxId: String?
+    /// For a committed send: the message as the outbox queues it and the
+    /// transport writes it (its id reports the delivery, `Bot.markDelivered`).
+    public var message: OutgoingMessage?
 
-    public init(plugin: String, _ kind: Kind, outboxId: String? = nil) {
+    public init(plugin: String, _ kind: Kind, message: OutgoingMessage? = nil) {
         self.plugin = plugin
         self.kind = kind
-        self.outboxId = outboxId
+        self.message = message
     }
 
     /// One JSON object, keys in a fixed order (the harness's output format).

@@ -7,14 +7,10 @@ import Darwin
 #endif
 
 /// An open file of a `FileLayer`. For `PosixFileLayer` it is the descriptor.
+/// Only the layers of this module open files, so its initializer is internal.
 public struct JournalFile: Hashable, Sendable {
     public let rawValue: Int32
     public let path: String
-
-    public init(rawValue: Int32, path: String) {
-        self.rawValue = rawValue
-        self.path = path
-    }
 }
 
 /// How `FileLayer.open` treats the path.
@@ -138,21 +134,20 @@ public struct PosixFileLayer: FileLayer {
 
     public func write(_ file: JournalFile, _ bytes: UnsafeRawBufferPointer, at offset: Int64) throws -> Int {
         guard let base = bytes.baseAddress, bytes.count > 0 else { return 0 }
-        while true {
-            let n = pwrite(file.rawValue, base, bytes.count, off_t(offset))
-            if n >= 0 { return n }
-            if errno == EINTR { continue }
-            throw fail("write", file.path)
-        }
+        return try again(onInterrupt: "write", file) { pwrite(file.rawValue, base, bytes.count, off_t(offset)) }
     }
 
     public func read(_ file: JournalFile, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
         guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
+        return try again(onInterrupt: "read", file) { pread(file.rawValue, base, buffer.count, off_t(offset)) }
+    }
+
+    /// A positioned read or write, made again when a signal interrupted it.
+    private func again(onInterrupt what: String, _ file: JournalFile, _ call: () -> Int) throws -> Int {
         while true {
-            let n = pread(file.rawValue, base, buffer.count, off_t(offset))
+            let n = call()
             if n >= 0 { return n }
-            if errno == EINTR { continue }
-            throw fail("read", file.path)
+            if errno != EINTR { throw fail(what, file.path) }
         }
     }
 

@@ -19,3 +19,37 @@ extension ClientBootstrap {
                            value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 512, maximum: 65536))
     }
 }
+
+extension ServerBootstrap {
+    /// The listener both embedded chat servers start from: `SO_REUSEADDR`
+    /// (a restarted server must bind the port its predecessor's connections
+    /// still hold in TIME_WAIT), a backlog for thousands of simulated users
+    /// connecting at once, no Nagle (chat lines are small), and the outbound
+    /// bound: past `maxOutboundBytes` queued bytes a connection turns
+    /// unwritable and its handler drops the client that does not read.
+    package static func forChat(on group: any EventLoopGroup, maxOutboundBytes: Int) -> ServerBootstrap {
+        let outbound = max(1, maxOutboundBytes)
+        return ServerBootstrap(group: group)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .serverChannelOption(.backlog, value: 4096)
+            .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
+            .childChannelOption(.writeBufferWaterMark, value: .init(low: outbound / 2, high: outbound))
+    }
+}
+
+/// A bound listening socket and the address it took (the port is the one
+/// picked when 0 was asked for).
+package struct ChatListener: Sendable {
+    package let channel: any Channel
+    package let host: String
+    package let port: Int
+
+    package init(_ bootstrap: ServerBootstrap, host: String, port: Int) async throws {
+        channel = try await bootstrap.bind(host: host, port: port).get()
+        self.host = host
+        self.port = channel.localAddress?.port ?? 0
+    }
+
+    /// Stops accepting; the connections already accepted stay open.
+    package func close() async { try? await channel.close() }
+}

@@ -232,13 +232,12 @@ final class WebSocketConnectionHandler: ChannelInboundHandler {
     typealias OutboundOut = WebSocketFrame
 
     private let sink: WebSocketSink
-    private let closing: NIOLockedValueBox<Bool>
     private let limit: FrameLimit
-    private var finished = false
+    private var ending: LinkEnding
 
     init(sink: WebSocketSink, closing: NIOLockedValueBox<Bool>, limit: FrameLimit) {
         self.sink = sink
-        self.closing = closing
+        self.ending = LinkEnding(closing: closing)
         self.limit = limit
     }
 
@@ -260,7 +259,7 @@ final class WebSocketConnectionHandler: ChannelInboundHandler {
             context.writeAndFlush(wrapOutboundOut(pong), promise: nil)
             return
         case .connectionClose:
-            finish(closing.withLockedValue { $0 } ? nil : TransportError(.closed, "the server closed the WebSocket\(Self.reason(frame))"))
+            finish(ending.closedByBot ? nil : TransportError(.closed, "the server closed the WebSocket\(Self.reason(frame))"))
             context.close(promise: nil)
             return
         default:
@@ -278,14 +277,12 @@ final class WebSocketConnectionHandler: ChannelInboundHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        finish(closing.withLockedValue { $0 } ? nil : TransportError(.closed, "the server closed the connection"))
+        finish(ending.inactive)
         context.fireChannelInactive()
     }
 
     private func finish(_ error: TransportError?) {
-        guard !finished else { return }
-        finished = true
-        sink.closed(error)
+        if ending.tell() { sink.closed(error) }
     }
 
     /// The close frame's code and reason, for the log (`: 1000 STOMP died`).

@@ -237,13 +237,13 @@ final class RESTSession: TransportSession {
     /// server refuses (4xx) throws `.refused` and the outbox drops it; one
     /// that still fails after the retries ends the session, so presence
     /// reconnects (catching up) and the outbox sends it again.
-    nonisolated(nonsending) func send(room: String, text: String, id: String) async throws {
-        guard let channel = channels[room] else {
-            throw TransportError(.refused, "this bot is not in room '\(room)' (rooms: \(channels.keys.sorted().joined(separator: ", ")))")
+    nonisolated(nonsending) func send(_ message: OutgoingMessage) async throws {
+        guard let channel = channels[message.room] else {
+            throw TransportError(.refused, "this bot is not in room '\(message.room)' (rooms: \(channels.keys.sorted().joined(separator: ", ")))")
         }
         let options = client.options
         let body: RESTClient.Body = options.multipart
-            ? .form([("content", text)]) : .json(.object([("content", .string(text))]))
+            ? .form([("content", message.text)]) : .json(.object([("content", .string(message.text))]))
         do {
             // A 2xx is a delivered send, whatever its body says (or does not).
             try await client.perform(.POST, channel.chatsPath(options), body: body)

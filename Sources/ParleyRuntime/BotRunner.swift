@@ -90,16 +90,10 @@ public actor BotRunner {
 
     var host: BotHost?
     var session: (any TransportSession)?
+    /// Every send of this run from its commit to the transport's confirmation.
     var outbox: Outbox
     var typingQueue: [(room: String, on: Bool)] = []
     var draining = false
-    /// Sends handed to the transport and not yet confirmed (out of the outbox meanwhile).
-    var inFlight = 0
-    /// Handlers' sends whose transaction is not yet durable (a pipelined
-    /// journal is syncing), in commit order; each group goes to the outbox
-    /// when the journal says its commit request is done.
-    var awaitingCommit: [(request: UInt64, sends: [Outbox.Entry], events: Int)] = []
-    var commitRequests: UInt64 = 0
     /// The pump, waiting for the journal or the drain to catch up (`mustHoldBack`).
     var pumpWaiters: [CheckedContinuation<Void, Never>] = []
     /// The drain's last batch stopped at the rate cap: a backlog is then the
@@ -176,7 +170,7 @@ public actor BotRunner {
         guard !stopping else { return }
         stopping = true
         let deadline = BotHost.now() + drainTimeout
-        while session != nil, !outbox.isEmpty || inFlight > 0 || !awaitingCommit.isEmpty, BotHost.now() < deadline {
+        while session != nil, !outbox.isSettled, BotHost.now() < deadline {
             try? await Task.sleep(for: .milliseconds(20))
         }
         await session?.leave()

@@ -69,16 +69,15 @@ private final class STOMPTCPHandler: ChannelInboundHandler {
     typealias InboundIn = STOMPItem
 
     private let sink: STOMPLinkSink
-    private let closing: NIOLockedValueBox<Bool>
-    private var finished = false
+    private var ending: LinkEnding
 
     init(sink: STOMPLinkSink, closing: NIOLockedValueBox<Bool>) {
         self.sink = sink
-        self.closing = closing
+        self.ending = LinkEnding(closing: closing)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard !finished else { return }
+        guard !ending.isTold else { return }
         sink.item(unwrapInboundIn(data))
     }
 
@@ -89,13 +88,11 @@ private final class STOMPTCPHandler: ChannelInboundHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        finish(closing.withLockedValue { $0 } ? nil : TransportError(.closed, "the server closed the connection"))
+        finish(ending.inactive)
         context.fireChannelInactive()
     }
 
     private func finish(_ error: TransportError?) {
-        guard !finished else { return }
-        finished = true
-        sink.closed(error)
+        if ending.tell() { sink.closed(error) }
     }
 }

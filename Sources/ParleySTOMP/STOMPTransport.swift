@@ -151,10 +151,11 @@ final class STOMPSession: TransportSession {
     /// Returns once the broker's RECEIPT is in. Without it in time the link
     /// is dropped (a broker that stops answering is as good as gone) and the
     /// send stays in the outbox: delivery is at-least-once.
-    nonisolated(nonsending) func send(room: String, text: String, id: String) async throws {
-        try check(room)
+    nonisolated(nonsending) func send(_ message: OutgoingMessage) async throws {
+        try check(message.room)
         do {
-            try await client.request(mapper.send(type: options.types.message, room: room, text: text), timeout: options.receiptTimeout)
+            try await client.request(mapper.send(type: options.types.message, room: message.room, text: message.text),
+                                     timeout: options.receiptTimeout)
         } catch let e as TransportError where e.kind == .timeout {
             client.fail(TransportError(.timeout, "\(e.message); dropping the link"))
             throw e

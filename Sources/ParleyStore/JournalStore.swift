@@ -192,7 +192,7 @@ public final class JournalStore: BotStore {
         compactIfDue()
     }
 
-    public func undelivered() -> [OutboxEntry] { outbox.all }
+    public func undelivered() -> [OutgoingMessage] { outbox.all }
     public func undeliveredCount(plugin: String) -> Int { outbox.count(plugin: plugin) }
 
     public func savedTimers(plugin: String) -> [SavedTimer] { timers.timers(plugin: plugin) }
@@ -209,16 +209,16 @@ public final class JournalStore: BotStore {
     }
 
     /// An outbox entry as stored in intent records and snapshots.
-    static func outboxValue(_ s: OutboxEntry, sender: String) -> LuaValue {
+    static func outboxValue(_ s: OutgoingMessage, sender: String) -> LuaValue {
         .record([("o", .string(s.id)), ("p", .string(s.plugin)), ("r", .string(s.room)), ("t", .string(s.text)),
                  ("s", .double(s.time)), ("u", .string(sender))])
     }
 
     /// The inverse of `outboxValue`.
-    static func outboxEntry(_ v: LuaValue) -> (entry: OutboxEntry, sender: String)? {
+    static func outboxEntry(_ v: LuaValue) -> (entry: OutgoingMessage, sender: String)? {
         guard let id = v["o"].stringValue, let plugin = v["p"].stringValue, let room = v["r"].stringValue,
               let text = v["t"].stringValue, let time = v["s"].numberValue else { return nil }
-        return (OutboxEntry(id: id, plugin: plugin, room: room, text: text, time: time), v["u"].stringValue ?? "")
+        return (OutgoingMessage(id: id, room: room, text: text, plugin: plugin, time: time), v["u"].stringValue ?? "")
     }
 
     /// A saved timer as stored in timer records (with `p`) and snapshots (without).
@@ -264,17 +264,18 @@ public final class JournalStore: BotStore {
 
     /// One journal transaction per 1,000 messages: a backfill of thousands
     /// costs a few syncs, and no transaction grows without bound.
-    public func appendReceived(_ messages: [ReceivedMessage]) throws(StoreError) {
+    public func appendReceived(_ messages: [ChatMessage]) throws(StoreError) {
+        let received = messages.compactMap { m in m.id.flatMap { id in m.time.map { (m, id, $0) } } }
         var start = 0
-        while start < messages.count {
-            let chunk = messages[start..<min(messages.count, start + 1000)]
+        while start < received.count {
+            let chunk = received[start..<min(received.count, start + 1000)]
             start += chunk.count
-            try append(chunk.map { m in
-                Self.messageRecord(room: m.room, id: m.id, user: m.user, text: m.text, time: m.time, lastSeen: true)
+            try append(chunk.map { m, id, time in
+                Self.messageRecord(room: m.room, id: id, user: m.user, text: m.text, time: time, lastSeen: true)
             })
-            for m in chunk {
-                cursors.advance(room: m.room, to: RoomCursor(cursor: m.id, time: m.time))
-                _ = try history.append(room: m.room, id: m.id, user: m.user, text: m.text, time: m.time)
+            for (m, id, time) in chunk {
+                cursors.advance(room: m.room, to: RoomCursor(cursor: id, time: time))
+                _ = try history.append(room: m.room, id: id, user: m.user, text: m.text, time: time)
             }
             compactIfDue()
         }
@@ -405,13 +406,13 @@ public final class JournalStore: BotStore {
     struct Snapshot: Sendable {
         var state: [(plugin: String, key: String, value: LuaValue)]
         var rooms: [(room: String, firstSeq: Int, messages: [StoredMessage])]
-        var outbox: [(entry: OutboxEntry, sender: String)]
+        var outbox: [(entry: OutgoingMessage, sender: String)]
         var timers: [(plugin: String, timer: SavedTimer)]
         var cursors: [(room: String, cursor: RoomCursor)]
 
         init(state: [(plugin: String, key: String, value: LuaValue)],
              rooms: [(room: String, firstSeq: Int, messages: [StoredMessage])],
-             outbox: [(entry: OutboxEntry, sender: String)],
+             outbox: [(entry: OutgoingMessage, sender: String)],
              timers: [(plugin: String, timer: SavedTimer)],
              cursors: [(room: String, cursor: RoomCursor)]) {
             self.state = state
@@ -509,7 +510,7 @@ public final class JournalStore: BotStore {
         case state(plugin: String, key: String, value: LuaValue?)
         /// `lastSeen`: the message also moved the room's last-seen cursor.
         case message(room: String, id: String, user: String, text: String, time: Double, lastSeen: Bool)
-        case outbox(OutboxEntry, sender: String)
+        case outbox(OutgoingMessage, sender: String)
         case delivered([String])
         case timer(plugin: String, SavedTimer)
         case timerDrop(plugin: String, name: String)

@@ -77,23 +77,6 @@ public enum HistoryError: Error, Equatable {
     case invalidCursor(String)
 }
 
-/// A received message with a server id, for `BotStore.appendReceived(_:)`.
-public struct ReceivedMessage: Sendable, Equatable {
-    public var room: String
-    public var id: String
-    public var user: String
-    public var text: String
-    public var time: Double
-
-    public init(room: String, id: String, user: String, text: String, time: Double) {
-        self.room = room
-        self.id = id
-        self.user = user
-        self.text = text
-        self.time = time
-    }
-}
-
 /// Chat history per room: every message the bot saw or sent.
 public protocol HistoryStore: AnyObject {
     /// Records a message and returns its cursor.
@@ -263,42 +246,23 @@ public final class MemoryHistoryStore: HistoryStore {
     }
 }
 
-/// A message a handler sent, from the moment its transaction commits until the
-/// transport has it (the outbox).
-public struct OutboxEntry: Sendable, Equatable {
-    /// Stable across restarts: a re-send after a crash carries the same id.
-    public var id: String
-    public var plugin: String
-    public var room: String
-    public var text: String
-    public var time: Double
-
-    public init(id: String, plugin: String, room: String, text: String, time: Double) {
-        self.id = id
-        self.plugin = plugin
-        self.room = room
-        self.text = text
-        self.time = time
-    }
-}
-
 /// The sends a bot committed and its transport has not taken yet, in commit
 /// order, with a count per plugin (what the plugin's `outbox_sends` quota
 /// reads). The one record of pending sends: each store keeps it, the
 /// journal's rebuilt from intent and delivery records on open, and the plugin
 /// host asks the store rather than counting again.
 public struct OutboxLedger: Sendable {
-    private var entries: [OutboxEntry] = []
+    private var entries: [OutgoingMessage] = []
     private var perPlugin: [String: Int] = [:]
 
     public init() {}
 
     /// Every pending send, oldest first.
-    public var all: [OutboxEntry] { entries }
+    public var all: [OutgoingMessage] { entries }
 
     public func count(plugin: String) -> Int { perPlugin[plugin] ?? 0 }
 
-    public mutating func add(_ sends: [OutboxEntry]) {
+    public mutating func add(_ sends: [OutgoingMessage]) {
         entries += sends
         for s in sends { perPlugin[s.plugin, default: 0] += 1 }
     }
@@ -351,11 +315,11 @@ public struct HandlerEffects: Sendable {
     /// Who the sends are from in the history: the bot.
     public var sender: String
     public var writes: [(key: String, value: LuaValue?)]
-    public var sends: [OutboxEntry]
+    public var sends: [OutgoingMessage]
     /// Saved-timer changes, applied in order after the writes.
     public var timers: [TimerChange]
 
-    public init(plugin: String, sender: String, writes: [(key: String, value: LuaValue?)], sends: [OutboxEntry],
+    public init(plugin: String, sender: String, writes: [(key: String, value: LuaValue?)], sends: [OutgoingMessage],
                 timers: [TimerChange] = []) {
         self.plugin = plugin
         self.sender = sender
@@ -418,7 +382,7 @@ struct CursorTable {
 public protocol BotStore: StateStore, HistoryStore {
     func commit(_ effects: HandlerEffects) throws(StoreError)
     func markDelivered(_ ids: [String]) throws(StoreError)
-    func undelivered() -> [OutboxEntry]
+    func undelivered() -> [OutgoingMessage]
     /// The plugin's committed sends the transport has not taken yet.
     func undeliveredCount(plugin: String) -> Int
 
@@ -431,7 +395,8 @@ public protocol BotStore: StateStore, HistoryStore {
     /// Records a batch of received messages as one write (a backfill of
     /// thousands would otherwise cost a journal sync each); each moves its
     /// room's last-seen cursor like `appendReceived(..., lastSeen: true)`.
-    func appendReceived(_ messages: [ReceivedMessage]) throws(StoreError)
+    /// Only messages with a server id and a time are recorded (a backfill's).
+    func appendReceived(_ messages: [ChatMessage]) throws(StoreError)
     /// The room's last-seen cursor, nil before the bot handled a message with a server id there.
     func lastSeen(room: String) -> RoomCursor?
     /// Every room's last-seen cursor: what a transport that catches up after
@@ -470,8 +435,11 @@ public final class MemoryBotStore: BotStore {
         if lastSeen { cursors.advance(room: room, to: RoomCursor(cursor: id, time: time)) }
         return try history.append(room: room, id: id, user: user, text: text, time: time)
     }
-    public func appendReceived(_ messages: [ReceivedMessage]) throws(StoreError) {
-        for m in messages { try appendReceived(room: m.room, id: m.id, user: m.user, text: m.text, time: m.time, lastSeen: true) }
+    public func appendReceived(_ messages: [ChatMessage]) throws(StoreError) {
+        for m in messages {
+            guard let id = m.id, let time = m.time else { continue }
+            try appendReceived(room: m.room, id: id, user: m.user, text: m.text, time: time, lastSeen: true)
+        }
     }
     public func lastSeen(room: String) -> RoomCursor? { cursors.rooms[room] }
     public func lastSeenCursors() -> [String: RoomCursor] { cursors.rooms }
@@ -491,6 +459,6 @@ public final class MemoryBotStore: BotStore {
 
     public func markDelivered(_ ids: [String]) throws(StoreError) { outbox.remove(ids) }
 
-    public func undelivered() -> [OutboxEntry] { outbox.all }
+    public func undelivered() -> [OutgoingMessage] { outbox.all }
     public func undeliveredCount(plugin: String) -> Int { outbox.count(plugin: plugin) }
 }

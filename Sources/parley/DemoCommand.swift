@@ -30,8 +30,7 @@ struct DemoCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Folder with greeter.lua, moderator.lua and persona.lua (default: ./Plugins, else next to the binary's checkout).", valueName: "dir"))
     var plugins: String?
 
-    @Option(help: ArgumentHelp("Bot loops: the threads every bot's link and plugins run on (default: one per core).", valueName: "n"))
-    var loops: Int?
+    @OptionGroup var loopOptions: LoopOptions
 
     @OptionGroup var logging: LogOptions
 
@@ -39,7 +38,6 @@ struct DemoCommand: AsyncParsableCommand {
         guard (1...10_000).contains(users) else { throw ValidationError("--users must be between 1 and 10000") }
         guard seconds > 0, seconds <= 86_400 else { throw ValidationError("--seconds must be positive") }
         if let ramp, !(ramp >= 0 && ramp <= seconds) { throw ValidationError("--ramp must be between 0 and --seconds") }
-        if let loops, !(1...1024).contains(loops) { throw ValidationError("--loops must be between 1 and 1024") }
         guard EmbeddedServers.transports.contains(transport) else {
             throw ValidationError("--transport must be \(EmbeddedServers.transports.joined(separator: " or "))")
         }
@@ -53,7 +51,7 @@ struct DemoCommand: AsyncParsableCommand {
         options.ramp = ramp
         options.seed = seed
         options.transport = transport
-        if let loops { options.loops = loops }
+        if let loops = loopOptions.loops { options.loops = loops }
         options.color = isatty(STDOUT_FILENO) == 1
         let logger = logging.bootstrap()
         let demo = DemoService(demo: Demo(options: options) { line in CommandOutput.print(line) })

@@ -26,14 +26,9 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Serve Prometheus metrics at http://HOST:PORT/metrics.", valueName: "host:port"))
     var metrics: String?
 
-    @Option(help: ArgumentHelp("Bot loops: the threads every bot's link and plugins run on (default: [runtime] loops, else one per core).", valueName: "n"))
-    var loops: Int?
+    @OptionGroup var loopOptions: LoopOptions
 
     @OptionGroup var logging: LogOptions
-
-    func validate() throws {
-        if let loops, !(1...1024).contains(loops) { throw ValidationError("--loops must be between 1 and 1024") }
-    }
 
     func run() async throws {
         let logger = logging.bootstrap()
@@ -61,7 +56,7 @@ struct RunCommand: AsyncParsableCommand {
             await servers.shutdown()
             throw ExitCode(2)
         }
-        let botLoops = BotLoops(count: loops ?? file.runtime.loops)
+        let botLoops = BotLoops(count: loopOptions.loops ?? file.runtime.loops)
         logger.info("\(botLoops.loops.count) bot loops")
         let fleet = FleetService(fleet: Fleet(specs: specs, observer: RuntimeObserver(logger: logger), loops: botLoops), logger: logger)
         // SIGHUP reloads every plugin (file changes are picked up by themselves).

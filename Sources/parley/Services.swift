@@ -20,6 +20,16 @@ struct LogOptions: ParsableArguments {
     }
 }
 
+/// `--loops`, shared by `run` and `demo`.
+struct LoopOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Bot loops: the threads every bot's link and plugins run on (default: [runtime] loops in a config, else one per core).", valueName: "n"))
+    var loops: Int?
+
+    func validate() throws {
+        if let loops, !(1...1024).contains(loops) { throw ValidationError("--loops must be between 1 and 1024") }
+    }
+}
+
 extension LogFormat: ExpressibleByArgument {}
 extension Logger.Level: @retroactive ExpressibleByArgument {}
 

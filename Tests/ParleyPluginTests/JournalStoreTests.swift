@@ -53,12 +53,12 @@ struct JournalStoreTests {
         do {
             let store = try JournalStore.open(directory: journal)
             try store.commit(HandlerEffects(plugin: "counter", sender: "parley", writes: [("n", .int(7))],
-                                            sends: [OutboxEntry(id: "x-1", plugin: "counter", room: "lobby", text: "ack 7", time: 0)]))
+                                            sends: [OutgoingMessage(id: "x-1", room: "lobby", text: "ack 7", plugin: "counter", time: 0)]))
             store.close()   // "crashed" before markDelivered
         }
         let first = try await run(plugins: [("counter", counter)], script: "", journal: journal)
         #expect(first.compactMap(\.sentText) == ["ack 7"])
-        #expect(first.first?.outboxId == "x-1")
+        #expect(first.first?.message?.id == "x-1")
         let second = try await run(plugins: [("counter", counter)], script: message("!count"), journal: journal)
         #expect(second.compactMap(\.sentText) == ["ack 8"], "re-sent exactly once, and the state came with it")
     }
@@ -76,8 +76,8 @@ struct JournalStoreTests {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let journal = dir.appendingPathComponent("j").path
-        func send(_ id: String, _ plugin: String) -> OutboxEntry {
-            OutboxEntry(id: id, plugin: plugin, room: "lobby", text: id, time: 0)
+        func send(_ id: String, _ plugin: String) -> OutgoingMessage {
+            OutgoingMessage(id: id, room: "lobby", text: id, plugin: plugin, time: 0)
         }
         do {
             let store = try JournalStore.open(directory: journal)

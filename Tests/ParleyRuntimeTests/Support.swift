@@ -61,7 +61,7 @@ final class Person: Sendable {
 
     func texts(from user: String) -> [String] { messages.filter { $0.user == user }.map(\.text) }
 
-    func say(_ text: String) async throws { try await session.send(room: room, text: text, id: UUID().uuidString) }
+    func say(_ text: String) async throws { try await session.send(OutgoingMessage(id: UUID().uuidString, room: room, text: text)) }
 
     func typing(_ on: Bool) async throws { try await session.typing(room: room, on: on) }
 

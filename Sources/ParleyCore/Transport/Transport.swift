@@ -61,7 +61,7 @@ public protocol TransportSession: Sendable {
     /// Runs on the caller's executor (`nonisolated(nonsending)`): the runner
     /// calls it from its bot loop for every message, and a hop to the
     /// cooperative pool and back would cost two thread wakes each time.
-    nonisolated(nonsending) func send(room: String, text: String, id: String) async throws
+    nonisolated(nonsending) func send(_ message: OutgoingMessage) async throws
 
     /// Hands several messages to the server, in order, as one write where
     /// the protocol allows. Returns what became of each, in order, for a
@@ -86,23 +86,32 @@ public protocol TransportSession: Sendable {
     func close() async
 }
 
-/// One message of `TransportSession.send(_:)`: its room, text and the
-/// outbox id that marks it delivered in the journal.
+/// A message a plugin sent, one type from its handler's commit to the
+/// transport's encoder: the journal records it, the outbox queues it, and
+/// `TransportSession.send(_:)` writes it.
 public struct OutgoingMessage: Sendable, Equatable {
+    /// Stable across restarts: a re-send after a crash carries the same id,
+    /// and it marks the message delivered in the journal.
+    public var id: String
     public var room: String
     public var text: String
-    public var id: String
+    /// The plugin that sent it ("" for a send made outside a bot).
+    public var plugin: String
+    /// When its handler ran, seconds since 1970 (its time in the bot's history).
+    public var time: Double
 
-    public init(room: String, text: String, id: String) {
+    public init(id: String, room: String, text: String, plugin: String = "", time: Double = 0) {
+        self.id = id
         self.room = room
         self.text = text
-        self.id = id
+        self.plugin = plugin
+        self.time = time
     }
 }
 
 /// What became of one message of a batch.
 public enum SendOutcome: Sendable {
-    /// Counted as delivered, as `send(room:text:id:)` counts it.
+    /// Counted as delivered, as the one-message `send(_:)` counts it.
     case delivered
     /// This message will never go out (too long, an unknown room): drop it.
     case refused(TransportError)
@@ -122,7 +131,7 @@ extension TransportSession {
         outcomes.reserveCapacity(batch.count)
         for m in batch {
             do {
-                try await send(room: m.room, text: m.text, id: m.id)
+                try await send(m)
                 outcomes.append(.delivered)
             } catch let error as TransportError where error.kind == .refused {
                 outcomes.append(.refused(error))

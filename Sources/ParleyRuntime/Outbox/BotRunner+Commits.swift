@@ -21,17 +21,10 @@ extension BotRunner {
     /// says so), in commit order; everything else is carried out now.
     func accept(_ actions: [BotAction], events: Int = 0) async {
         guard let host else { return }
-        var sends: [Outbox.Entry] = []
-        for a in actions {
-            if case .send(let room, let text) = a.kind, let id = a.outboxId {
-                sends.append(Outbox.Entry(id: id, plugin: a.plugin, room: room, text: text, queued: BotHost.now()))
-            }
-        }
+        let sends = actions.compactMap(\.message)
         dispatch(actions)
         guard !sends.isEmpty || events > 0 else { return }
-        commitRequests += 1
-        let request = commitRequests
-        awaitingCommit.append((request, sends, events))
+        let request = outbox.commit(sends, events: events)
         // No journal, or one that acknowledges as it writes: nothing to wait for.
         guard host.pipelined else { return release(through: request) }
         if await host.isDurable { return release(through: request) }
@@ -52,25 +45,18 @@ extension BotRunner {
 
     /// Moves the sends of every commit up to `request` to the outbox, in order.
     func release(through request: UInt64) {
-        var released = 0
-        while released < awaitingCommit.count, awaitingCommit[released].request <= request {
-            for e in awaitingCommit[released].sends { outbox.append(e) }
-            released += 1
-        }
-        awaitingCommit.removeFirst(released)
+        outbox.release(through: request, now: BotHost.now())
         kickDrain()
         resumePump()
     }
-
-    var uncommittedEvents: Int { awaitingCommit.reduce(0) { $0 + $1.events } }
 
     /// The pump takes no more events while too many handled ones wait for
     /// their commit, or while replies pile up behind a drain that is writing
     /// (not one the rate cap holds: that backlog is `outbox_sends`' to bound).
     var mustHoldBack: Bool {
         guard failure == nil, !closing else { return false }
-        return uncommittedEvents > Self.maxUncommittedEvents
-            || (outbox.count > Self.maxOutboxBacklog && draining && !rateHeld)
+        return outbox.uncommittedEvents > Self.maxUncommittedEvents
+            || (outbox.queuedCount > Self.maxOutboxBacklog && draining && !rateHeld)
     }
 
     /// Lets a held-back pump look again (it waits on if it still must).

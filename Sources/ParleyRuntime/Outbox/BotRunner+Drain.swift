@@ -10,7 +10,7 @@ import ParleyNet
 /// rate cap, recorded as delivered once the transport confirmed them.
 extension BotRunner {
     func kickDrain() {
-        guard !draining, session != nil, !outbox.isEmpty || !typingQueue.isEmpty else { return }
+        guard !draining, session != nil, outbox.queuedCount > 0 || !typingQueue.isEmpty else { return }
         draining = true
         // Starts on this thread at once: a plain `Task` would first wake a
         // cooperative-pool thread only to hop back here. An unstructured task
@@ -39,47 +39,41 @@ extension BotRunner {
                 continue
             }
             // Expired sends are dropped on the way, and recorded as done with the batch.
-            var batch: [Outbox.Entry] = [], done: [String] = []
             var wait = 0.0
-            let now = BotHost.now()
-            while batch.count < Self.sendBatchLimit, let e = outbox.first {
-                if outbox.isExpired(e, now: now) {
-                    outbox.removeFirst()
-                    dropped(e, "expired after waiting \(Int(spec.presence.outboxExpiry)) s offline")
-                    done.append(e.id)
-                    continue
-                }
+            let (batch, expired) = outbox.takeBatch(limit: Self.sendBatchLimit, now: BotHost.now()) {
                 // The rate cap: stop at the first send without a token (the outbox keeps it meanwhile).
                 wait = sendRate.take(now: Self.monotonic())
-                if wait > 0 { break }
-                outbox.removeFirst()
-                batch.append(e)
+                return wait == 0
+            }
+            var done: [String] = []
+            for m in expired {
+                dropped(m, "expired after waiting \(Int(spec.presence.outboxExpiry)) s offline")
+                done.append(m.id)
             }
             rateHeld = wait > 0
             resumePump()
             var linkFailed = false
             if !batch.isEmpty {
-                inFlight = batch.count
-                let outcomes = await s.send(batch.map { OutgoingMessage(room: $0.room, text: $0.text, id: $0.id) })
-                inFlight = 0
-                for (e, outcome) in zip(batch, outcomes) {
+                let outcomes = await s.send(batch)
+                var settled = 0
+                for (m, outcome) in zip(batch, outcomes) {
                     switch outcome {
                     case .delivered:
                         RuntimeMetrics.sends.increment()
-                        observer.sent(name, e.plugin, e.room, e.text)
-                        done.append(e.id)
+                        observer.sent(name, m.plugin, m.room, m.text)
                     case .refused(let error):
-                        dropped(e, error.message)
-                        done.append(e.id)
+                        dropped(m, error.message)
                     case .failed:
                         linkFailed = true
                     }
+                    if linkFailed { break }
+                    settled += 1
+                    done.append(m.id)
                 }
                 // The failed one and those after it: the link is going down;
                 // presence reconnects and drains them again, first and in order.
-                let unsent = batch.dropFirst(linkFailed ? outcomes.count - 1 : outcomes.count)
-                if !unsent.isEmpty { outbox.putBack(Array(unsent)) }
-                linkFailed = linkFailed || !unsent.isEmpty
+                outbox.settle(settled)
+                linkFailed = linkFailed || settled < batch.count
             }
             if !done.isEmpty {
                 do {
@@ -98,8 +92,8 @@ extension BotRunner {
 
     /// A send that will never go out: logged and counted here; the caller
     /// records it as done in the journal, so a restart does not retry it.
-    func dropped(_ e: Outbox.Entry, _ why: String) {
+    func dropped(_ m: OutgoingMessage, _ why: String) {
         RuntimeMetrics.sendsDropped.increment()
-        log(.warn, "send to \(e.room) dropped: \(why)", plugin: e.plugin)
+        log(.warn, "send to \(m.room) dropped: \(why)", plugin: m.plugin)
     }
 }

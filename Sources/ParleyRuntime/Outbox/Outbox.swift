@@ -1,69 +1,121 @@
 import NIOCore
 import ParleyCore
 
-/// Sends waiting for the transport: each plugin's in the order it made them,
-/// the plugins taking turns.
+/// Where each of this run's sends is on its trip from its handler's commit
+/// to the transport's confirmation. The journal's `OutboxLedger` says which
+/// sends are pending (it survives a restart); this says what each is waiting
+/// for:
 ///
-/// A send stays here until the transport confirms it (then its delivery is
-/// recorded in the journal) or until it expires while the bot is offline
-/// (then it is dropped with a log line, and recorded as done so a restart
-/// does not send it either).
+/// - **committing**: its transaction is written but not yet durable (a
+///   pipelined journal is syncing it). Sends leave this state in commit order.
+/// - **queued**: durable, waiting for its turn, the link and the rate cap.
+/// - **in flight**: handed to the transport, not yet confirmed.
 ///
-/// Why turns: the rate cap (`[bot.flow] send_rate`) makes sends wait here,
-/// and one plugin with hundreds of sends queued (a moderator in a flood)
-/// must not hold up another's single reply for minutes. Each plugin's own
-/// sends keep their order; between plugins, one send each in rotation.
+/// Queued sends take turns by plugin: the rate cap (`[bot.flow] send_rate`)
+/// makes sends wait here, and one plugin with hundreds queued (a moderator in
+/// a flood) must not hold up another's single reply for minutes. Each
+/// plugin's own sends keep their order; between plugins, one send each in
+/// rotation.
 struct Outbox {
-    struct Entry: Sendable, Equatable {
-        var id: String
-        var plugin: String
-        var room: String
-        var text: String
-        /// When the plugin sent it (wall clock, seconds since 1970).
-        var queued: Double
+    /// A queued send and when it joined the queue (for the offline expiry).
+    private struct Queued {
+        var message: OutgoingMessage
+        var since: Double
     }
 
-    private var queues: [String: CircularBuffer<Entry>] = [:]
-    /// Plugins with waiting sends; the first one's turn is next.
+    /// A handler batch's sends whose transaction is not yet durable.
+    private struct Commit {
+        var request: UInt64
+        var sends: [OutgoingMessage]
+        /// Events that batch handled, for the pump's hold-back bound.
+        var events: Int
+    }
+
+    private var committing: [Commit] = []
+    private var lastRequest: UInt64 = 0
+    private var queues: [String: CircularBuffer<Queued>] = [:]
+    /// Plugins with queued sends; the first one's turn is next.
     private var turns: [String] = []
-    private(set) var count = 0
+    /// Sends queued (not committing, not in flight).
+    private(set) var queuedCount = 0
+    /// Sends handed to the transport and not yet confirmed.
+    private var inFlight: [Queued] = []
+    /// Events handled whose commit is not yet durable.
+    private(set) var uncommittedEvents = 0
+    /// How long a queued send may wait (while the bot is offline) before it is dropped.
     let expiry: Double
 
     init(expiry: Double) { self.expiry = expiry }
 
-    var isEmpty: Bool { count == 0 }
+    /// Nothing committing, queued or in flight.
+    var isSettled: Bool { committing.isEmpty && queuedCount == 0 && inFlight.isEmpty }
 
-    /// The send whose turn it is (`removeFirst()` takes this one, even if more were appended meanwhile).
-    var first: Entry? { turns.first.flatMap { queues[$0]?.first } }
+    // MARK: committing
 
-    mutating func append(_ e: Entry) {
-        if queues[e.plugin, default: []].isEmpty { turns.append(e.plugin) }
-        queues[e.plugin, default: []].append(e)
-        count += 1
+    /// Records a handler batch's committed sends; returns the commit request
+    /// that `release(through:)` later names.
+    mutating func commit(_ sends: [OutgoingMessage], events: Int) -> UInt64 {
+        lastRequest += 1
+        committing.append(Commit(request: lastRequest, sends: sends, events: events))
+        uncommittedEvents += events
+        return lastRequest
     }
 
-    mutating func removeFirst() {
-        guard !turns.isEmpty else { return }
-        let plugin = turns.removeFirst()
-        guard queues[plugin]?.popFirst() != nil else { return }
-        count -= 1
-        if queues[plugin]?.isEmpty == false { turns.append(plugin) }
+    /// Every commit up to `request` is durable: its sends join the queue, in commit order.
+    mutating func release(through request: UInt64, now: Double) {
+        var released = 0
+        for c in committing {
+            guard c.request <= request else { break }
+            for m in c.sends { enqueue(Queued(message: m, since: now)) }
+            uncommittedEvents -= c.events
+            released += 1
+        }
+        committing.removeFirst(released)
     }
 
-    /// Returns sends taken with `removeFirst()` that did not go out (a batch
-    /// whose write failed), in their order:
-    /// each goes back to the head of its plugin's queue, and those plugins
-    /// get the next turns, so a reconnect sends them first, in order.
-    mutating func putBack(_ entries: [Entry]) {
-        for e in entries.reversed() {
-            queues[e.plugin, default: []].prepend(e)
-            count += 1
+    // MARK: queued
+
+    private mutating func enqueue(_ q: Queued) {
+        if queues[q.message.plugin, default: []].isEmpty { turns.append(q.message.plugin) }
+        queues[q.message.plugin, default: []].append(q)
+        queuedCount += 1
+    }
+
+    /// Takes up to `limit` queued sends in turn order into flight, while
+    /// `admit` (the rate cap) allows; sends that waited past the expiry are
+    /// taken out on the way and returned apart.
+    mutating func takeBatch(limit: Int, now: Double,
+                            admit: () -> Bool) -> (batch: [OutgoingMessage], expired: [OutgoingMessage]) {
+        var batch: [Queued] = [], expired: [OutgoingMessage] = []
+        while batch.count < limit, let plugin = turns.first, let q = queues[plugin]?.first {
+            let isExpired = now - q.since > expiry
+            if !isExpired, !admit() { break }
+            turns.removeFirst()
+            queues[plugin]?.removeFirst()
+            queuedCount -= 1
+            if queues[plugin]?.isEmpty == false { turns.append(plugin) }
+            if isExpired { expired.append(q.message) } else { batch.append(q) }
+        }
+        inFlight += batch
+        return (batch.map(\.message), expired)
+    }
+
+    // MARK: in flight
+
+    /// The transport settled the first `count` sends in flight (delivered or
+    /// refused for good); the rest of the batch goes back to the front of the
+    /// queue, in its order, with its plugins' turns first, so a reconnect
+    /// sends them first (their expiry still counts from when they were queued).
+    mutating func settle(_ count: Int) {
+        let unsent = inFlight.dropFirst(count)
+        inFlight.removeAll()
+        for q in unsent.reversed() {
+            queues[q.message.plugin, default: []].prepend(q)
+            queuedCount += 1
         }
         var order: [String] = []
-        for e in entries where !order.contains(e.plugin) { order.append(e.plugin) }
+        for q in unsent where !order.contains(q.message.plugin) { order.append(q.message.plugin) }
         turns.removeAll { order.contains($0) }
         turns.insert(contentsOf: order, at: 0)
     }
-
-    func isExpired(_ e: Entry, now: Double) -> Bool { now - e.queued > expiry }
 }

@@ -60,9 +60,9 @@ extension Bot {
         p.consecutiveFailures = 0
         // Commit the handler's state writes and sends as one unit; only after it
         // is durable do the sends become actions the transport may see.
-        var sends: [OutboxEntry] = []
+        var sends: [OutgoingMessage] = []
         for case .send(let room, let text) in actions {
-            sends.append(OutboxEntry(id: nextId(), plugin: p.name, room: room, text: text, time: now))
+            sends.append(OutgoingMessage(id: nextId(), room: room, text: text, plugin: p.name, time: now))
         }
         // Timer adds and cancels join the same transaction when they are saved ones.
         let (add, cancel) = p.takePendingTimers()
@@ -103,7 +103,7 @@ extension Bot {
                 if typingOn.removeValue(forKey: room) != nil {
                     out.append(BotAction(plugin: p.name, .typing(room: room, on: false)))
                 }
-                out.append(BotAction(plugin: p.name, .send(room: room, text: text), outboxId: nextSend.next()?.id))
+                out.append(BotAction(plugin: p.name, .send(room: room, text: text), message: nextSend.next()))
             case .typing(let room, let on):
                 // Debounced: only changes are actions; a repeated "on" refreshes the timeout.
                 if on {

@@ -55,10 +55,10 @@ final class Plugin: HostFunctions {
     /// True while the top level and the `load` handlers run: unnamed timers
     /// get names by their order (`#1`, `#2`, ...) and naming a restored timer adopts it.
     var loading = false
-    private var loadOrdinal = 0
+    var loadOrdinal = 0
     /// `bot.away(seconds)` staged by the open transaction (the last call wins).
     private(set) var pendingAway: Double?
-    private var nextTimerId: Int64 = 1
+    var nextTimerId: Int64 = 1
     /// Timer ids whose Lua callbacks the prelude may forget (sent with the next event).
     var drops: [Int64] = []
 
@@ -66,8 +66,8 @@ final class Plugin: HostFunctions {
     private(set) var pendingWrites: [(key: String, value: LuaValue?)] = []
     private var pendingIndex: [String: Int] = [:]
     private var pendingTotal: Int?
-    private(set) var pendingTimers: [PendingTimer] = []
-    private(set) var pendingCancels: [Int64] = []
+    var pendingTimers: [PendingTimer] = []
+    var pendingCancels: [Int64] = []
     /// Quota refusals decided in Swift, reported once per kind per event.
     private(set) var quotaReports: [String] = []
     private var quotaKinds: Set<String> = []
@@ -125,7 +125,7 @@ final class Plugin: HostFunctions {
         }
     }
 
-    private func refuse(_ kind: String, _ reason: String) -> Result<[LuaValue], HostCallError> {
+    func refuse(_ kind: String, _ reason: String) -> Result<[LuaValue], HostCallError> {
         if quotaKinds.insert(kind).inserted { quotaReports.append(reason) }
         return .success([.nil, .string(reason)])
     }
@@ -185,129 +185,6 @@ final class Plugin: HostFunctions {
         return .success([.bool(true)])
     }
 
-    /// `timer_add(seconds, repeats, opts)`; `opts` may hold `name` and `data`.
-    private func timerAdd(_ a: [LuaValue]) -> Result<[LuaValue], HostCallError> {
-        let who = "bot.after/bot.every"
-        guard let seconds = a.first?.numberValue, seconds.isFinite else {
-            return .failure(HostCallError("\(who): the interval must be a number of seconds"))
-        }
-        if seconds < limits.minTimerInterval {
-            return .success([.nil, .string("timer interval too short: \(seconds) s, the minimum is \(limits.minTimerInterval) s")])
-        }
-        let repeats = a.count > 1 && a[1] == .bool(true)
-        var name: String?
-        var data: LuaValue?
-        if a.count > 2, !a[2].isNil {
-            guard case .table = a[2] else { return .failure(HostCallError("\(who): the options must be a table")) }
-            let n = a[2]["name"]
-            if !n.isNil {
-                guard case .bytes(let raw) = n, let text = String(validating: raw, as: UTF8.self), !text.isEmpty else {
-                    return .failure(HostCallError("\(who): the name must be a non-empty UTF-8 string"))
-                }
-                if text.hasPrefix("#") {
-                    return .failure(HostCallError("\(who): timer names starting with '#' are reserved"))
-                }
-                if raw.count > limits.stateKeyBytes {
-                    return refuse("timer-name", "timer name too long: \(raw.count) bytes, the limit is \(limits.stateKeyBytes)")
-                }
-                name = text
-            }
-            let d = a[2]["data"]
-            if !d.isNil {
-                let size = d.encoded.count
-                if size > limits.stateValueBytes {
-                    return refuse("timer-data", "timer data too large: \(size) bytes serialised, the limit is \(limits.stateValueBytes)")
-                }
-                data = d
-            }
-        }
-        if name == nil, loading {
-            loadOrdinal += 1
-            name = "#\(loadOrdinal)"
-        }
-        // A name already in use is replaced (not counted twice against the quota).
-        let replacing = name.map { n in
-            pendingTimers.contains { $0.name == n } || timerNames[n] != nil || restored[n] != nil
-        } ?? false
-        let cancelled = pendingCancels.filter { liveTimers.contains($0) }.count
-        if !replacing, liveTimers.count + pendingTimers.count - cancelled >= limits.timers {
-            return refuse("timers", "timer quota exceeded: at most \(limits.timers) timers per plugin")
-        }
-        var id: Int64?
-        var due: Double?
-        if let name {
-            let previous = pendingTimers.firstIndex { $0.name == name }.map { pendingTimers.remove(at: $0) }
-            if loading, let r = restored[name], !pendingCancels.contains(r.id) {
-                if r.timer.repeats == repeats, r.timer.seconds == seconds {
-                    // The same call as before the restart: keep the saved schedule.
-                    id = r.id
-                    due = r.timer.due
-                } else {
-                    pendingCancels.append(r.id)
-                }
-            } else if let old = timerNames[name], !pendingCancels.contains(old) {
-                pendingCancels.append(old)
-            }
-            if let previous, previous.id != id { drops.append(previous.id) }
-        }
-        let newId = id ?? nextTimerId
-        if id == nil { nextTimerId += 1 }
-        pendingTimers.append(PendingTimer(id: newId, seconds: seconds, repeats: repeats, name: name, data: data, due: due))
-        return .success([.int(newId)])
-    }
-
-    /// `timer_cancel(id or name)`.
-    private func timerCancel(_ a: [LuaValue]) -> Result<[LuaValue], HostCallError> {
-        let id: Int64
-        switch a.first {
-        case .int(let i)?:
-            id = i
-        case .bytes(let raw)?:
-            let name = String(decoding: raw, as: UTF8.self)
-            guard let found = pendingTimers.last(where: { $0.name == name })?.id ?? timerNames[name] ?? restored[name]?.id else {
-                return .success([.bool(false)])
-            }
-            id = found
-        default:
-            return .success([.bool(false)])
-        }
-        var cancelled = false
-        if let i = pendingTimers.firstIndex(where: { $0.id == id }) {
-            let t = pendingTimers.remove(at: i)
-            drops.append(id)
-            cancelled = true
-            // Cancelling an adopted timer cancels the saved one too.
-            guard t.due != nil else { return .success([.bool(true)]) }
-        }
-        let restoredIds = restored.values.contains { $0.id == id }
-        if liveTimers.contains(id) || restoredIds, !pendingCancels.contains(id) {
-            pendingCancels.append(id)
-            cancelled = true
-        }
-        return .success([.bool(cancelled)])
-    }
-
-    /// The saved name of a live or restored timer, if it has one.
-    func savedName(of id: Int64) -> String? {
-        timerNames.first { $0.value == id }?.key ?? restored.first { $0.value.id == id }?.key
-    }
-
-    /// Saved timers from the store, before the plugin loads: each gets an id
-    /// now, and waits for a call to adopt it.
-    func restore(_ saved: [SavedTimer]) {
-        for t in saved {
-            restored[t.name] = (nextTimerId, t)
-            nextTimerId += 1
-        }
-    }
-
-    /// Forgets a cancelled or finished timer's bookkeeping.
-    func forget(_ id: Int64) {
-        liveTimers.remove(id)
-        if let n = timerNames.first(where: { $0.value == id })?.key { timerNames[n] = nil }
-        if let n = restored.first(where: { $0.value.id == id })?.key { restored[n] = nil }
-    }
-
     private func history(_ a: [LuaValue]) -> Result<[LuaValue], HostCallError> {
         guard let room = a.first?.stringValue else {
             return .failure(HostCallError("bot.history: the room must be a string"))
@@ -359,32 +236,6 @@ final class Plugin: HostFunctions {
         return .success([.bool(true)])
     }
 
-    // MARK: staged timers, for the bot
-
-    func takePendingTimers() -> (add: [PendingTimer], cancel: [Int64]) {
-        defer {
-            pendingTimers.removeAll()
-            pendingCancels.removeAll()
-        }
-        return (pendingTimers, pendingCancels)
-    }
-
-    func takeDrops() -> [Int64] {
-        defer { drops.removeAll() }
-        return drops
-    }
-}
-
-/// A timer change staged by the open transaction.
-struct PendingTimer {
-    var id: Int64
-    var seconds: Double
-    var repeats: Bool
-    /// Saved under this name: given by the plugin, or `#n` while loading. nil: not saved.
-    var name: String?
-    var data: LuaValue?
-    /// Set when the call adopted a restored timer: its saved due time.
-    var due: Double?
 }
 
 /// Field names of event tables, sent to the VM once and then by index

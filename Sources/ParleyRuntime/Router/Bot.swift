@@ -90,10 +90,10 @@ public final class Bot: PluginServices {
         self.store = store
     }
 
-    /// Records that the transport has these sends (their `outboxId`s), so a
+    /// Records that the transport has these sends (their messages' ids), so a
     /// restart does not send them again.
     public func markDelivered(_ actions: [BotAction]) throws(StoreError) {
-        try markDelivered(ids: actions.compactMap(\.outboxId))
+        try markDelivered(ids: actions.compactMap(\.message?.id))
     }
 
     /// Records that the transport took these sends (or that they were
@@ -107,7 +107,7 @@ public final class Bot: PluginServices {
     /// Sends whose transaction committed but whose delivery was never recorded
     /// (the process stopped in between): to be sent again, once, with their ids.
     public func undeliveredSends() -> [BotAction] {
-        store.undelivered().map { BotAction(plugin: $0.plugin, .send(room: $0.room, text: $0.text), outboxId: $0.id) }
+        store.undelivered().map { BotAction(plugin: $0.plugin, .send(room: $0.room, text: $0.text), message: $0) }
     }
 
     /// The store's ledger is the one count of a plugin's pending sends.
@@ -196,7 +196,10 @@ public final class Bot: PluginServices {
             return !store.contains(room: room, id: id, since: m.time ?? now)
         }
         try store.appendReceived(fresh.map { m in
-            ReceivedMessage(room: room, id: m.id!, user: m.user, text: m.text, time: m.time ?? now)
+            var m = m
+            m.room = room
+            m.time = m.time ?? now
+            return m
         })
         if let seen = store.lastSeen(room: room), seen.time >= through.time { return }
         try store.setLastSeen(room: room, cursor: through.cursor, time: through.time)

@@ -132,9 +132,9 @@ final class SocketIOSession: TransportSession {
     /// With `ack_sends` the send counts only once the server acks it; an ack
     /// that does not come in time leaves the message in the outbox, so it may
     /// go out twice (at-least-once).
-    nonisolated(nonsending) func send(room: String, text: String, id: String) async throws {
-        let ns = try namespace(room)
-        let args: [JSONValue] = [.string(name), .string(text)]
+    nonisolated(nonsending) func send(_ message: OutgoingMessage) async throws {
+        let ns = try namespace(message.room)
+        let args: [JSONValue] = [.string(name), .string(message.text)]
         if options.ackSends {
             _ = try await client.emitWithAck(options.events.chatMessage, args, namespace: ns, timeout: options.ackTimeout)
         } else {

@@ -1,5 +1,6 @@
 import NIOCore
 import NIOPosix
+import ParleyNet
 
 /// The embedded SocketChat server behind `parley serve --socketio` and
 /// `parley demo --transport socketio`.
@@ -18,18 +19,16 @@ import NIOPosix
 /// ```
 public final class SocketChatServer: Sendable {
     /// The port the server listens on (the one picked when `Configuration.port` is 0).
-    public let port: Int
+    public var port: Int { listener.port }
     /// The host the server listens on.
-    public let host: String
+    public var host: String { listener.host }
 
-    private let listener: any Channel
+    private let listener: ChatListener
     private let registry: SessionRegistry
 
-    private init(listener: any Channel, registry: SessionRegistry, host: String) {
+    private init(listener: ChatListener, registry: SessionRegistry) {
         self.listener = listener
         self.registry = registry
-        self.host = host
-        self.port = listener.localAddress?.port ?? 0
     }
 
     /// Binds the listener and starts accepting clients.
@@ -44,18 +43,7 @@ public final class SocketChatServer: Sendable {
     ) async throws -> SocketChatServer {
         let registry = SessionRegistry(maxConnections: config.maxConnections)
         let server = ServerContext(config: config, registry: registry, rooms: RoomDirectory(registry: registry))
-        let outbound = max(1, config.maxOutboundBytes)
-        let bootstrap = ServerBootstrap(group: group)
-            // A restarted server must be able to bind the port its predecessor's
-            // connections still hold in TIME_WAIT.
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            // Thousands of simulated users connect at once in the bench and demo.
-            .serverChannelOption(.backlog, value: 4096)
-            // Chat packets are small and latency matters more than packet count.
-            .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
-            // The outbound bound for WebSockets: past `high` queued bytes the channel
-            // turns unwritable and the handler drops the client that does not read.
-            .childChannelOption(.writeBufferWaterMark, value: .init(low: outbound / 2, high: outbound))
+        let bootstrap = ServerBootstrap.forChat(on: group, maxOutboundBytes: config.maxOutboundBytes)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     switch registry.admit(channel) {
@@ -71,8 +59,8 @@ public final class SocketChatServer: Sendable {
                     }
                 }
             }
-        let listener = try await bootstrap.bind(host: config.host, port: config.port).get()
-        return SocketChatServer(listener: listener, registry: registry, host: config.host)
+        let listener = try await ChatListener(bootstrap, host: config.host, port: config.port)
+        return SocketChatServer(listener: listener, registry: registry)
     }
 
     /// A consistent snapshot of the server's counters.
@@ -85,7 +73,7 @@ public final class SocketChatServer: Sendable {
     /// clients about N departures would cost N² writes. Once this returns, a new
     /// server can bind the same port. Calling it twice is harmless.
     public func shutdown() async {
-        try? await listener.close()
+        await listener.close()
         let (sessions, connections) = registry.closeAll()
         let ended = sessions.map { session in session.loop.submit { session.shutdown() } }
         for done in ended { try? await done.get() }

@@ -199,14 +199,14 @@ final class StreamChatSession: TransportSession {
     /// Multi-line text goes out as one message per line; every line is
     /// checked before the first is written, so a refused text sends nothing.
     /// Confirmed by its echoes like a batch of one.
-    nonisolated(nonsending) func send(room: String, text: String, id: String) async throws {
-        let lines = try Self.lines(room: room, text: text)
+    nonisolated(nonsending) func send(_ message: OutgoingMessage) async throws {
+        let lines = try Self.lines(room: message.room, text: message.text)
         guard echoTimeout > 0 else {
-            var buffer = channel.allocator.buffer(capacity: text.utf8.count + lines.count * 10)
+            var buffer = channel.allocator.buffer(capacity: message.text.utf8.count + lines.count * 10)
             Self.encode(lines, into: &buffer)
             return try await write(buffer)
         }
-        switch await sendConfirmed([OutgoingMessage(room: room, text: text, id: id)])[0] {
+        switch await sendConfirmed([message])[0] {
         case .delivered: return
         case .refused(let error): throw error
         case .failed(let error): throw error

@@ -18,18 +18,16 @@ import ParleyWire
 /// ```
 public final class StreamChatServer: Sendable {
     /// The port the server listens on (the one picked when `Configuration.port` is 0).
-    public let port: Int
+    public var port: Int { listener.port }
     /// The host the server listens on.
-    public let host: String
+    public var host: String { listener.host }
 
-    private let listener: any Channel
+    private let listener: ChatListener
     private let hub: Hub
 
-    private init(listener: any Channel, hub: Hub, host: String) {
+    private init(listener: ChatListener, hub: Hub) {
         self.listener = listener
         self.hub = hub
-        self.host = host
-        self.port = listener.localAddress?.port ?? 0
     }
 
     /// Binds the listener and starts accepting clients.
@@ -43,18 +41,7 @@ public final class StreamChatServer: Sendable {
         on group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) async throws -> StreamChatServer {
         let hub = Hub(maxConnections: config.maxConnections, observe: config.observe)
-        let outbound = max(1, config.maxOutboundBytes)
-        let bootstrap = ServerBootstrap(group: group)
-            // A restarted server must be able to bind the port its predecessor's
-            // connections still hold in TIME_WAIT.
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            // Thousands of simulated users connect at once in the bench and demo.
-            .serverChannelOption(.backlog, value: 4096)
-            // Chat lines are small and latency matters more than packet count.
-            .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
-            // The outbound bound: past `high` queued bytes the channel turns
-            // unwritable and the handler drops the client that does not read.
-            .childChannelOption(.writeBufferWaterMark, value: .init(low: outbound / 2, high: outbound))
+        let bootstrap = ServerBootstrap.forChat(on: group, maxOutboundBytes: config.maxOutboundBytes)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     if let keepalive = config.keepalive { try channel.setKeepalive(keepalive) }
@@ -63,8 +50,8 @@ public final class StreamChatServer: Sendable {
                     try ops.addHandler(StreamChatConnectionHandler(hub: hub, config: config))
                 }
             }
-        let listener = try await bootstrap.bind(host: config.host, port: config.port).get()
-        return StreamChatServer(listener: listener, hub: hub, host: config.host)
+        let listener = try await ChatListener(bootstrap, host: config.host, port: config.port)
+        return StreamChatServer(listener: listener, hub: hub)
     }
 
     /// A consistent snapshot of the server's counters.
@@ -76,7 +63,7 @@ public final class StreamChatServer: Sendable {
     /// telling N clients about N departures would cost N² writes. Once this
     /// returns, a new server can bind the same port. Calling it twice is harmless.
     public func shutdown() async {
-        try? await listener.close()
+        await listener.close()
         let clients = hub.closeAll()
         for client in clients { client.close(promise: nil) }
         for client in clients { try? await client.closeFuture.get() }

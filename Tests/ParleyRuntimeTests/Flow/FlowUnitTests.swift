@@ -119,50 +119,79 @@ struct FlowUnitTests {
     }
 
     /// A send to the lobby whose id is its text.
-    static func send(_ plugin: String, _ text: String) -> Outbox.Entry {
-        Outbox.Entry(id: text, plugin: plugin, room: "lobby", text: text, queued: 0)
+    static func send(_ plugin: String, _ text: String) -> OutgoingMessage {
+        OutgoingMessage(id: text, room: "lobby", text: text, plugin: plugin)
+    }
+
+    /// Commits sends and makes them durable at once: they are queued.
+    static func queue(_ outbox: inout Outbox, _ plugin: String, _ text: String) {
+        let request = outbox.commit([send(plugin, text)], events: 0)
+        outbox.release(through: request, now: 0)
+    }
+
+    /// Takes queued sends one at a time, in turn order.
+    static func takeAll(_ outbox: inout Outbox, whileTaking: (String) -> Void = { _ in }) -> [String] {
+        var order: [String] = []
+        while case let (batch, _) = outbox.takeBatch(limit: 1, now: 0, admit: { true }), let m = batch.first {
+            order.append(m.text)
+            whileTaking(m.text)
+            outbox.settle(1)
+        }
+        return order
     }
 
     @Test func pluginsTakeTurnsInTheOutboxAndEachKeepsItsOrder() {
         var outbox = Outbox(expiry: 300)
-        func add(_ plugin: String, _ text: String) { outbox.append(Self.send(plugin, text)) }
-        for i in 1...3 { add("moderator", "m\(i)") }
-        add("canary", "c1")
-        var order: [String] = []
-        while let e = outbox.first {
-            order.append(e.text)
-            // Appended while this send is in flight (between `first` and
-            // `removeFirst`, as in the drain): joins the rotation, does not jump it.
-            if e.text == "m2" { add("canary", "c2") }
-            outbox.removeFirst()
-        }
-        #expect(order == ["m1", "c1", "m2", "c2", "m3"])
-        #expect(outbox.isEmpty && outbox.count == 0)
+        for i in 1...3 { Self.queue(&outbox, "moderator", "m\(i)") }
+        Self.queue(&outbox, "canary", "c1")
+        var late = Outbox(expiry: 300)
+        let order = Self.takeAll(&outbox)
+        #expect(order == ["m1", "c1", "m2", "m3"])
+        #expect(outbox.isSettled && outbox.queuedCount == 0)
+        // One queued while another plugin's send is in flight joins the rotation behind it.
+        for i in 1...3 { Self.queue(&late, "moderator", "m\(i)") }
+        let (first, _) = late.takeBatch(limit: 1, now: 0, admit: { true })
+        Self.queue(&late, "canary", "c1")
+        late.settle(first.count)
+        #expect(first.map(\.text) + Self.takeAll(&late) == ["m1", "m2", "c1", "m3"])
+    }
+
+    /// Sends wait in commit order until their commit is durable.
+    @Test func sendsWaitForTheirCommitInOrder() {
+        var outbox = Outbox(expiry: 300)
+        let first = outbox.commit([Self.send("echo", "a")], events: 2)
+        let second = outbox.commit([Self.send("echo", "b")], events: 1)
+        #expect(outbox.uncommittedEvents == 3 && outbox.queuedCount == 0)
+        outbox.release(through: first, now: 0)
+        #expect(outbox.uncommittedEvents == 1 && outbox.queuedCount == 1)
+        outbox.release(through: second, now: 0)
+        #expect(Self.takeAll(&outbox) == ["a", "b"])
+        #expect(outbox.isSettled)
+    }
+
+    /// A queued send past the expiry is handed back apart, not sent.
+    @Test func anExpiredSendIsTakenOutApart() {
+        var outbox = Outbox(expiry: 10)
+        Self.queue(&outbox, "greeter", "old")
+        let (batch, expired) = outbox.takeBatch(limit: 8, now: 11, admit: { true })
+        #expect(batch.isEmpty && expired.map(\.text) == ["old"])
+        #expect(outbox.isSettled)
     }
 
     /// A batch whose write failed goes back in front, in its order, with its
-    /// plugins' turns first; what was appended meanwhile stays behind it.
+    /// plugins' turns first; what was queued meanwhile stays behind it.
     @Test func aFailedBatchGoesBackInFrontInItsOrder() {
         var outbox = Outbox(expiry: 300)
-        func add(_ plugin: String, _ text: String) { outbox.append(Self.send(plugin, text)) }
-        for i in 1...3 { add("moderator", "m\(i)") }
-        add("canary", "c1")
-        add("greeter", "g1")
-        var batch: [Outbox.Entry] = []
-        for _ in 0..<3 {
-            batch.append(outbox.first!)
-            outbox.removeFirst()
-        }
+        for i in 1...3 { Self.queue(&outbox, "moderator", "m\(i)") }
+        Self.queue(&outbox, "canary", "c1")
+        Self.queue(&outbox, "greeter", "g1")
+        let (batch, _) = outbox.takeBatch(limit: 3, now: 0, admit: { true })
         #expect(batch.map(\.text) == ["m1", "c1", "g1"])
-        add("canary", "c2")
-        outbox.putBack(batch)
-        #expect(outbox.count == 6)
-        var order: [String] = []
-        while let e = outbox.first {
-            order.append(e.text)
-            outbox.removeFirst()
-        }
-        #expect(order == ["m1", "c1", "g1", "m2", "c2", "m3"])
-        #expect(outbox.isEmpty)
+        Self.queue(&outbox, "canary", "c2")
+        // The transport settled the first; the link failed at the second.
+        outbox.settle(1)
+        #expect(outbox.queuedCount == 5)
+        #expect(Self.takeAll(&outbox) == ["c1", "g1", "m2", "c2", "m3"])
+        #expect(outbox.isSettled)
     }
 }

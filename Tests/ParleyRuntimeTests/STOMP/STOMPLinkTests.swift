@@ -34,10 +34,10 @@ extension RabbitMQTests {
             let room = RabbitMQ.freshRoom()
             let options = RabbitMQ.options { $0.receiptTimeout = 0.5; $0.heartBeat = (0, 0) }
             let session = try await RabbitMQ.transport("sender", room: room, endpoint: Self.proxied(proxy.port), options: options).connect()
-            try await session.send(room: room, text: "confirmed", id: "1")
+            try await session.send(OutgoingMessage(id: "1", room: room, text: "confirmed"))
             proxy.blackhole()
             let started = ContinuousClock.now
-            await #expect(throws: TransportError.self) { try await session.send(room: room, text: "lost", id: "2") }
+            await #expect(throws: TransportError.self) { try await session.send(OutgoingMessage(id: "2", room: room, text: "lost")) }
             #expect(ContinuousClock.now - started < .seconds(2))
             // The session is over: its event stream ends with the timeout.
             await #expect(throws: TransportError.self) { for try await _ in session.events {} }
@@ -56,7 +56,7 @@ extension RabbitMQTests {
             let client = try #require(session as? STOMPSession).client
             #expect(client.periods.withLockedValue { $0 } == (1000, 1000))
             try await Task.sleep(for: .milliseconds(4000))
-            try await session.send(room: room, text: "still here", id: "1")
+            try await session.send(OutgoingMessage(id: "1", room: room, text: "still here"))
             await session.leave()
         }
 

@@ -159,7 +159,7 @@ struct SocketIOBinaryTests {
         let ack = try await session.client.emitWithAck("binaryEcho", [SocketIO.placeholder(0)], namespace: "/",
                                                        attachments: [payload], timeout: 5)
         #expect(ack == [.number(100_000)])
-        try await session.send(room: "lobby", text: "after the blob", id: "1")
+        try await session.send(OutgoingMessage(id: "1", room: "lobby", text: "after the blob"))
         var heard: [String] = []
         for try await e in session.events {
             if case .chat(.message(let m)) = e {
