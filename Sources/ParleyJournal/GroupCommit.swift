@@ -85,6 +85,8 @@ final class GroupCommitWriter: Sendable {
         var buffer: [UInt8] = []
         /// Bytes of the current segment the last successful fdatasync covered.
         var syncedSize: Int64 = 0
+        /// The file's length: bytes from `size` up to here are the runway's zeros.
+        var allocated: Int64 = 0
     }
 
     private enum Resolution {
@@ -98,6 +100,8 @@ final class GroupCommitWriter: Sendable {
     let policy: FsyncPolicy
     let segmentSize: Int64
     let maxBatchBytes: Int
+    /// Zeros written ahead of the records under `.always` (`JournalOptions.runwayBytes`).
+    let runwayBytes: Int64
     private let intervalNanos: UInt64?
     private let shared = Mutex(Shared())
     private let io: Mutex<IO>
@@ -113,6 +117,7 @@ final class GroupCommitWriter: Sendable {
         self.policy = options.fsync
         self.segmentSize = Int64(options.segmentSize)
         self.maxBatchBytes = options.maxBatchBytes
+        self.runwayBytes = options.fsync == .always ? Int64(options.runwayBytes) : 0
         if case let .interval(ms) = options.fsync {
             intervalNanos = UInt64(ms) * 1_000_000
         } else {
@@ -468,8 +473,10 @@ final class GroupCommitWriter: Sendable {
         let result = io.withLock { io -> Result<Void, JournalError> in
             defer { layer.close(io.file) }
             if shared.withLock({ $0.failure }) != nil { return .success(()) }
-            guard io.dirty else { return .success(()) }
             do {
+                // A closed journal's last segment ends with its last record.
+                try cutRunway(&io)
+                guard io.dirty else { return .success(()) }
                 try syncActive(&io)
                 return .success(())
             } catch {
@@ -693,10 +700,12 @@ final class GroupCommitWriter: Sendable {
         let file = io.file
         let at = io.size
         var spaceError: JournalError?
+        extendRunway(&io, past: at + Int64(count))
         do {
             let written = try io.buffer.withUnsafeBytes { try layer.writeFully(file, $0, at: at) }
             if written == count {
                 io.size += Int64(count)
+                io.allocated = max(io.allocated, io.size)
                 return .written
             }
             spaceError = .noSpace(path: file.path, errno: ENOSPC)
@@ -707,10 +716,42 @@ final class GroupCommitWriter: Sendable {
         }
         do {
             try layer.truncate(file, to: at)
+            io.allocated = at
         } catch {
             return .failed(error as? JournalError ?? .io(operation: "ftruncate", path: file.path, errno: EIO))
         }
         return .noSpace(spaceError!)
+    }
+
+    /// Makes sure the file reaches `end`, writing the runway's zeros ahead
+    /// of it (up to `runwayBytes` past it, within the segment) when it does
+    /// not. The zeros reach the disk with the next sync, which then also
+    /// flushes the new length; the syncs after it, until the runway is used
+    /// up, flush data only. Best effort: without space for zeros the records
+    /// are appended as they would be without a runway.
+    private func extendRunway(_ io: inout IO, past end: Int64) {
+        guard runwayBytes > 0, end > io.allocated else { return }
+        let from = max(io.allocated, io.size)
+        let to = max(end, min(end + runwayBytes, segmentSize))
+        let zeros = [UInt8](repeating: 0, count: Int(to - from))
+        do {
+            let written = try zeros.withUnsafeBytes { try layer.writeFully(io.file, $0, at: from) }
+            if written == zeros.count {
+                io.allocated = to
+                return
+            }
+        } catch {}
+        // Whatever zeros did get written are cut again: the file ends where the records do.
+        if (try? layer.truncate(io.file, to: io.size)) != nil { io.allocated = io.size }
+    }
+
+    /// Cuts the runway off the segment (before it is sealed, or on close), so
+    /// the file ends with its last record; the caller syncs.
+    private func cutRunway(_ io: inout IO) throws {
+        guard io.allocated > io.size else { return }
+        try layer.truncate(io.file, to: io.size)
+        io.allocated = io.size
+        io.dirty = true
     }
 
     /// fdatasync of the active segment. When it fails, the file is cut back to
@@ -726,6 +767,7 @@ final class GroupCommitWriter: Sendable {
         } catch {
             try? layer.truncate(io.file, to: io.syncedSize)
             io.size = io.syncedSize
+            io.allocated = io.syncedSize
             throw error
         }
     }
@@ -734,6 +776,11 @@ final class GroupCommitWriter: Sendable {
     /// create, write the header, sync the new file and fsync the directory
     /// before any record goes into it.
     private func roll(_ io: inout IO) throws {
+        do {
+            try cutRunway(&io)
+        } catch {
+            throw RollError.failed(error as? JournalError ?? .io(operation: "ftruncate", path: io.file.path, errno: EIO))
+        }
         if io.dirty {
             do {
                 try syncActive(&io)
@@ -784,6 +831,7 @@ final class GroupCommitWriter: Sendable {
         io.file = file
         io.size = Int64(SegmentFormat.headerSize)
         io.syncedSize = io.size
+        io.allocated = io.size
         io.seed = Checksum.seed(salt: salt)
         segments.withLock { $0.append(SegmentRef(name: name, path: path, firstSequence: first)) }
     }

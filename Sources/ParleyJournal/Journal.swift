@@ -124,7 +124,8 @@ public final class Journal: Sendable {
 
         var segments = scan.segments
         let truncated = scan.tornBytes
-        if truncated > 0, let last = segments.last {
+        // A torn tail goes, and so does a runway (it is written again as records need it).
+        if let last = segments.last, last.fileSize > last.validEnd {
             let file = try layer.open(last.path, mode: .existing)
             defer { layer.close(file) }
             try layer.truncate(file, to: last.validEnd)
@@ -164,6 +165,7 @@ public final class Journal: Sendable {
         }
 
         io.syncedSize = io.size
+        io.allocated = io.size
         let writer = GroupCommitWriter(
             layer: layer, directory: dir, options: options, io: io,
             segments: segments.map { SegmentRef(name: $0.name, path: $0.path, firstSequence: $0.firstSequence) })

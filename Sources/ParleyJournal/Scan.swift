@@ -13,6 +13,9 @@ struct ScannedSegment: Sendable {
     var lastSequence: UInt64
     var records: Int
     var transactions: Int
+    /// Zeros at the end of the last segment, written ahead of the records
+    /// (`JournalOptions.runwayBytes`): not a torn write, nothing lost.
+    var runway: Int64 = 0
 }
 
 /// Bytes that no torn write can explain.
@@ -98,7 +101,7 @@ enum SegmentScanner {
             if failure != nil { break }
         }
         let committedRecords = Int(lastCommitSequence &- (firstSequence &- 1))
-        let segment = ScannedSegment(
+        var segment = ScannedSegment(
             name: name, path: path, firstSequence: firstSequence, salt: header.salt,
             fileSize: Int64(size), validEnd: Int64(lastCommitEnd), lastSequence: lastCommitSequence,
             records: committedRecords, transactions: transactions)
@@ -106,6 +109,11 @@ enum SegmentScanner {
             let badOffset = offset
             if !isLast {
                 return (.damaged(offset: Int64(badOffset), reason: "\(failure.reason) in a sealed segment", keepEnd: Int64(lastCommitEnd)), straddle)
+            }
+            let tail = try window.remainder(from: Int64(badOffset))
+            if !tail.contains(where: { $0 != 0 }) {
+                segment.runway = Int64(tail.count)
+                return (.ok(segment), straddle)
             }
             switch failure {
             case .unknownFlags, .wrongSequence:
@@ -115,7 +123,6 @@ enum SegmentScanner {
             default:
                 break
             }
-            let tail = try window.remainder(from: Int64(badOffset))
             let later = tail.withUnsafeBytes {
                 validFrame(after: 0, in: $0, seed: seed, expected: expected, maxRecordSize: maxRecordSize)
             }
@@ -195,7 +202,7 @@ struct DirectoryScan {
     /// Bytes after the last complete transaction of the last segment.
     var tornBytes: Int64 {
         guard let last = segments.last else { return 0 }
-        return last.fileSize - last.validEnd
+        return last.fileSize - last.validEnd - last.runway
     }
 
     var lastSequence: UInt64 {

@@ -77,7 +77,8 @@ import Testing
     @Test(arguments: [FsyncPolicy.always, .interval(milliseconds: 5), .never])
     func noSpaceTruncatesBackAndRecoversWhenSpaceReturns(policy: FsyncPolicy) async throws {
         let disk = SimulatedDisk(seed: 34)
-        let options = JournalOptions(fsync: policy, segmentSize: 1 << 20, fileLayer: disk)
+        // No runway: the byte counts below are the records' own (`RunwayTests` has a full disk with one).
+        let options = JournalOptions(fsync: policy, segmentSize: 1 << 20, runwayBytes: 0, fileLayer: disk)
         let (journal, _) = try Journal.open(directory: "/j", options: options)
         var acked: [JournalTransaction] = []
         func append(_ records: [JournalRecord]) async throws {
@@ -119,7 +120,7 @@ import Testing
 
     @Test func noSpaceWhileRollingToANewSegment() async throws {
         let disk = SimulatedDisk(seed: 35)
-        let options = JournalOptions(fsync: .always, segmentSize: 200, fileLayer: disk)
+        let options = JournalOptions(fsync: .always, segmentSize: 200, runwayBytes: 0, fileLayer: disk)
         let (journal, _) = try Journal.open(directory: "/j", options: options)
         var acked: [UInt64] = []
         let record = JournalRecord(type: 1, payload: [UInt8](repeating: 7, count: 100))
