@@ -22,6 +22,12 @@
 --              the bot says so; where bot.transport.kick is false the message
 --              also says that it can only warn on this chat.
 --
+-- Commands, for users with the moderator role ([bot.roles] moderator = [...]):
+--   !strikes USER   how many strikes USER has now
+--   !pardon USER    forgives all of USER's strikes
+-- Anyone else who tries is told the role is needed (`!help` lists what each
+-- user may run).
+--
 -- Every decision is one audit line in the bot log, e.g.
 --   audit user=bob strike=2 reason=flood action=final_warning room=lobby
 --
@@ -87,15 +93,22 @@ bot.every(60, function()
   end
 end)
 
--- Add a strike (after forgiving old ones) and return the new count.
-local function strike(user, now)
-  local key = (shadow and "shadow:" or "strikes:") .. user
-  local s = bot.state.get(key) or { n = 0, last = now }
+local function key(user) return (shadow and "shadow:" or "strikes:") .. user end
+
+-- A user's strikes now, after forgiving old ones.
+local function strikes(user, now)
+  local s = bot.state.get(key(user)) or { n = 0, last = now }
   if strike_decay > 0 and now > s.last then
     s.n = math.max(0, s.n - (now - s.last) // strike_decay)
   end
+  return s
+end
+
+-- Add a strike and return the new count.
+local function strike(user, now)
+  local s = strikes(user, now)
   s.n, s.last = s.n + 1, now
-  bot.state.set(key, s)
+  bot.state.set(key(user), s)
   return s.n
 end
 
@@ -132,3 +145,22 @@ bot.on("message", function(msg)
   local reason = offence(msg.text) or (flood and "flood")
   if reason then act(msg, reason) end
 end)
+
+-- Only moderators may look up or forgive strikes: the roles option makes
+-- Parley refuse everyone else before the handler runs.
+local mods = { roles = { "moderator" } }
+
+bot.command("strikes", function(msg, args)
+  local user = args[1]
+  if not user then return msg:reply("usage: !strikes USER") end
+  local n = strikes(user, os.time()).n
+  msg:reply(("%s has %d strike%s."):format(user, n, n == 1 and "" or "s"))
+end, { help = "how many strikes a user has", usage = "USER", roles = mods.roles })
+
+bot.command("pardon", function(msg, args)
+  local user = args[1]
+  if not user then return msg:reply("usage: !pardon USER") end
+  bot.state.set(key(user), nil)
+  bot.log.info(("audit user=%s action=pardon by=%s room=%s"):format(user, msg.user, msg.room))
+  msg:reply(("%s is forgiven."):format(user))
+end, { help = "forgive all of a user's strikes", usage = "USER", roles = mods.roles })

@@ -143,11 +143,22 @@ function bot.on(kind, fn) end
 ---@param fn fun(msg: ParleyMessage, ...: string|integer)
 function bot.hear(pattern, fn) end
 
+---@class ParleyCommandOptions
+---@field help? string One line on what the command does, for `!help`.
+---@field usage? string Its arguments, for `!help NAME` ("USER [REASON]").
+---@field roles? string[] Only users with one of these roles ([bot.roles]) may run it.
+
 --- Call `fn(msg, args)` for "!name args" (the configured prefix) or "botname: name args".
---- Command names are matched case-insensitively.
+--- Command names are matched case-insensitively. `!help` (built in) lists them.
 ---@param name string
 ---@param fn fun(msg: ParleyMessage, args: ParleyCommandArgs)
-function bot.command(name, fn) end
+---@param opts? ParleyCommandOptions
+function bot.command(name, fn, opts) end
+
+--- The roles `[bot.roles]` gives a user, sorted (empty when none).
+---@param user string
+---@return string[]
+function bot.roles(user) end
 
 --- Send a message. At most 20 per event; longer than the transport's limit
 --- (else 4096 bytes) or containing text the transport forbids is refused.

@@ -66,6 +66,9 @@ public struct VMSetup: Sendable {
     public var commonStrings: [String] = []
     /// What the transport can do (`bot.transport`), as the prelude receives it.
     public var transport: LuaValue = .table(array: [], hash: [])
+    /// This VM answers the built-in `help` command for the whole bot (the
+    /// first plugin in load order does; see `bot.command`).
+    public var answersHelp = false
 
     public init(prelude: String, botName: String, commandPrefix: String = "!", config: LuaValue = .table(array: [], hash: []),
                 randomSeed: Int64 = 0, hostFunctions: [String: Int32] = [:], forbiddenSubstrings: [String] = [],
@@ -108,7 +111,7 @@ public final class PluginVM {
         self.limits = limits
         self.hostBox = HostBox()
         var w = ValueWriter()
-        w.beginTable(array: 0, pairs: 8)
+        w.beginTable(array: 0, pairs: 9)
         w.write("keys")
         w.beginTable(array: setup.commonStrings.count, pairs: 0)
         for k in setup.commonStrings { w.write(k) }
@@ -118,6 +121,7 @@ public final class PluginVM {
         w.write("config"); w.write(setup.config)
         w.write("transport"); w.write(setup.transport)
         w.write("seed"); w.write(setup.randomSeed)
+        w.write("answers_help"); w.write(setup.answersHelp)
         w.write("natives")
         w.beginTable(array: 0, pairs: setup.hostFunctions.count)
         for (name, id) in setup.hostFunctions.sorted(by: { $0.key < $1.key }) {

@@ -42,6 +42,8 @@ public struct BotConfig: Sendable {
     public var presence = PresenceOptions()
     /// `[bot.flow]`: incoming queue bounds and the outgoing rate cap.
     public var flow = FlowOptions()
+    /// `[bot.roles]`: role name → the users who have it.
+    public var roles: [String: [String]] = [:]
     /// `[bot.<transport>]`: the transport's own keys, read by its driver.
     public var transportOptions: any TransportOptions
 
@@ -56,6 +58,7 @@ public struct BotConfig: Sendable {
         o.pluginLimits = pluginLimits
         o.pluginConfig = pluginConfig
         o.history = history
+        o.roles = roles
         return o
     }
 }
@@ -176,6 +179,14 @@ public struct BotConfigFile: Sendable {
                 pluginLimits[key] = try pl.table(key) { l in try readLimits(l, base: limits) }
             }
         }
+        var roles: [String: [String]] = [:]
+        _ = try t.optionalTable("roles") { r in
+            for role in r.keys {
+                let users = try r.stringArray(role, default: [])
+                if users.contains(where: \.isEmpty) { throw r.error(role, "a user name must not be empty") }
+                roles[role] = users
+            }
+        }
         var pluginConfig: [String: LuaValue] = [:]
         if let table = t.rawTable("plugin") {
             for entry in table.entries {
@@ -200,6 +211,7 @@ public struct BotConfigFile: Sendable {
                       transportOptions: transportOptions!)
             b.presence = presence
             b.flow = flow
+            b.roles = roles
             return b
         }
     }

@@ -2,9 +2,10 @@ import ParleyCore
 import ParleyStore
 import ParleyLua
 
-/// Host functions of plugin API v1, by the name the prelude uses.
+/// Host functions of the plugin API, by the name the prelude uses.
 enum HostFunction: Int32, CaseIterable {
     case stateGet = 1, stateSet, timerAdd, timerCancel, history, roster, checkLength, away
+    case commandInfo, roles, help, mayRun
 
     var luaName: String {
         switch self {
@@ -16,6 +17,10 @@ enum HostFunction: Int32, CaseIterable {
         case .roster: "roster"
         case .checkLength: "check_length"
         case .away: "away"
+        case .commandInfo: "command_info"
+        case .roles: "roles"
+        case .help: "help"
+        case .mayRun: "may_run"
         }
     }
 
@@ -31,6 +36,20 @@ protocol PluginServices: AnyObject {
     var transport: TransportCapabilities { get }
     /// Sends of this plugin the transport has not taken yet (the outbox quota).
     func waitingSends(plugin: String) -> Int
+    /// The roles `[bot.roles]` gives a user, sorted.
+    func roles(of user: String) -> [String]
+    /// The built-in `help` command's answer to `user`, or nil when a plugin has its own.
+    func helpText(for user: String, command: String?) -> String?
+    /// A command as people type it: `!kick`, or `parley: kick` without a prefix.
+    func shown(command: String) -> String
+}
+
+/// A command as its plugin registered it (`bot.command(name, fn, opts)`), for `help`.
+struct CommandInfo: Equatable {
+    var help: String?
+    var usage: String?
+    /// Users with any of these roles may run it; empty: everyone.
+    var roles: [String]
 }
 
 /// A loaded plugin: its VM plus the bookkeeping that makes each event one
@@ -45,6 +64,12 @@ final class Plugin: HostFunctions {
 
     var isDisabled = false
     var consecutiveFailures = 0
+    /// The first plugin in load order: it answers the built-in `help`.
+    var answersHelp = false
+    /// The commands the plugin registered, by lower-case name.
+    var commands: [String: CommandInfo] = [:]
+    /// When each user was last told they may not run a command ("user\0command").
+    var refusals: [String: Double] = [:]
 
     // Timers that are scheduled (committed); ids are this plugin's own.
     var liveTimers: Set<Int64> = []
@@ -122,6 +147,10 @@ final class Plugin: HostFunctions {
         case .roster: return roster(a)
         case .checkLength: return checkLength(a)
         case .away: return away(a)
+        case .commandInfo: return commandInfo(a)
+        case .roles: return roles(a)
+        case .help: return help(a)
+        case .mayRun: return mayRun(a)
         }
     }
 
@@ -226,6 +255,50 @@ final class Plugin: HostFunctions {
         let text = String(decoding: raw, as: UTF8.self)
         if let problem = services.transport.characterProblem(text) { return refuse("length", problem) }
         return .success([.bool(true)])
+    }
+
+    /// `command_info(name, help, usage, roles)`: the prelude's record of a
+    /// `bot.command` registration (it checked the types), for `help`.
+    private func commandInfo(_ a: [LuaValue]) -> Result<[LuaValue], HostCallError> {
+        guard let name = a.first?.stringValue else { return .failure(HostCallError("bot.command: the name must be a string")) }
+        var roles: [String] = []
+        if a.count > 3, case .table(let list, _) = a[3] { roles = list.compactMap(\.stringValue) }
+        var info = commands[name] ?? CommandInfo(help: nil, usage: nil, roles: [])
+        if a.count > 1, let help = a[1].stringValue { info.help = help }
+        if a.count > 2, let usage = a[2].stringValue { info.usage = usage }
+        if !roles.isEmpty { info.roles = roles }
+        commands[name] = info
+        return .success([])
+    }
+
+    private func roles(_ a: [LuaValue]) -> Result<[LuaValue], HostCallError> {
+        guard let user = a.first?.stringValue else { return .failure(HostCallError("bot.roles: the user must be a string")) }
+        return .success([.list(services.roles(of: user).map { .string($0) })])
+    }
+
+    private func help(_ a: [LuaValue]) -> Result<[LuaValue], HostCallError> {
+        guard let user = a.first?.stringValue else { return .success([.nil]) }
+        let command = a.count > 1 ? a[1].stringValue : nil
+        return .success([services.helpText(for: user, command: command).map { .string($0) } ?? .nil])
+    }
+
+    /// `may_run(user, command)`: true, or false with the refusal to send
+    /// (nil when this user heard it for this command less than a minute ago)
+    /// and the audit line to log.
+    private func mayRun(_ a: [LuaValue]) -> Result<[LuaValue], HostCallError> {
+        guard let user = a.first?.stringValue, a.count > 1, let command = a[1].stringValue,
+              let info = commands[command], !info.roles.isEmpty else { return .success([.bool(true)]) }
+        if !Set(services.roles(of: user)).isDisjoint(with: info.roles) { return .success([.bool(true)]) }
+        let need = Bot.roleNeed(info.roles)
+        let key = user + "\0" + command
+        let now = services.now
+        var reply: LuaValue = .nil
+        if now - (refusals[key] ?? -.infinity) >= 60 {
+            if refusals.count >= 1000 { refusals = refusals.filter { now - $0.value < 60 } }
+            refusals[key] = now
+            reply = .string("\(user): \(services.shown(command: command)) \(need).")
+        }
+        return .success([.bool(false), reply, .string("refused \(services.shown(command: command)) for \(user): \(need)")])
     }
 
     private func away(_ a: [LuaValue]) -> Result<[LuaValue], HostCallError> {

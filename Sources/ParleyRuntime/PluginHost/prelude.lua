@@ -11,6 +11,8 @@ local KINDS = { message = true, join = true, leave = true, typing = true,
 local handlers = {}
 for kind in pairs(KINDS) do handlers[kind] = {} end
 local hears, commands, ncommands, timers = {}, {}, 0, {}
+-- Commands that only some roles may run ([bot.roles]), by name.
+local guarded = {}
 -- Counts kept as handlers register, so the message path reads a number
 -- instead of taking two lengths on every line a room hears.
 local on_message, non_message, nhears = handlers.message, 0, 0
@@ -91,18 +93,39 @@ function bot.hear(pattern, fn)
   want(WANT.message)
 end
 
-function bot.command(cmd, fn)
+-- bot.command(name, fn [, {help=, usage=, roles={...}}]): help and usage
+-- feed the built-in `help` command; roles limit who may run it.
+local command_info = native.command_info
+function bot.command(cmd, fn, opts)
   if type(cmd) ~= "string" or cmd == "" or find(cmd, "%s") then
     error("bot.command: the name must be one word", 2)
   end
   need_function(fn, "bot.command")
+  local help, usage, roles
+  if opts ~= nil then
+    if type(opts) ~= "table" then error("bot.command: the options must be a table", 2) end
+    help, usage, roles = opts.help, opts.usage, opts.roles
+    if help ~= nil and type(help) ~= "string" then error("bot.command: help must be a string", 2) end
+    if usage ~= nil and type(usage) ~= "string" then error("bot.command: usage must be a string", 2) end
+    if roles ~= nil then
+      if type(roles) ~= "table" or #roles == 0 then error("bot.command: roles must be a list of role names", 2) end
+      for i = 1, #roles do
+        if type(roles[i]) ~= "string" then error("bot.command: roles must be a list of role names", 2) end
+      end
+    end
+  end
   cmd = lower(cmd)
   local list = commands[cmd]
   if not list then list = {}; commands[cmd] = list end
   list[#list + 1] = fn
   ncommands = ncommands + 1
+  if roles then guarded[cmd] = true end
+  command_info(cmd, help, usage, roles)
   want(WANT.message)
 end
+
+-- bot.roles(user): the roles [bot.roles] gives that user, as a sorted list.
+bot.roles = native.roles
 
 -- bot.after(seconds, fn [, opts]) or bot.after(seconds, opts): a timer with
 -- only options (it needs a name) fires as a "timer" event.
@@ -145,11 +168,35 @@ local function parse_command(text)
   return match(rest, "^(%S+)%s*(.-)%s*$")
 end
 
+-- The built-in `help`: the first plugin in load order answers it for the
+-- whole bot (the host knows every plugin's commands), unless a plugin has
+-- its own `help` command. The host hands that plugin every message addressed
+-- to the bot, whether or not it listens to messages.
+local answers_help, help_text, may_run = setup.answers_help, native.help, native.may_run
+local log_warn = native.log_warn
+
 local function run_commands(msg, text)
   local cmd, argtext = parse_command(text)
   if not cmd then return end
-  local list = commands[lower(cmd)]
-  if not list then return end
+  cmd = lower(cmd)
+  local list = commands[cmd]
+  if not list then
+    if cmd == "help" and answers_help then
+      local reply = help_text(msg.user, match(argtext, "^(%S+)"))
+      if reply then send(msg.room, reply) end
+    end
+    return
+  end
+  if guarded[cmd] then
+    -- The host decides (it knows the roles); the refusal is said at most
+    -- once a minute per user and command, the audit line always logged.
+    local ok, reply, audit = may_run(msg.user, cmd)
+    if not ok then
+      log_warn(audit)
+      if reply then send(msg.room, reply) end
+      return
+    end
+  end
   for i = 1, #list do
     local args, n = { raw = argtext }, 0
     for word in gmatch(argtext, "%S+") do n = n + 1; args[n] = word end
@@ -191,5 +238,5 @@ end, function(room, user, text, id, time, replayed, drops)
     local h = hears[i]
     hear(text, h[1], h[2], msg)
   end
-  if ncommands > 0 then run_commands(msg, text) end
+  if ncommands > 0 or answers_help then run_commands(msg, text) end
 end

@@ -24,13 +24,16 @@ public struct BotOptions: Sendable {
     /// How much history each room keeps (config `history_days`, `history_max`),
     /// for the store the bot's owner opens.
     public var history = HistoryRetention()
+    /// `[bot.roles]`: role name → the users who have it (exact names).
+    public var roles: [String: [String]] = [:]
 
     public init(name: String) { self.name = name }
 
     /// Whether a message's text speaks to the bot: it starts with the command
     /// prefix, or with the bot's name ("parley: help", "@parley help"). A
     /// cheap test for the runtime's shedding order, which keeps such messages
-    /// longest in a flood; what counts as a command is still decided by the
+    /// longest in a flood, and for handing them to the plugin that answers
+    /// `help`; what counts as a command is still decided by the
     /// prelude's `parse_command`, which this mirrors loosely.
     public func isAddressed(_ text: String) -> Bool {
         if !commandPrefix.isEmpty, text.hasPrefix(commandPrefix) { return true }
@@ -129,7 +132,8 @@ public final class Bot: PluginServices {
             let id = m.id ?? nextId()
             // A server id moves the room's last-seen cursor, in the same record.
             try store.appendReceived(room: m.room, id: id, user: m.user, text: m.text, time: time, lastSeen: m.id != nil)
-            for p in plugins where p.listens(.message) {
+            // The plugin that answers `help` also gets what is addressed to the bot.
+            for p in plugins where p.listens(.message) || (p.answersHelp && !p.isDisabled && options.isAddressed(m.text)) {
                 out += try run(p) { vm, drops in
                     vm.dispatchMessage(room: m.room, user: m.user, text: m.text, id: id, time: time,
                                        replayed: m.replayed, now: now, drops: drops)

@@ -1,0 +1,44 @@
+import ParleyCore
+
+/// Roles and the built-in `help` command: what the bot knows across its
+/// plugins, which no single plugin VM sees.
+extension Bot {
+    func roles(of user: String) -> [String] {
+        options.roles.filter { $0.value.contains(user) }.map(\.key).sorted()
+    }
+
+    /// `!help` lists the commands `user` may run, from every plugin; `!help
+    /// NAME` shows one command's usage. nil when a plugin registered its own
+    /// `help` command: then that one answers.
+    func helpText(for user: String, command: String?) -> String? {
+        let live = plugins.filter { !$0.isDisabled }
+        if live.contains(where: { $0.commands["help"] != nil }) { return nil }
+        let userRoles = Set(roles(of: user))
+        func mayRun(_ c: CommandInfo) -> Bool { c.roles.isEmpty || !userRoles.isDisjoint(with: c.roles) }
+
+        if let command = command?.lowercased() {
+            guard let info = live.lazy.compactMap({ $0.commands[command] }).first else {
+                return "No command \(shown(command: command)). \(shown(command: "help")) lists them."
+            }
+            var line = shown(command: command)
+            if let usage = info.usage, !usage.isEmpty { line += " " + usage }
+            if let help = info.help, !help.isEmpty { line += ": " + help }
+            if !info.roles.isEmpty { line += " (\(Self.roleNeed(info.roles)))" }
+            return line
+        }
+        var names = Set<String>()
+        for p in live { for (n, c) in p.commands where mayRun(c) { names.insert(n) } }
+        guard !names.isEmpty else { return "No commands you may run here." }
+        let list = names.sorted().map { shown(command: $0) }.joined(separator: ", ")
+        return "Commands: \(list). \(shown(command: "help")) NAME tells more."
+    }
+
+    func shown(command: String) -> String {
+        options.commandPrefix.isEmpty ? "\(name): \(command)" : options.commandPrefix + command
+    }
+
+    /// "needs the moderator role", or "needs one of the roles admin, moderator".
+    static func roleNeed(_ roles: [String]) -> String {
+        roles.count == 1 ? "needs the \(roles[0]) role" : "needs one of the roles \(roles.sorted().joined(separator: ", "))"
+    }
+}
