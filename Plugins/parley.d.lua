@@ -220,6 +220,17 @@ function bot.after(seconds, fn, opts) end
 ---@return string? err
 function bot.every(seconds, fn, opts) end
 
+--- Run `fn(ev)` on a five-field cron schedule ("0 9 * * mon-fri") in the
+--- bot's time zone (`timezone`, default UTC). A missed slot fires once after
+--- a restart. A bad schedule is an error naming the field.
+---@overload fun(spec: string, opts: ParleyTimerOptions): integer|nil, string?
+---@param spec string
+---@param fn fun(ev: ParleyTimerEvent)
+---@param opts? ParleyTimerOptions
+---@return integer|nil id
+---@return string? err
+function bot.cron(spec, fn, opts) end
+
 --- Cancel a timer by id, or by name (also a saved one restored after a
 --- restart). Returns false when there was no such live timer.
 ---@param id integer|string

@@ -32,6 +32,7 @@ public enum FuzzTargets {
         .pattern,
         .stomp,
         .restChat,
+        .cron,
     ]
 
     public static func named(_ name: String) -> FuzzTarget? {

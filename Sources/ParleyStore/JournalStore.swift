@@ -226,6 +226,7 @@ public final class JournalStore: BotStore {
         var fields: [(String, LuaValue)] = plugin.map { [("p", .string($0))] } ?? []
         fields += [("n", .string(t.name)), ("d", .double(t.due)), ("s", .double(t.seconds)), ("e", .bool(t.repeats))]
         if let data = t.data { fields.append(("x", data)) }
+        if let cron = t.cron { fields.append(("c", .string(cron))) }
         return .record(fields)
     }
 
@@ -233,7 +234,8 @@ public final class JournalStore: BotStore {
     static func savedTimer(_ v: LuaValue) -> SavedTimer? {
         guard let name = v["n"].stringValue, let due = v["d"].numberValue, let seconds = v["s"].numberValue,
               case .bool(let repeats) = v["e"] else { return nil }
-        return SavedTimer(name: name, due: due, seconds: seconds, repeats: repeats, data: v["x"].isNil ? nil : v["x"])
+        return SavedTimer(name: name, due: due, seconds: seconds, repeats: repeats, data: v["x"].isNil ? nil : v["x"],
+                          cron: v["c"].stringValue)
     }
 
     // MARK: HistoryStore

@@ -291,13 +291,16 @@ public struct SavedTimer: Sendable, Equatable {
     public var repeats: Bool
     /// The plugin's `data` option (a state value), handed back in the timer event.
     public var data: LuaValue?
+    /// A `bot.cron` schedule's spec: it sets `due` after each firing.
+    public var cron: String?
 
-    public init(name: String, due: Double, seconds: Double, repeats: Bool, data: LuaValue? = nil) {
+    public init(name: String, due: Double, seconds: Double, repeats: Bool, data: LuaValue? = nil, cron: String? = nil) {
         self.name = name
         self.due = due
         self.seconds = seconds
         self.repeats = repeats
         self.data = data
+        self.cron = cron
     }
 }
 

@@ -232,6 +232,15 @@ def restchat():
     write("restchat", "date", "1970-01-01T00:00:00.000Z")
 
 
+def cron():
+    for name, spec in {
+        "every-minute": "* * * * *", "weekdays": "0 9 * * mon-fri", "lists": "0,15,30,45 8-18/2 1,15 jan,jul *",
+        "steps": "*/5 */3 */7 */2 */2", "from-step": "5/20 1/6 * * *", "vixie-or": "0 0 13 * fri",
+        "alias": "@daily", "leap": "0 0 29 feb *", "sunday-7": "30 23 * * 7", "bad-range": "5-1 * * * *",
+    }.items():
+        write("cron", name, spec)
+
+
 journal()
 engineio()
 socketio()
@@ -241,4 +250,5 @@ toml()
 pattern()
 stomp()
 restchat()
+cron()
 print("seeds written under", os.path.join(HERE, "Corpus"), file=sys.stderr)

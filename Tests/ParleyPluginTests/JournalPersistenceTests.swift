@@ -20,10 +20,11 @@ func onLuaThread<T: Sendable>(_ body: @Sendable () throws -> T) async throws -> 
 
 /// One run of a bot on a journal: open, load, act, close (like a process lifetime).
 func withJournalBot<T>(_ dir: String, now: Double, plugins: [(String, String)], fsync: FsyncPolicy = .always,
+                       options: BotOptions = BotOptions(name: "parley"),
                        _ body: (Bot, inout [BotAction]) throws -> T) throws -> (T, [BotAction]) {
     let store = try JournalStore.open(directory: dir, fsync: fsync)
     defer { store.close() }
-    let bot = Bot(options: BotOptions(name: "parley"), now: now, store: store)
+    let bot = Bot(options: options, now: now, store: store)
     var out: [BotAction] = []
     for (name, source) in plugins { out += try bot.loadPlugin(name: name, source: Array(source.utf8)) }
     let result = try body(bot, &out)

@@ -44,6 +44,8 @@ public struct BotConfig: Sendable {
     public var flow = FlowOptions()
     /// `[bot.roles]`: role name → the users who have it.
     public var roles: [String: [String]] = [:]
+    /// `timezone`: the IANA zone `bot.cron` schedules are read in.
+    public var timeZone = TimeZone(identifier: "UTC")!
     /// `[bot.<transport>]`: the transport's own keys, read by its driver.
     public var transportOptions: any TransportOptions
 
@@ -59,6 +61,7 @@ public struct BotConfig: Sendable {
         o.pluginConfig = pluginConfig
         o.history = history
         o.roles = roles
+        o.timeZone = timeZone
         return o
     }
 }
@@ -156,6 +159,10 @@ public struct BotConfigFile: Sendable {
         let historyMax = try t.int("history_max", default: 100_000, range: 1...100_000_000)
         let history = HistoryRetention(maxMessagesPerRoom: historyMax, maxAge: historyDays * 86_400)
         let prefix = try t.string("prefix", default: "!")
+        let zoneName = try t.string("timezone", default: "UTC")
+        guard let timeZone = TimeZone(identifier: zoneName) else {
+            throw t.error("timezone", "unknown time zone '\(zoneName)' (expected an IANA name such as Europe/Berlin)")
+        }
         let limits = try t.optionalTable("limits") { l in try readLimits(l, base: PluginLimits()) } ?? PluginLimits()
         let presence = try t.optionalTable("presence") { p in try PresenceOptions.read(p) } ?? PresenceOptions()
         let flow = try t.optionalTable("flow") { f in try FlowOptions.read(f) } ?? FlowOptions()
@@ -212,6 +219,7 @@ public struct BotConfigFile: Sendable {
             b.presence = presence
             b.flow = flow
             b.roles = roles
+            b.timeZone = timeZone
             return b
         }
     }

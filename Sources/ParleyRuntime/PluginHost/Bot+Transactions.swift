@@ -72,7 +72,8 @@ extension Bot {
         }
         for t in add {
             guard let name = t.name else { continue }
-            let saved = SavedTimer(name: name, due: t.due ?? now + t.seconds, seconds: t.seconds, repeats: t.repeats, data: t.data)
+            let saved = SavedTimer(name: name, due: t.due ?? now + t.seconds, seconds: t.seconds, repeats: t.repeats, data: t.data,
+                                   cron: t.cron?.spec.text)
             // Adopting a restored timer unchanged writes nothing.
             if t.due != nil, p.restored[name]?.timer == saved { continue }
             timerChanges.append(.set(saved))
@@ -90,8 +91,9 @@ extension Bot {
                 p.restored[name] = nil
                 p.timerNames[name] = t.id
             }
-            schedule(TimerEntry(due: t.due ?? now + t.seconds, order: 0, plugin: p, id: t.id, interval: t.repeats ? t.seconds : nil,
-                                name: t.name, seconds: t.seconds, data: t.data))
+            schedule(TimerEntry(due: t.due ?? now + t.seconds, order: 0, plugin: p, id: t.id,
+                                interval: t.repeats && t.cron == nil ? t.seconds : nil,
+                                name: t.name, seconds: t.seconds, data: t.data, cron: t.cron))
         }
         var out: [BotAction] = []
         out.reserveCapacity(actions.count)

@@ -6,16 +6,23 @@ import ParleyLua
 /// the open transaction; the bot schedules them once the handler committed.
 /// Saved timers (named, or made while loading) outlive the process.
 extension Plugin {
-    /// `timer_add(seconds, repeats, opts)`; `opts` may hold `name` and `data`.
+    /// `timer_add(seconds, repeats, opts)`; `opts` may hold `name`, `data`
+    /// and `cron` (a `bot.cron` spec, which replaces the interval).
     func timerAdd(_ a: [LuaValue]) -> Result<[LuaValue], HostCallError> {
-        let who = "bot.after/bot.every"
+        var cron: CronSchedule?
+        if a.count > 2, case .bytes = a[2]["cron"] {
+            do { cron = try CronSchedule(a[2]["cron"].stringValue ?? "", timeZone: services.timeZone) } catch {
+                return .failure(HostCallError("bot.cron: \(error.message)"))
+            }
+        }
+        let who = cron == nil ? "bot.after/bot.every" : "bot.cron"
         guard let seconds = a.first?.numberValue, seconds.isFinite else {
             return .failure(HostCallError("\(who): the interval must be a number of seconds"))
         }
-        if seconds < limits.minTimerInterval {
+        if cron == nil, seconds < limits.minTimerInterval {
             return .success([.nil, .string("timer interval too short: \(seconds) s, the minimum is \(limits.minTimerInterval) s")])
         }
-        let repeats = a.count > 1 && a[1] == .bool(true)
+        let repeats = cron != nil || (a.count > 1 && a[1] == .bool(true))
         var name: String?
         var data: LuaValue?
         if a.count > 2, !a[2].isNil {
@@ -59,7 +66,7 @@ extension Plugin {
         if let name {
             let previous = pendingTimers.firstIndex { $0.name == name }.map { pendingTimers.remove(at: $0) }
             if loading, let r = restored[name], !pendingCancels.contains(r.id) {
-                if r.timer.repeats == repeats, r.timer.seconds == seconds {
+                if r.timer.repeats == repeats, r.timer.seconds == seconds, r.timer.cron == cron?.spec.text {
                     // The same call as before the restart: keep the saved schedule.
                     id = r.id
                     due = r.timer.due
@@ -73,7 +80,13 @@ extension Plugin {
         }
         let newId = id ?? nextTimerId
         if id == nil { nextTimerId += 1 }
-        pendingTimers.append(PendingTimer(id: newId, seconds: seconds, repeats: repeats, name: name, data: data, due: due))
+        if let cron, due == nil {
+            guard let first = cron.next(after: services.now) else {
+                return .failure(HostCallError("bot.cron: '\(cron.spec.text)' never fires"))
+            }
+            due = first
+        }
+        pendingTimers.append(PendingTimer(id: newId, seconds: seconds, repeats: repeats, name: name, data: data, due: due, cron: cron))
         return .success([.int(newId)])
     }
 
@@ -153,6 +166,8 @@ struct PendingTimer {
     /// Saved under this name: given by the plugin, or `#n` while loading. nil: not saved.
     var name: String?
     var data: LuaValue?
-    /// Set when the call adopted a restored timer: its saved due time.
+    /// Set when the call adopted a restored timer: its saved due time (and
+    /// for a `bot.cron` timer, its first slot).
     var due: Double?
+    var cron: CronSchedule? = nil
 }

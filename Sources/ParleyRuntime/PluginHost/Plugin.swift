@@ -1,3 +1,4 @@
+import Foundation
 import ParleyCore
 import ParleyStore
 import ParleyLua
@@ -42,6 +43,8 @@ protocol PluginServices: AnyObject {
     func helpText(for user: String, command: String?) -> String?
     /// A command as people type it: `!kick`, or `parley: kick` without a prefix.
     func shown(command: String) -> String
+    /// `[bot] timezone`, for `bot.cron`.
+    var timeZone: TimeZone { get }
 }
 
 /// A command as its plugin registered it (`bot.command(name, fn, opts)`), for `help`.

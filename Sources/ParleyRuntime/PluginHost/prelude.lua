@@ -145,6 +145,21 @@ end
 function bot.after(seconds, fn, opts) return add_timer("bot.after", seconds, fn, false, opts) end
 function bot.every(seconds, fn, opts) return add_timer("bot.every", seconds, fn, true, opts) end
 
+-- bot.cron("0 9 * * mon-fri", fn [, opts]): a timer on a five-field
+-- schedule, in the bot's time zone ([bot] timezone). The host parses it.
+function bot.cron(spec, fn, opts)
+  if type(spec) ~= "string" then error("bot.cron: the schedule must be a string", 2) end
+  if type(fn) == "table" and opts == nil then fn, opts = nil, fn end
+  if opts ~= nil and type(opts) ~= "table" then error("bot.cron: the options must be a table", 2) end
+  local o = { cron = spec, name = opts and opts.name, data = opts and opts.data }
+  if fn == nil then
+    -- Without a function it fires as a "timer" event, found by its name.
+    if o.name == nil then error("bot.cron: a schedule without a function needs a name", 2) end
+    return add_timer("bot.cron", 0, o, true, nil)
+  end
+  return add_timer("bot.cron", 0, fn, true, o)
+end
+
 _G.bot = bot
 
 -- bot.hear: native.hear(text, pattern, fn, msg) searches the text as

@@ -1,9 +1,13 @@
+import Foundation
 import ParleyCore
 import ParleyLua
 import ParleyStore
 
 /// The bot's clock: plugin timers and typing timeouts, fired in due order.
 extension Bot {
+    /// `[bot] timezone`: `bot.cron` reads its schedules in it.
+    var timeZone: TimeZone { options.timeZone }
+
     /// When `advance` next has something to do (a timer or a typing timeout); nil when nothing is scheduled.
     public var nextDue: Double? {
         let typing = typingOn.values.map { $0.since + options.typingTimeout }.min()
@@ -30,7 +34,21 @@ extension Bot {
             // The firing itself is saved with the handler's transaction (even
             // if the handler fails): a once timer is gone, an every timer moves on.
             var fired: [TimerChange] = []
-            if let interval = entry.interval {
+            if let cron = entry.cron {
+                // Late or on time, it fires once; the next is the first slot after now.
+                if let next = cron.next(after: now) {
+                    var again = entry
+                    again.due = next
+                    schedule(again)
+                    if let name = entry.name {
+                        fired.append(.set(SavedTimer(name: name, due: next, seconds: 0, repeats: true, data: entry.data,
+                                                     cron: cron.spec.text)))
+                    }
+                } else {
+                    p.forget(entry.id)
+                    if let name = entry.name { fired.append(.drop(name: name)) }
+                }
+            } else if let interval = entry.interval {
                 // Late (the bot was stopped, or busy): fire once, then keep the phase.
                 var next = entry.due + interval
                 if next <= now {
@@ -51,7 +69,7 @@ extension Bot {
             out += try deliver(to: p, kind: "timer", fired: fired) { w in
                 w.beginTable(array: 0, pairs: 2 + (publicName == nil ? 0 : 1) + (entry.data == nil ? 0 : 1))
                 w.key(.id); w.write(entry.id)
-                w.key(.once); w.write(entry.interval == nil)
+                w.key(.once); w.write(entry.interval == nil && entry.cron == nil)
                 if let publicName { w.key(.name); w.write(publicName) }
                 if let data = entry.data { w.key(.data); w.write(data) }
             }

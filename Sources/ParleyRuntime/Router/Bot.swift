@@ -1,3 +1,4 @@
+import Foundation
 import ParleyCore
 import ParleyStore
 import ParleyLua
@@ -26,6 +27,8 @@ public struct BotOptions: Sendable {
     public var history = HistoryRetention()
     /// `[bot.roles]`: role name → the users who have it (exact names).
     public var roles: [String: [String]] = [:]
+    /// `[bot] timezone`: the zone `bot.cron` schedules are read in.
+    public var timeZone = TimeZone(identifier: "UTC")!
 
     public init(name: String) { self.name = name }
 
@@ -85,6 +88,8 @@ public final class Bot: PluginServices {
         var name: String? = nil
         var seconds: Double = 0
         var data: LuaValue? = nil
+        /// A `bot.cron` timer's schedule: it sets the next due time, not `interval`.
+        var cron: CronSchedule? = nil
     }
 
     public init(options: BotOptions, now: Double, store: BotStore = MemoryBotStore()) {
