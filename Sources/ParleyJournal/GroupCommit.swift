@@ -38,13 +38,20 @@ final class GroupCommitWriter: Sendable {
     enum AppendWaiter: Sendable {
         case task(CheckedContinuation<UInt64, any Error>)
         case callback(@Sendable (Result<UInt64, JournalError>) -> Void)
+        /// Nobody waits (`Journal.appendLater`): under `.always` the record
+        /// rides in the next sync somebody waits for, or is synced within
+        /// `laterSyncNanos`.
+        case later
 
         func resume(with result: Result<UInt64, JournalError>) {
             switch self {
             case .task(let c): c.resume(with: result.mapError { $0 as any Error })
             case .callback(let done): done(result)
+            case .later: break
             }
         }
+
+        var isWaiting: Bool { if case .later = self { false } else { true } }
 
         func resume(throwing error: JournalError) { resume(with: .failure(error)) }
     }
@@ -187,6 +194,12 @@ final class GroupCommitWriter: Sendable {
             return done(result)
         }
         enqueue(.append(records: records, bytes: bytes, waiter: .callback(done)))
+    }
+
+    /// `append` that nobody waits for (see `AppendWaiter.later`).
+    func appendLater(_ records: [JournalRecord], bytes: Int) {
+        if policy != .always, tryInline(records, bytes: bytes) != nil { return }
+        enqueue(.append(records: records, bytes: bytes, waiter: .later))
     }
 
     /// Returns once everything written so far is durable (for snapshots, and
@@ -343,9 +356,14 @@ final class GroupCommitWriter: Sendable {
         if needThread { ensureThread() }
     }
 
+    /// Under `.always`, how soon records nobody waits for are synced when no
+    /// waited-for append comes along to carry them.
+    static let laterSyncNanos: UInt64 = 50_000_000
+
     private func syncDue(_ io: IO) -> UInt64? {
-        guard let intervalNanos, io.dirty else { return nil }
-        return io.dirtySince &+ intervalNanos
+        guard io.dirty else { return nil }
+        if let intervalNanos { return io.dirtySince &+ intervalNanos }
+        return policy == .always ? io.dirtySince &+ Self.laterSyncNanos : nil
     }
 
     // MARK: the thread
@@ -389,7 +407,7 @@ final class GroupCommitWriter: Sendable {
                 var batch = first
                 if policy == .always {
                     batch = gather(batch, expecting: previousBatch)
-                    previousBatch = batch.count
+                    previousBatch = Self.waiting(batch)
                 }
                 var out: [Resolution] = []
                 let due = io.withLock { io -> UInt64? in
@@ -433,8 +451,11 @@ final class GroupCommitWriter: Sendable {
     /// other N-1 queue up behind it, so batches alternate 1, N-1, 1, N-1.
     /// When a batch is much smaller than the previous one, wait up to 200 µs
     /// (a few percent of an fdatasync) for the rest of the crowd to come back.
+    /// A crowd is four or more appends somebody waits for: one bot's commit
+    /// and its delivery record are not one, and each wait costs this thread
+    /// a sleep and a wake.
     private func gather(_ batch: [Item], expecting previous: Int) -> [Item] {
-        guard previous > 1, batch.count * 2 <= previous else { return batch }
+        guard previous >= 4, Self.waiting(batch) * 2 <= previous else { return batch }
         var batch = batch
         for _ in 0..<8 {
             usleep(25)
@@ -443,9 +464,16 @@ final class GroupCommitWriter: Sendable {
                 return (more, s.closing)
             }
             batch += more
-            if enough || batch.count * 4 >= previous * 3 { break }
+            if enough || Self.waiting(batch) * 4 >= previous * 3 { break }
         }
         return batch
+    }
+
+    /// Appends in `items` that somebody waits for.
+    private static func waiting(_ items: [Item]) -> Int {
+        items.reduce(0) { n, item in
+            if case let .append(_, _, w) = item, w?.isWaiting ?? true { n + 1 } else { n }
+        }
     }
 
     /// Takes queued items up to `maxBatchBytes` (at least one).
@@ -669,8 +697,9 @@ final class GroupCommitWriter: Sendable {
             }
         }
 
-        if !unsynced.isEmpty {
-            // `.always`: one fdatasync for the whole batch, then every waiter.
+        if unsynced.contains(where: { $0.0?.isWaiting ?? true }) {
+            // `.always`: one fdatasync for the whole batch, then every waiter
+            // (records appended `later` alone wait for the timed sync).
             do {
                 try syncActive(&io)
                 ackUnsynced()

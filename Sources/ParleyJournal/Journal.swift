@@ -251,6 +251,17 @@ public final class Journal: Sendable {
         writer.append(transaction, bytes: bytes, done: done)
     }
 
+    /// Appends a transaction nobody waits for, such as a record that the
+    /// transport took a send: it is written in order with the others, and
+    /// under `.always` synced with the next transaction somebody waits for,
+    /// or within 50 ms. A power loss before that loses it, so it must be a
+    /// record whose loss is safe (a send recorded again as pending is sent
+    /// once more, with its id); a failure shows in the next append.
+    public func appendLater(_ transaction: [JournalRecord]) throws {
+        let bytes = try framedSize(of: transaction)
+        writer.appendLater(transaction, bytes: bytes)
+    }
+
     /// Appends a transaction of one record.
     public func append(_ record: JournalRecord) async throws -> UInt64 {
         try await append([record])

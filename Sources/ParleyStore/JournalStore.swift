@@ -186,8 +186,22 @@ public final class JournalStore: BotStore {
     }
 
     public func markDelivered(_ ids: [String]) throws(StoreError) {
-        try append([JournalRecord(type: RecordType.delivered.rawValue,
-                                  payload: LuaValue.record([("o", .list(ids.map { .string($0) }))]).encoded)])
+        let record = JournalRecord(type: RecordType.delivered.rawValue,
+                                   payload: LuaValue.record([("o", .list(ids.map { .string($0) }))]).encoded)
+        if commits != nil {
+            // Pipelined: nothing waits for a delivery record, so it costs no
+            // sync of its own; it rides in the next commit's (or is synced
+            // within 50 ms). Lost to a power cut, its sends go out once more.
+            if let failed { throw failed }
+            do { try journal.appendLater([record]) } catch {
+                let e = StoreError("journal \(directory): \(error)")
+                appendFailure = e
+                throw e
+            }
+            bytesSinceSnapshot += record.framedSize
+        } else {
+            try append([record])
+        }
         try apply(.delivered(ids))
         compactIfDue()
     }

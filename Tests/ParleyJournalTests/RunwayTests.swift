@@ -104,3 +104,29 @@ import Testing
         try await j2.close()
     }
 }
+
+/// `Journal.appendLater`: records nobody waits for cost no sync of their own.
+@Suite struct AppendLaterTests {
+    static func options(_ disk: SimulatedDisk) -> JournalOptions { JournalOptions(fsync: .always, fileLayer: disk) }
+
+    @Test func aLaterRecordRidesInTheNextSyncSomebodyWaitsFor() async throws {
+        let disk = SimulatedDisk(seed: 81)
+        let (journal, _) = try Journal.open(directory: "/j", options: Self.options(disk))
+        try journal.appendLater([RunwayTests.record(1)])
+        #expect(try await journal.append([RunwayTests.record(2)]) == 2)
+        let (j2, recovery) = try Journal.open(directory: "/j", options: Self.options(disk.crash(mode: .dropUnsynced)))
+        #expect(try recovery.allTransactions().map(\.lastSequence) == [1, 2])
+        try await j2.close()
+    }
+
+    @Test func aLaterRecordAloneIsSyncedSoon() async throws {
+        let disk = SimulatedDisk(seed: 82)
+        let (journal, _) = try Journal.open(directory: "/j", options: Self.options(disk))
+        _ = try await journal.append([RunwayTests.record(1)])
+        try journal.appendLater([RunwayTests.record(2)])
+        try await Task.sleep(for: .milliseconds(300))
+        let (j2, recovery) = try Journal.open(directory: "/j", options: Self.options(disk.crash(mode: .dropUnsynced)))
+        #expect(try recovery.allTransactions().map(\.lastSequence) == [1, 2])
+        try await j2.close()
+    }
+}
