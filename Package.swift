@@ -62,7 +62,7 @@ let package = Package(
             linkerSettings: [.unsafeFlags(["-Xlinker", "--whole-archive", "-Xlinker", "-l:liblua5.4.a",
                                            "-Xlinker", "--no-whole-archive"])]
         ),
-        .target(name: "ParleyLua", dependencies: ["CParleyLua", "CLua"]),
+        .target(name: "ParleyLua", dependencies: ["CParleyLua", "CLua", "ParleyWire"]),
         .target(name: "ParleyConfig"),
         .target(name: "CParleyJournal", cSettings: [.define("_GNU_SOURCE")]),
         .target(name: "ParleyJournal", dependencies: ["CParleyJournal"]),
@@ -156,7 +156,7 @@ let package = Package(
         ),
         .target(
             name: "ParleyFuzzTargets",
-            dependencies: ["ParleyWire", "ParleyConfig", "ParleyJournal", "CParleyJournal", "CParleyLua"]
+            dependencies: ["ParleyWire", "ParleyConfig", "ParleyJournal", "CParleyJournal", "CParleyLua", "ParleyLua"]
         ),
         .executableTarget(name: "ParleyFuzz", dependencies: ["ParleyFuzzTargets"]),
         // What every test target shares (the repository's folder, scratch folders, waiting).

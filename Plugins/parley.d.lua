@@ -116,8 +116,25 @@ function ParleyLog.error(...) end
 ---@field name? string The timer's name, when it has one.
 ---@field data? ParleyStateValue The `data` option.
 
+---@class ParleyJSON
+local ParleyJSON = {}
+
+--- A value as JSON text. A table with keys exactly 1..n is an array, any
+--- other table (the empty one too) an object. At most 1 MiB, nested 30 deep.
+---@param value any
+---@return string|nil text
+---@return string? err
+function ParleyJSON.encode(value) end
+
+--- JSON text as a value; null becomes nil. At most 1 MiB, nested 30 deep.
+---@param text string
+---@return any value
+---@return string? err
+function ParleyJSON.decode(text) end
+
 ---@class ParleyBot
 ---@field name string The bot's user name.
+---@field json ParleyJSON
 ---@field config table This plugin's table from the bot config (`[bot.plugin.NAME]`); empty when absent.
 ---@field transport ParleyTransport What the bot's transport can do.
 ---@field state ParleyState

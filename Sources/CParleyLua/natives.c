@@ -211,6 +211,9 @@ static int nat_trampoline(lua_State *L) {
         return lua_error(L);
     }
     if (!lua_checkstack(L, r + 2)) return luaL_error(L, "too many results");
+    /* Results cost the budget by size, as arguments do (bot.json.decode can
+     * hand back a megabyte of values). No Swift frame is live here. */
+    parley_budget_charge(L, (int64_t)(c->scratch_out.len / 64));
     const uint8_t *p = c->scratch_out.data, *end = p + c->scratch_out.len;
     c->host_mode++;
     for (int i = 0; i < r; i++) {

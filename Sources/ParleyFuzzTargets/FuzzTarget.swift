@@ -33,6 +33,7 @@ public enum FuzzTargets {
         .stomp,
         .restChat,
         .cron,
+        .luaJSON,
     ]
 
     public static func named(_ name: String) -> FuzzTarget? {

@@ -241,6 +241,15 @@ def cron():
         write("cron", name, spec)
 
 
+def luajson():
+    for name, text in {
+        "object": '{"a": [1, 2.5, null, "x"], "b": {"c": false}, "1": "one"}', "empty": "[]", "nulls": "[null,null]",
+        "big": "[1e300, -0, 9007199254740993, 123456789012345678]", "unicode": '"\\u00e9\\ud83d\\ude00"',
+        "deep": "[" * 30 + "]" * 30,
+    }.items():
+        write("luajson", name, text)
+
+
 journal()
 engineio()
 socketio()
@@ -251,4 +260,5 @@ pattern()
 stomp()
 restchat()
 cron()
+luajson()
 print("seeds written under", os.path.join(HERE, "Corpus"), file=sys.stderr)

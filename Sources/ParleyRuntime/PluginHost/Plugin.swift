@@ -6,7 +6,7 @@ import ParleyLua
 /// Host functions of the plugin API, by the name the prelude uses.
 enum HostFunction: Int32, CaseIterable {
     case stateGet = 1, stateSet, timerAdd, timerCancel, history, roster, checkLength, away
-    case commandInfo, roles, help, mayRun
+    case commandInfo, roles, help, mayRun, jsonEncode, jsonDecode
 
     var luaName: String {
         switch self {
@@ -22,6 +22,8 @@ enum HostFunction: Int32, CaseIterable {
         case .roles: "roles"
         case .help: "help"
         case .mayRun: "may_run"
+        case .jsonEncode: "json_encode"
+        case .jsonDecode: "json_decode"
         }
     }
 
@@ -154,6 +156,8 @@ final class Plugin: HostFunctions {
         case .roles: return roles(a)
         case .help: return help(a)
         case .mayRun: return mayRun(a)
+        case .jsonEncode: return jsonEncode(a)
+        case .jsonDecode: return jsonDecode(a)
         }
     }
 
@@ -302,6 +306,23 @@ final class Plugin: HostFunctions {
             reply = .string("\(user): \(services.shown(command: command)) \(need).")
         }
         return .success([.bool(false), reply, .string("refused \(services.shown(command: command)) for \(user): \(need)")])
+    }
+
+    /// `bot.json.encode(value)`: the text, or nil and why.
+    private func jsonEncode(_ a: [LuaValue]) -> Result<[LuaValue], HostCallError> {
+        switch LuaJSON.encode(a.first ?? .nil) {
+        case .success(let text): return .success([.string(text)])
+        case .failure(let e): return .success([.nil, .string("bot.json.encode: \(e.message)")])
+        }
+    }
+
+    /// `bot.json.decode(text)`: the value, or nil and why.
+    private func jsonDecode(_ a: [LuaValue]) -> Result<[LuaValue], HostCallError> {
+        guard case .bytes(let raw)? = a.first else { return .failure(HostCallError("bot.json.decode: the text must be a string")) }
+        switch LuaJSON.decode(raw) {
+        case .success(let value): return .success([value])
+        case .failure(let e): return .success([.nil, .string("bot.json.decode: \(e.message)")])
+        }
     }
 
     private func away(_ a: [LuaValue]) -> Result<[LuaValue], HostCallError> {
