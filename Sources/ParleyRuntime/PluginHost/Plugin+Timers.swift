@@ -10,8 +10,9 @@ extension Plugin {
     /// and `cron` (a `bot.cron` spec, which replaces the interval).
     func timerAdd(_ a: [LuaValue]) -> Result<[LuaValue], HostCallError> {
         var cron: CronSchedule?
-        if a.count > 2, case .bytes = a[2]["cron"] {
-            do { cron = try CronSchedule(a[2]["cron"].stringValue ?? "", timeZone: services.timeZone) } catch {
+        if a.count > 2, case .table = a[2], !a[2]["cron"].isNil {
+            guard let spec = a[2]["cron"].stringValue else { return .failure(HostCallError("bot.cron: the schedule must be a string")) }
+            do { cron = try CronSchedule(spec, timeZone: services.timeZone) } catch {
                 return .failure(HostCallError("bot.cron: \(error.message)"))
             }
         }

@@ -264,18 +264,33 @@ final class Plugin: HostFunctions {
         return .success([.bool(true)])
     }
 
-    /// `command_info(name, help, usage, roles)`: the prelude's record of a
-    /// `bot.command` registration (it checked the types), for `help`.
+    /// `command_info(name, opts)`: checks and keeps a `bot.command`'s
+    /// options (`help`, `usage`, `roles`), for `help` and `may_run`; true
+    /// when the command is guarded by roles.
     private func commandInfo(_ a: [LuaValue]) -> Result<[LuaValue], HostCallError> {
         guard let name = a.first?.stringValue else { return .failure(HostCallError("bot.command: the name must be a string")) }
-        var roles: [String] = []
-        if a.count > 3, case .table(let list, _) = a[3] { roles = list.compactMap(\.stringValue) }
         var info = commands[name] ?? CommandInfo(help: nil, usage: nil, roles: [])
-        if a.count > 1, let help = a[1].stringValue { info.help = help }
-        if a.count > 2, let usage = a[2].stringValue { info.usage = usage }
-        if !roles.isEmpty { info.roles = roles }
+        let opts = a.count > 1 ? a[1] : .nil
+        switch opts {
+        case .nil: break
+        case .table:
+            for (key, value) in [("help", opts["help"]), ("usage", opts["usage"])] where !value.isNil {
+                guard let text = value.stringValue else { return .failure(HostCallError("bot.command: \(key) must be a string")) }
+                if key == "help" { info.help = text } else { info.usage = text }
+            }
+            let roles = opts["roles"]
+            if !roles.isNil {
+                guard case .table(let list, let hash) = roles, !list.isEmpty, hash.isEmpty,
+                      list.allSatisfy({ $0.stringValue != nil }) else {
+                    return .failure(HostCallError("bot.command: roles must be a list of role names"))
+                }
+                info.roles = list.compactMap(\.stringValue)
+            }
+        default:
+            return .failure(HostCallError("bot.command: the options must be a table"))
+        }
         commands[name] = info
-        return .success([])
+        return .success([.bool(!info.roles.isEmpty)])
     }
 
     private func roles(_ a: [LuaValue]) -> Result<[LuaValue], HostCallError> {

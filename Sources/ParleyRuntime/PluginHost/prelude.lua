@@ -102,26 +102,14 @@ function bot.command(cmd, fn, opts)
     error("bot.command: the name must be one word", 2)
   end
   need_function(fn, "bot.command")
-  local help, usage, roles
-  if opts ~= nil then
-    if type(opts) ~= "table" then error("bot.command: the options must be a table", 2) end
-    help, usage, roles = opts.help, opts.usage, opts.roles
-    if help ~= nil and type(help) ~= "string" then error("bot.command: help must be a string", 2) end
-    if usage ~= nil and type(usage) ~= "string" then error("bot.command: usage must be a string", 2) end
-    if roles ~= nil then
-      if type(roles) ~= "table" or #roles == 0 then error("bot.command: roles must be a list of role names", 2) end
-      for i = 1, #roles do
-        if type(roles[i]) ~= "string" then error("bot.command: roles must be a list of role names", 2) end
-      end
-    end
-  end
   cmd = lower(cmd)
+  -- The host checks and keeps the options (for `help`), and says whether
+  -- the command is guarded by roles.
+  if command_info(cmd, opts) then guarded[cmd] = true end
   local list = commands[cmd]
   if not list then list = {}; commands[cmd] = list end
   list[#list + 1] = fn
   ncommands = ncommands + 1
-  if roles then guarded[cmd] = true end
-  command_info(cmd, help, usage, roles)
   want(WANT.message)
 end
 
@@ -149,16 +137,12 @@ function bot.every(seconds, fn, opts) return add_timer("bot.every", seconds, fn,
 -- bot.cron("0 9 * * mon-fri", fn [, opts]): a timer on a five-field
 -- schedule, in the bot's time zone ([bot] timezone). The host parses it.
 function bot.cron(spec, fn, opts)
-  if type(spec) ~= "string" then error("bot.cron: the schedule must be a string", 2) end
   if type(fn) == "table" and opts == nil then fn, opts = nil, fn end
   if opts ~= nil and type(opts) ~= "table" then error("bot.cron: the options must be a table", 2) end
-  local o = { cron = spec, name = opts and opts.name, data = opts and opts.data }
-  if fn == nil then
-    -- Without a function it fires as a "timer" event, found by its name.
-    if o.name == nil then error("bot.cron: a schedule without a function needs a name", 2) end
-    return add_timer("bot.cron", 0, o, true, nil)
-  end
-  return add_timer("bot.cron", 0, fn, true, o)
+  opts = opts or {}
+  local o = { cron = spec, name = opts.name, data = opts.data }
+  -- Without a function it fires as a "timer" event and needs a name, as bot.after's.
+  return add_timer("bot.cron", 0, fn or o, true, fn and o or nil)
 end
 
 _G.bot = bot
