@@ -1,61 +1,6 @@
-import Foundation
 import ParleyCore
 import ParleyStore
 import ParleyLua
-
-/// Host functions of the plugin API, by the name the prelude uses.
-enum HostFunction: Int32, CaseIterable {
-    case stateGet = 1, stateSet, timerAdd, timerCancel, history, roster, checkLength, away
-    case commandInfo, roles, help, mayRun, jsonEncode, jsonDecode
-
-    var luaName: String {
-        switch self {
-        case .stateGet: "state_get"
-        case .stateSet: "state_set"
-        case .timerAdd: "timer_add"
-        case .timerCancel: "timer_cancel"
-        case .history: "history"
-        case .roster: "roster"
-        case .checkLength: "check_length"
-        case .away: "away"
-        case .commandInfo: "command_info"
-        case .roles: "roles"
-        case .help: "help"
-        case .mayRun: "may_run"
-        case .jsonEncode: "json_encode"
-        case .jsonDecode: "json_decode"
-        }
-    }
-
-    static let table: [String: Int32] = Dictionary(uniqueKeysWithValues: allCases.map { ($0.luaName, $0.rawValue) })
-}
-
-/// What a plugin needs from its bot while a handler runs.
-protocol PluginServices: AnyObject {
-    var now: Double { get }
-    var stateStore: StateStore { get }
-    var historyStore: HistoryStore { get }
-    func rosterEntries(room: String) -> [RosterEntry]
-    var transport: TransportCapabilities { get }
-    /// Sends of this plugin the transport has not taken yet (the outbox quota).
-    func waitingSends(plugin: String) -> Int
-    /// The roles `[bot.roles]` gives a user, sorted.
-    func roles(of user: String) -> [String]
-    /// The built-in `help` command's answer to `user`, or nil when a plugin has its own.
-    func helpText(for user: String, command: String?) -> String?
-    /// A command as people type it: `!kick`, or `parley: kick` without a prefix.
-    func shown(command: String) -> String
-    /// `[bot] timezone`, for `bot.cron`.
-    var timeZone: TimeZone { get }
-}
-
-/// A command as its plugin registered it (`bot.command(name, fn, opts)`), for `help`.
-struct CommandInfo: Equatable {
-    var help: String?
-    var usage: String?
-    /// Users with any of these roles may run it; empty: everyone.
-    var roles: [String]
-}
 
 /// A loaded plugin: its VM plus the bookkeeping that makes each event one
 /// transaction. Host calls during a handler only *stage* state writes and
@@ -262,65 +207,6 @@ final class Plugin: HostFunctions {
         let text = String(decoding: raw, as: UTF8.self)
         if let problem = services.transport.characterProblem(text) { return refuse("length", problem) }
         return .success([.bool(true)])
-    }
-
-    /// `command_info(name, opts)`: checks and keeps a `bot.command`'s
-    /// options (`help`, `usage`, `roles`), for `help` and `may_run`; true
-    /// when the command is guarded by roles.
-    private func commandInfo(_ a: [LuaValue]) -> Result<[LuaValue], HostCallError> {
-        guard let name = a.first?.stringValue else { return .failure(HostCallError("bot.command: the name must be a string")) }
-        var info = commands[name] ?? CommandInfo(help: nil, usage: nil, roles: [])
-        let opts = a.count > 1 ? a[1] : .nil
-        switch opts {
-        case .nil: break
-        case .table:
-            for (key, value) in [("help", opts["help"]), ("usage", opts["usage"])] where !value.isNil {
-                guard let text = value.stringValue else { return .failure(HostCallError("bot.command: \(key) must be a string")) }
-                if key == "help" { info.help = text } else { info.usage = text }
-            }
-            let roles = opts["roles"]
-            if !roles.isNil {
-                guard case .table(let list, let hash) = roles, !list.isEmpty, hash.isEmpty,
-                      list.allSatisfy({ $0.stringValue != nil }) else {
-                    return .failure(HostCallError("bot.command: roles must be a list of role names"))
-                }
-                info.roles = list.compactMap(\.stringValue)
-            }
-        default:
-            return .failure(HostCallError("bot.command: the options must be a table"))
-        }
-        commands[name] = info
-        return .success([.bool(!info.roles.isEmpty)])
-    }
-
-    private func roles(_ a: [LuaValue]) -> Result<[LuaValue], HostCallError> {
-        guard let user = a.first?.stringValue else { return .failure(HostCallError("bot.roles: the user must be a string")) }
-        return .success([.list(services.roles(of: user).map { .string($0) })])
-    }
-
-    private func help(_ a: [LuaValue]) -> Result<[LuaValue], HostCallError> {
-        guard let user = a.first?.stringValue else { return .success([.nil]) }
-        let command = a.count > 1 ? a[1].stringValue : nil
-        return .success([services.helpText(for: user, command: command).map { .string($0) } ?? .nil])
-    }
-
-    /// `may_run(user, command)`: true, or false with the refusal to send
-    /// (nil when this user heard it for this command less than a minute ago)
-    /// and the audit line to log.
-    private func mayRun(_ a: [LuaValue]) -> Result<[LuaValue], HostCallError> {
-        guard let user = a.first?.stringValue, a.count > 1, let command = a[1].stringValue,
-              let info = commands[command], !info.roles.isEmpty else { return .success([.bool(true)]) }
-        if !Set(services.roles(of: user)).isDisjoint(with: info.roles) { return .success([.bool(true)]) }
-        let need = Bot.roleNeed(info.roles)
-        let key = user + "\0" + command
-        let now = services.now
-        var reply: LuaValue = .nil
-        if now - (refusals[key] ?? -.infinity) >= 60 {
-            if refusals.count >= 1000 { refusals = refusals.filter { now - $0.value < 60 } }
-            refusals[key] = now
-            reply = .string("\(user): \(services.shown(command: command)) \(need).")
-        }
-        return .success([.bool(false), reply, .string("refused \(services.shown(command: command)) for \(user): \(need)")])
     }
 
     /// `bot.json.encode(value)`: the text, or nil and why.

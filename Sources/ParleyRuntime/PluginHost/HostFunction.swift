@@ -1,0 +1,57 @@
+import Foundation
+import ParleyCore
+import ParleyStore
+
+/// Host functions of the plugin API, by the name the prelude uses.
+enum HostFunction: Int32, CaseIterable {
+    case stateGet = 1, stateSet, timerAdd, timerCancel, history, roster, checkLength, away
+    case commandInfo, roles, help, mayRun, jsonEncode, jsonDecode
+
+    var luaName: String {
+        switch self {
+        case .stateGet: "state_get"
+        case .stateSet: "state_set"
+        case .timerAdd: "timer_add"
+        case .timerCancel: "timer_cancel"
+        case .history: "history"
+        case .roster: "roster"
+        case .checkLength: "check_length"
+        case .away: "away"
+        case .commandInfo: "command_info"
+        case .roles: "roles"
+        case .help: "help"
+        case .mayRun: "may_run"
+        case .jsonEncode: "json_encode"
+        case .jsonDecode: "json_decode"
+        }
+    }
+
+    static let table: [String: Int32] = Dictionary(uniqueKeysWithValues: allCases.map { ($0.luaName, $0.rawValue) })
+}
+
+/// What a plugin needs from its bot while a handler runs.
+protocol PluginServices: AnyObject {
+    var now: Double { get }
+    var stateStore: StateStore { get }
+    var historyStore: HistoryStore { get }
+    func rosterEntries(room: String) -> [RosterEntry]
+    var transport: TransportCapabilities { get }
+    /// Sends of this plugin the transport has not taken yet (the outbox quota).
+    func waitingSends(plugin: String) -> Int
+    /// The roles `[bot.roles]` gives a user, sorted.
+    func roles(of user: String) -> [String]
+    /// The built-in `help` command's answer to `user`, or nil when a plugin has its own.
+    func helpText(for user: String, command: String?) -> String?
+    /// A command as people type it: `!kick`, or `parley: kick` without a prefix.
+    func shown(command: String) -> String
+    /// `[bot] timezone`, for `bot.cron`.
+    var timeZone: TimeZone { get }
+}
+
+/// A command as its plugin registered it (`bot.command(name, fn, opts)`), for `help`.
+struct CommandInfo: Equatable {
+    var help: String?
+    var usage: String?
+    /// Users with any of these roles may run it; empty: everyone.
+    var roles: [String]
+}
