@@ -43,16 +43,11 @@ public struct CronSpec: Sendable, Equatable {
         }
     }
 
-    /// Whether a local date and time matches (`weekday` 0 is Sunday).
-    public func matches(minute: Int, hour: Int, day: Int, month: Int, weekday: Int) -> Bool {
-        monthMatches(month) && dayMatches(day: day, weekday: weekday)
-            && hours & (1 << UInt32(hour)) != 0 && minutes & (1 << UInt64(minute)) != 0
-    }
-
     public func monthMatches(_ month: Int) -> Bool { months & (1 << UInt16(month)) != 0 }
     public func hourMatches(_ hour: Int) -> Bool { hours & (1 << UInt32(hour)) != 0 }
     public func minuteMatches(_ minute: Int) -> Bool { minutes & (1 << UInt64(minute)) != 0 }
 
+    /// `weekday` 0 is Sunday.
     public func dayMatches(day: Int, weekday: Int) -> Bool {
         let d = days & (1 << UInt32(day)) != 0
         let w = weekdays & (1 << UInt8(weekday)) != 0

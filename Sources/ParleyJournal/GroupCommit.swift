@@ -760,8 +760,10 @@ final class GroupCommitWriter: Sendable {
     /// are appended as they would be without a runway.
     private func extendRunway(_ io: inout IO, past end: Int64) {
         guard runwayBytes > 0, end > io.allocated else { return }
-        let from = max(io.allocated, io.size)
+        // From where the records end: the bytes before are theirs to write.
+        let from = max(io.allocated, end)
         let to = max(end, min(end + runwayBytes, segmentSize))
+        guard to > from else { return }
         let zeros = [UInt8](repeating: 0, count: Int(to - from))
         do {
             let written = try zeros.withUnsafeBytes { try layer.writeFully(io.file, $0, at: from) }

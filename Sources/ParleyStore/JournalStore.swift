@@ -186,22 +186,12 @@ public final class JournalStore: BotStore {
     }
 
     public func markDelivered(_ ids: [String]) throws(StoreError) {
-        let record = JournalRecord(type: RecordType.delivered.rawValue,
-                                   payload: LuaValue.record([("o", .list(ids.map { .string($0) }))]).encoded)
-        if commits != nil {
-            // Pipelined: nothing waits for a delivery record, so it costs no
-            // sync of its own; it rides in the next commit's (or is synced
-            // within 50 ms). Lost to a power cut, its sends go out once more.
-            if let failed { throw failed }
-            do { try journal.appendLater([record]) } catch {
-                let e = StoreError("journal \(directory): \(error)")
-                appendFailure = e
-                throw e
-            }
-            bytesSinceSnapshot += record.framedSize
-        } else {
-            try append([record])
-        }
+        // Nothing waits for a delivery record: pipelined, it costs no sync of
+        // its own (see `append(_:waited:)`). Lost to a power cut, its sends
+        // go out once more.
+        try append([JournalRecord(type: RecordType.delivered.rawValue,
+                                  payload: LuaValue.record([("o", .list(ids.map { .string($0) }))]).encoded)],
+                   waited: false)
         try apply(.delivered(ids))
         compactIfDue()
     }
@@ -581,10 +571,15 @@ public final class JournalStore: BotStore {
 
     // MARK: internals
 
-    private func append(_ records: [JournalRecord]) throws(StoreError) {
+    /// Writes a transaction. Pipelined, a `waited` one is tracked until its
+    /// sync acknowledges it (`whenDurable`); an unwaited one rides in the
+    /// next sync somebody waits for (`Journal.appendLater`).
+    private func append(_ records: [JournalRecord], waited: Bool = true) throws(StoreError) {
         if let failed { throw failed }
         do {
-            if let commits {
+            if commits != nil, !waited {
+                try journal.appendLater(records)
+            } else if let commits {
                 commits.queued()
                 do {
                     try journal.append(records) { result in commits.acknowledged(result) }

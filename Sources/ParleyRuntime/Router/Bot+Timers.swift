@@ -34,32 +34,13 @@ extension Bot {
             // The firing itself is saved with the handler's transaction (even
             // if the handler fails): a once timer is gone, an every timer moves on.
             var fired: [TimerChange] = []
-            if let cron = entry.cron {
-                // Late or on time, it fires once; the next is the first slot after now.
-                if let next = cron.next(after: now) {
-                    var again = entry
-                    again.due = next
-                    schedule(again)
-                    if let name = entry.name {
-                        fired.append(.set(SavedTimer(name: name, due: next, seconds: 0, repeats: true, data: entry.data,
-                                                     cron: cron.spec.text)))
-                    }
-                } else {
-                    p.forget(entry.id)
-                    if let name = entry.name { fired.append(.drop(name: name)) }
-                }
-            } else if let interval = entry.interval {
-                // Late (the bot was stopped, or busy): fire once, then keep the phase.
-                var next = entry.due + interval
-                if next <= now {
-                    next = entry.due + interval * (((now - entry.due) / interval).rounded(.down) + 1)
-                    if next <= now { next += interval }
-                }
+            if let next = nextDue(after: entry) {
                 var again = entry
                 again.due = next
                 schedule(again)
                 if let name = entry.name {
-                    fired.append(.set(SavedTimer(name: name, due: next, seconds: entry.seconds, repeats: true, data: entry.data)))
+                    fired.append(.set(SavedTimer(name: name, due: next, seconds: entry.seconds, repeats: true, data: entry.data,
+                                                 cron: entry.cron?.spec.text)))
                 }
             } else {
                 p.forget(entry.id)
@@ -76,6 +57,20 @@ extension Bot {
         }
         now = max(now, time)
         return out
+    }
+
+    /// When a timer that fired now fires again; nil for a once timer. Late
+    /// (the bot was stopped, or busy) it fired once: an every timer keeps its
+    /// phase, a cron timer takes the first slot after now.
+    func nextDue(after entry: TimerEntry) -> Double? {
+        if let cron = entry.cron { return cron.next(after: now) }
+        guard let interval = entry.interval else { return nil }
+        var next = entry.due + interval
+        if next <= now {
+            next = entry.due + interval * (((now - entry.due) / interval).rounded(.down) + 1)
+            if next <= now { next += interval }
+        }
+        return next
     }
 
     func schedule(_ e: TimerEntry) {
