@@ -39,6 +39,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
     ],
     targets: [
         .systemLibrary(
@@ -135,6 +137,9 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             // The plugin API's prelude, in the binary (`PackageResources.prelude_lua`).
             resources: [.embedInCode("PluginHost/prelude.lua")]
@@ -177,7 +182,9 @@ let package = Package(
                            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                            .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOWebSocket", package: "swift-nio"),
                            // The REST tests drive the python fixture's test endpoints over HTTP.
-                           .product(name: "AsyncHTTPClient", package: "async-http-client")]
+                           .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                           // The webhook tests sign their requests as GitHub does.
+                           .product(name: "Crypto", package: "swift-crypto")]
         ),
         .testTarget(name: "ParleyPluginTests", dependencies: ["ParleyTestSupport", "ParleyRuntime", "ParleyStore", "ParleyCore", "ParleyJournal", "ParleyLua", "ParleyWire"], exclude: ["Golden", "Hostile", "Crash"]),
     ],

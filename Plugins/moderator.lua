@@ -13,14 +13,16 @@
 --   strike_decay   = 3600    -- every this many seconds without an offence forgives one
 --                            -- strike (0: strikes never decay)
 --   exempt         = []      -- users never moderated (other bots, e.g. "greeter")
---   shadow         = false   -- true: count strikes and write the audit lines, send nothing
+--   shadow         = false   -- true: count strikes and write the audit lines, act on nobody
+--   steps          = ["warn", "final_warning", "mute", "kick"]
+--                            -- what strike 1, 2, 3, ... brings; the last step repeats
+--   mute_seconds   = 600     -- how long a "mute" step silences someone
 --
--- Escalation, one strike per offending message:
---   strike 1   warning
---   strike 2   final warning
---   strike 3+  "would remove": plugin API v1 has no way to remove a user, so
---              the bot says so; where bot.transport.kick is false the message
---              also says that it can only warn on this chat.
+-- Escalation, one strike per offending message, by `steps`: by default a
+-- warning, a final warning, ten minutes muted, then a kick (a kick is not a
+-- ban: they may come back, and the next offence kicks again). Where the chat
+-- cannot mute or kick (bot.transport.mute / .kick are false), the bot says
+-- so in words and warns instead.
 --
 -- Commands, for users with the moderator role ([bot.roles] moderator = [...]):
 --   !strikes USER   how many strikes USER has now
@@ -42,6 +44,8 @@ local flood_messages = cfg.flood_messages or 5
 local flood_seconds = cfg.flood_seconds or 10
 local strike_decay = cfg.strike_decay or 3600
 local shadow = cfg.shadow == true
+local steps = cfg.steps or { "warn", "final_warning", "mute", "kick" }
+local mute_seconds = cfg.mute_seconds or 600
 
 -- Lists from the config become sets, for one lookup per word.
 local bad = {}
@@ -112,28 +116,39 @@ local function strike(user, now)
   return s.n
 end
 
+-- What a step says, and the chat's own action for it (if any). A step the
+-- chat cannot take falls back to words.
+local function carry_out(step, msg, ask, n)
+  local user = msg.user
+  if step == "mute" and bot.transport.mute then
+    return ("%s, %s. You are muted for %d minutes."):format(user, ask, mute_seconds // 60),
+      function() return bot.mute(msg.room, user, mute_seconds, ask) end
+  elseif step == "kick" and bot.transport.kick then
+    return ("%s, %s. You are out of the room now."):format(user, ask),
+      function() return bot.kick(msg.room, user, ask) end
+  elseif step == "mute" or step == "kick" then
+    return ("%s, %s. Strike %d: I can't %s anyone on this chat, so all I can do is warn you.")
+      :format(user, ask, n, step), nil, "warn"
+  elseif step == "final_warning" then
+    return ("%s, %s. Final warning!"):format(user, ask)
+  end
+  return ("%s, %s. This is a warning."):format(user, ask)
+end
+
 local function act(msg, reason)
   local user, now = msg.user, os.time()
   local n = strike(user, now)
-  local ask = ASK[reason]
-  local action, text
-  if n == 1 then
-    action, text = "warn", ("%s, %s. This is a warning."):format(user, ask)
-  elseif n == 2 then
-    action, text = "final_warning", ("%s, %s. Final warning!"):format(user, ask)
-  elseif bot.transport.kick then
-    action, text = "remove", ("%s, %s. Strike %d: you would be removed now."):format(user, ask, n)
-  else
-    -- This transport cannot remove anyone: say so, and keep warning.
-    action = "warn"
-    text = ("%s, %s. Strike %d: I can't remove anyone on this chat, so all I can do is warn you.")
-      :format(user, ask, n)
-  end
+  local step = steps[math.min(n, #steps)]
+  local text, action, fallback = carry_out(step, msg, ASK[reason], n)
   bot.log.info(("audit user=%s strike=%d reason=%s action=%s room=%s%s")
-    :format(user, n, reason, action, msg.room, shadow and " shadow=true" or ""))
-  if not shadow then
-    local ok, err = msg:reply(text)
-    if not ok then bot.log.warn("could not warn " .. user .. ": " .. err) end
+    :format(user, n, reason, fallback or step, msg.room, shadow and " shadow=true" or ""))
+  if shadow then return end
+  -- Say why first, then act: a kicked user still reads the reason.
+  local ok, err = msg:reply(text)
+  if not ok then bot.log.warn("could not warn " .. user .. ": " .. err) end
+  if action then
+    ok, err = action()
+    if not ok then bot.log.warn(("could not %s %s: %s"):format(step, user, err)) end
   end
 end
 

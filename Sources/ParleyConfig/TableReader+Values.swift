@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 /// Typed accessors for scalar values and arrays of scalars.
 ///
 /// Each comes in three shapes: required (`string("k")` throws when absent), with a
@@ -9,6 +12,18 @@ extension TableReader {
 
     public func optionalString(_ key: String) throws(ConfigError) -> String? {
         try get(key, expected: "a string") { $0.stringValue }?.0
+    }
+
+    /// A secret: `key`, or the environment variable `key_env` names (not
+    /// both), so a config file can be shared without its passwords.
+    public func secret(_ key: String) throws(ConfigError) -> String? {
+        let env = key + "_env"
+        if contains(key), contains(env) { throw error(env, "set \(key) or \(env), not both") }
+        guard let name = try optionalString(env) else { return try optionalString(key) }
+        guard let value = getenv(name).map({ String(cString: $0) }), !value.isEmpty else {
+            throw error(env, "the environment variable \(name) is not set")
+        }
+        return value
     }
 
     public func string(_ key: String) throws(ConfigError) -> String {

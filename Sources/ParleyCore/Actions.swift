@@ -28,6 +28,14 @@ public struct BotAction: Sendable, Equatable {
         case error(PluginErrorKind, String)
         /// `bot.away(seconds)`: leave the chat cleanly and come back after `seconds`.
         case away(seconds: Double)
+        /// `bot.http(req, fn)`, committed: the runtime makes the request and
+        /// hands the answer back to the plugin as an event.
+        case http(HTTPCall)
+        /// `bot.kick`, `bot.mute`, `bot.delete`, committed: the transport carries it out.
+        case moderate(ModerationAction)
+        /// What a webhook's handler answered: `parley plugin test` prints it,
+        /// the runtime's HTTP server sends it (`WebhookReply`).
+        case webhookReply(path: String, status: Int, body: String)
     }
 
     public var plugin: String
@@ -57,7 +65,60 @@ public struct BotAction: Sendable, Equatable {
             o.add("action", "error"); o.add("kind", kind.rawValue); o.add("message", message)
         case .away(let seconds):
             o.add("action", "away"); o.add("seconds", seconds)
+        case .http(let call):
+            o.add("action", "http"); o.add("method", call.method); o.add("url", call.url)
+            if let body = call.body { o.add("body", String(decoding: body, as: UTF8.self)) }
+        case .webhookReply(let path, let status, let body):
+            o.add("action", "webhook_reply"); o.add("path", path); o.add("status", status); o.add("body", body)
+        case .moderate(let m):
+            switch m {
+            case .kick(let room, let user, let reason):
+                o.add("action", "kick"); o.add("room", room); o.add("user", user); o.add("reason", reason)
+            case .mute(let room, let user, let seconds, let reason):
+                o.add("action", "mute"); o.add("room", room); o.add("user", user); o.add("seconds", seconds); o.add("reason", reason)
+            case .delete(let room, let id):
+                o.add("action", "delete"); o.add("room", room); o.add("id", id)
+            }
         }
         return o.finish()
     }
+}
+
+/// An outbound HTTP request a plugin made (`bot.http`), checked against its
+/// bot's `[bot.http]` allow list when it was made.
+public struct HTTPCall: Sendable, Equatable {
+    /// The plugin's own id for it: the answer comes back under it.
+    public var id: Int64
+    public var method: String
+    public var url: String
+    /// Names as the plugin wrote them, in its order.
+    public var headers: [HTTPHeader]
+    public var body: [UInt8]?
+    /// Seconds, at most `[bot.http] timeout`.
+    public var timeout: Double
+
+    public init(id: Int64, method: String, url: String, headers: [HTTPHeader] = [], body: [UInt8]? = nil, timeout: Double) {
+        self.id = id
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.timeout = timeout
+    }
+}
+
+/// One header line.
+public struct HTTPHeader: Sendable, Equatable {
+    public var name: String
+    public var value: String
+    public init(_ name: String, _ value: String) {
+        self.name = name
+        self.value = value
+    }
+}
+
+/// What became of an `HTTPCall`: the plugin's `fn(res)` or `fn(nil, reason)`.
+public enum HTTPOutcome: Sendable, Equatable {
+    case response(status: Int, headers: [HTTPHeader], body: [UInt8])
+    case failed(String)
 }

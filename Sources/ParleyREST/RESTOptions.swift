@@ -59,8 +59,8 @@ public struct RESTOptions: Sendable, Equatable {
     static func read(_ t: TableReader) throws -> RESTOptions {
         var o = RESTOptions()
         o.email = try t.string("email", default: "")
-        o.password = try secret(t, "password")
-        o.serviceKey = try secret(t, "service_key")
+        o.password = try t.secret("password") ?? ""
+        o.serviceKey = try t.secret("service_key") ?? ""
         o.authHeader = try header(t, "auth_header", o.authHeader)
         o.serviceKeyHeader = try header(t, "service_key_header", o.serviceKeyHeader)
         o.refreshHeader = try header(t, "refresh_header", o.refreshHeader)
@@ -88,17 +88,6 @@ public struct RESTOptions: Sendable, Equatable {
         o.maxResponseBytes = try t.int("max_response_mb", default: o.maxResponseBytes >> 20, range: 1...4096) << 20
         o.caFile = try t.optionalString("ca_file")
         return o
-    }
-
-    /// `key`, or the environment variable `key_env` names (not both).
-    private static func secret(_ t: TableReader, _ key: String) throws -> String {
-        let env = key + "_env"
-        if t.contains(key), t.contains(env) { throw t.error(env, "set \(key) or \(env), not both") }
-        guard let name = try t.optionalString(env) else { return try t.string(key, default: "") }
-        guard let value = ProcessInfo.processInfo.environment[name], !value.isEmpty else {
-            throw t.error(env, "the environment variable \(name) is not set")
-        }
-        return value
     }
 
     private static func header(_ t: TableReader, _ key: String, _ fallback: String) throws -> String {

@@ -18,6 +18,8 @@ public struct BotSpec: Sendable {
     public var fsync: FsyncPolicy
     /// Incoming queue bounds and the outgoing rate cap.
     public var flow: FlowOptions
+    /// `[bot.webhooks.PLUGIN] secret`, by plugin: its webhooks need signed requests.
+    public var webhookSecrets: [String: String] = [:]
 
     public struct PluginFile: Sendable {
         public var name: String

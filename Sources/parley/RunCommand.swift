@@ -23,8 +23,9 @@ struct RunCommand: AsyncParsableCommand {
     @Argument(help: "The bot config (TOML).")
     var config: String
 
-    @Option(help: ArgumentHelp("Serve Prometheus metrics at http://HOST:PORT/metrics.", valueName: "host:port"))
-    var metrics: String?
+    @Option(help: ArgumentHelp("Serve Prometheus metrics at /metrics and the plugins' webhooks at /hooks/BOT/PLUGIN/PATH on http://HOST:PORT.",
+                               valueName: "host:port"))
+    var http: String?
 
     @OptionGroup var loopOptions: LoopOptions
 
@@ -39,7 +40,12 @@ struct RunCommand: AsyncParsableCommand {
             logger.error("\(error.description)")
             throw ExitCode(2)
         }
-        let metricsServer = try await startMetrics(metrics, logger: logger)
+        var listen: HostPort?
+        if let http {
+            do { listen = try HostPort.parse(http, key: "--http") } catch { throw ValidationError(error.message) }
+        }
+        // Metrics are recorded only when something serves them.
+        if listen != nil { _ = HTTPServer.registry }
         var serverLog = logger
         serverLog[metadataKey: "server"] = "embedded"
         let servers = try await EmbeddedServers.start(for: file.bots) { [serverLog] line in serverLog.info("\(line)") }
@@ -65,7 +71,12 @@ struct RunCommand: AsyncParsableCommand {
         hangup.setEventHandler { Task { await fleet.fleet.reloadPlugins() } }
         hangup.resume()
         var services: [any Service] = []
-        if let metricsServer { services.append(StopOnShutdown(name: "metrics") { await metricsServer.shutdown() }) }
+        if let listen {
+            let logger = logger
+            services.append(HTTPServer.application(host: listen.host, port: listen.port, runners: fleet.fleet.runners, logger: logger) { port in
+                logger.info("http at http://\(listen.host):\(port)/ (metrics at /metrics, webhooks at /hooks/BOT/PLUGIN/PATH)")
+            })
+        }
         services.append(StopOnShutdown(name: "embedded servers") { await servers.shutdown() })
         try await ServiceGroup.parley(services, main: fleet, logger: logger).run()
         hangup.cancel()
@@ -77,18 +88,4 @@ struct RunCommand: AsyncParsableCommand {
         if !outcomes.isEmpty, outcomes.allSatisfy({ if case .gaveUp = $0 { true } else { false } }) { return 3 }
         return 0
     }
-}
-
-/// Starts the `--metrics` listener when asked for; a bad address is a usage error.
-func startMetrics(_ address: String?, logger: Logger) async throws -> MetricsServer? {
-    guard let address else { return nil }
-    let listen: HostPort
-    do {
-        listen = try HostPort.parse(address, key: "--metrics")
-    } catch {
-        throw ValidationError(error.message)
-    }
-    let server = try await MetricsServer.start(host: listen.host, port: listen.port)
-    logger.info("metrics at http://\(listen.host):\(server.port)/metrics")
-    return server
 }

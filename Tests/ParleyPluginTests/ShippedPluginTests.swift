@@ -60,28 +60,41 @@ struct ShippedPluginTests {
         // Each run's clock starts at the same moment, so bob left "just now".
         let second = try run([join, message("crap", user: "bob"), leave])
         #expect(!second.contains { $0.contains("Welcome") }, "\(second)")
-        #expect(second.contains { $0.contains("audit user=bob strike=3 reason=word action=warn") }, "\(second)")
-        #expect(second.contains { $0.contains("Strike 3: I can't remove anyone on this chat") })
+        #expect(second.contains { $0.contains("audit user=bob strike=3 reason=word action=mute") }, "\(second)")
+        #expect(second.contains { $0.contains(#""action":"mute","room":"lobby","user":"bob","seconds":600"#) })
 
         let third = try run([#"{"type":"advance","seconds":700}"#, join])
         #expect(third.contains { $0.contains("Welcome back, bob!") }, "\(third)")
     }
 
-    /// Where the transport can remove users, strike 3 says so; the transport's
-    /// own protocol tokens count as forbidden without any config.
+    /// Where the chat can mute and kick, strikes 3 and 4 do; where it
+    /// cannot, the bot says so in words and warns. The transport's own
+    /// protocol tokens count as forbidden without any config.
     @Test func moderatorUsesTheTransportsCapabilities() async throws {
-        var options = BotOptions(name: "mod")
-        options.transport = TransportCapabilities(name: "streamchat", kick: true, maxCharacters: 300,
-                                                  forbiddenSubstrings: ["USR_NAME::", "MSG::", "LEAVE::", "::END"])
         let source = try String(contentsOfFile: Self.plugin("moderator"), encoding: .utf8)
-        let script = ["hi LEAVE::::END", "x ::END", "darn"].map { message($0, user: "eve") }.joined(separator: "\n")
-        let actions = try await run(plugins: [("moderator", source)], script: script, options: options)
-        #expect(actions.compactMap(\.logText) == [
+        let script = ["hi LEAVE::::END", "x ::END", "darn", "heck"].map { message($0, user: "eve") }.joined(separator: "\n")
+        var options = BotOptions(name: "mod")
+        options.transport = TransportCapabilities(name: "streamchat", kick: true, mute: true, maxCharacters: 300,
+                                                  forbiddenSubstrings: ["USR_NAME::", "MSG::", "LEAVE::", "::END"])
+        let acting = try await run(plugins: [("moderator", source)], script: script, options: options)
+        #expect(acting.compactMap(\.logText) == [
             "audit user=eve strike=1 reason=forbidden action=warn room=lobby",
             "audit user=eve strike=2 reason=forbidden action=final_warning room=lobby",
-            "audit user=eve strike=3 reason=word action=remove room=lobby",
+            "audit user=eve strike=3 reason=word action=mute room=lobby",
+            "audit user=eve strike=4 reason=word action=kick room=lobby",
         ])
-        #expect(actions.compactMap(\.sentText).last == "eve, please mind your language. Strike 3: you would be removed now.")
+        #expect(acting.map(\.kind).contains(.moderate(.mute(room: "lobby", user: "eve", seconds: 600, reason: "please mind your language"))))
+        #expect(acting.map(\.kind).last == .moderate(.kick(room: "lobby", user: "eve", reason: "please mind your language")))
+
+        options.transport = TransportCapabilities(name: "stomp")
+        let swearing = ["darn", "heck", "crap", "frak"].map { message($0, user: "eve") }.joined(separator: "\n")
+        let talking = try await run(plugins: [("moderator", source)], script: swearing, options: options)
+        #expect(talking.compactMap(\.logText).suffix(2) == [
+            "audit user=eve strike=3 reason=word action=warn room=lobby",
+            "audit user=eve strike=4 reason=word action=warn room=lobby",
+        ])
+        #expect(talking.compactMap(\.sentText).last == "eve, please mind your language. Strike 4: I can't kick anyone on this chat, so all I can do is warn you.")
+        #expect(!talking.contains { if case .moderate = $0.kind { true } else { false } })
     }
 
     /// A persona shows typing for a time proportional to the line's length

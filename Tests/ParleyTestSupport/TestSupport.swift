@@ -36,3 +36,19 @@ public func errorText(_ attempt: () throws -> Void) -> String {
         return "\(error)"
     }
 }
+
+/// A loopback TCP port that was free a moment ago (for a child process that
+/// must be told its port up front).
+public func freePort() throws -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var addr = sockaddr_in()
+    addr.sin_family = sa_family_t(AF_INET)
+    addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let ok = withUnsafeMutablePointer(to: &addr) { p in
+        p.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) == 0 && getsockname(fd, $0, &len) == 0 }
+    }
+    guard ok else { throw POSIXError(.EADDRINUSE) }
+    return Int(UInt16(bigEndian: addr.sin_port))
+}

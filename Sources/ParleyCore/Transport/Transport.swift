@@ -79,6 +79,10 @@ public protocol TransportSession: Sendable {
     /// Shows or hides the typing indicator (ignored where the transport has none).
     nonisolated(nonsending) func typing(room: String, on: Bool) async throws
 
+    /// Asks the server to take a moderation step. Throws `.refused` where the
+    /// chat lacks it (the default) or the server says no, with its reason.
+    nonisolated(nonsending) func moderate(_ action: ModerationAction) async throws
+
     /// Leaves cleanly (StreamChat: `LEAVE::::END`) and closes the link.
     func leave() async
 
@@ -109,6 +113,13 @@ public struct OutgoingMessage: Sendable, Equatable {
     }
 }
 
+/// A moderation step a bot asks the chat to take (`bot.kick`, `bot.mute`, `bot.delete`).
+public enum ModerationAction: Sendable, Equatable {
+    case kick(room: String, user: String, reason: String)
+    case mute(room: String, user: String, seconds: Double, reason: String)
+    case delete(room: String, messageId: String)
+}
+
 /// What became of one message of a batch.
 public enum SendOutcome: Sendable {
     /// Counted as delivered, as the one-message `send(_:)` counts it.
@@ -120,6 +131,10 @@ public enum SendOutcome: Sendable {
 }
 
 extension TransportSession {
+    public nonisolated(nonsending) func moderate(_ action: ModerationAction) async throws {
+        throw TransportError(.refused, "not supported")
+    }
+
     /// One at a time, each confirmed before the next.
     public nonisolated(nonsending) func send(_ batch: [OutgoingMessage]) async -> [SendOutcome] {
         await sendOneByOne(batch)

@@ -46,6 +46,10 @@ public struct BotConfig: Sendable {
     public var roles: [String: [String]] = [:]
     /// `timezone`: the IANA zone `bot.cron` schedules are read in.
     public var timeZone = TimeZone(identifier: "UTC")!
+    /// `[bot.http]`: where `bot.http` may go.
+    public var http = HTTPOptions()
+    /// `[bot.webhooks.PLUGIN] secret`: the key of each plugin's webhook signatures.
+    public var webhookSecrets: [String: String] = [:]
     /// `[bot.<transport>]`: the transport's own keys, read by its driver.
     public var transportOptions: any TransportOptions
 
@@ -62,6 +66,7 @@ public struct BotConfig: Sendable {
         o.history = history
         o.roles = roles
         o.timeZone = timeZone
+        o.http = http
         return o
     }
 }
@@ -166,6 +171,7 @@ public struct BotConfigFile: Sendable {
         let limits = try t.optionalTable("limits") { l in try readLimits(l, base: PluginLimits()) } ?? PluginLimits()
         let presence = try t.optionalTable("presence") { p in try PresenceOptions.read(p) } ?? PresenceOptions()
         let flow = try t.optionalTable("flow") { f in try FlowOptions.read(f) } ?? FlowOptions()
+        let http = try t.optionalTable("http") { h in try HTTPOptions.read(h) } ?? HTTPOptions()
         if t.contains("own_thread") {
             throw t.error("own_thread", "own_thread is not a setting: every bot's link and plugins share one of the bot loops ([runtime] loops sets how many)")
         }
@@ -194,6 +200,20 @@ public struct BotConfigFile: Sendable {
                 roles[role] = users
             }
         }
+        var webhookSecrets: [String: String] = [:]
+        _ = try t.optionalTable("webhooks") { w in
+            for plugin in w.keys {
+                if !pluginNames.isEmpty, !pluginNames.contains(plugin) {
+                    throw w.error(plugin, "webhook settings for a plugin this bot does not load (plugins: \(pluginNames.sorted().joined(separator: ", ")))", kind: .unknownKey)
+                }
+                try w.table(plugin) { p in
+                    if let secret = try p.secret("secret") {
+                        if secret.utf8.count < 16 { throw p.error("secret", "a webhook secret needs at least 16 bytes") }
+                        webhookSecrets[plugin] = secret
+                    }
+                }
+            }
+        }
         var pluginConfig: [String: LuaValue] = [:]
         if let table = t.rawTable("plugin") {
             for entry in table.entries {
@@ -220,6 +240,8 @@ public struct BotConfigFile: Sendable {
             b.flow = flow
             b.roles = roles
             b.timeZone = timeZone
+            b.http = http
+            b.webhookSecrets = webhookSecrets
             return b
         }
     }

@@ -20,8 +20,10 @@ public enum BotSpecs {
             var options = b.botOptions
             // Every bot of a fleet gets its own seed, so 1,000 simulated users do not all say the same thing.
             options.randomSeed = Int64.random(in: Int64.min...Int64.max)
-            return BotSpec(options: options, plugins: plugins, presence: b.presence, transport: transport,
-                           journal: b.journal, fsync: b.fsync, flow: b.flow)
+            var spec = BotSpec(options: options, plugins: plugins, presence: b.presence, transport: transport,
+                               journal: b.journal, fsync: b.fsync, flow: b.flow)
+            spec.webhookSecrets = b.webhookSecrets
+            return spec
         }
     }
 }

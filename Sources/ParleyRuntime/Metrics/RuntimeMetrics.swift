@@ -3,7 +3,7 @@ import Metrics
 import ParleyCore
 
 /// The runtime's metrics, through swift-metrics: with no backend bootstrapped
-/// (no `--metrics`) every one of them is a no-op.
+/// (no `--http`) every one of them is a no-op.
 ///
 /// Labels are few and fixed (event kinds, error kinds), never per bot or per
 /// user, so a fleet of thousands of simulated users does not explode the

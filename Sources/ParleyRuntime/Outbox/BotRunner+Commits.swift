@@ -71,7 +71,7 @@ extension BotRunner {
     func dispatch(_ actions: [BotAction]) {
         for a in actions {
             switch a.kind {
-            case .send:
+            case .send, .webhookReply:
                 continue
             case .typing(let room, let on):
                 // Typing is only worth showing now; offline it is dropped.
@@ -88,6 +88,10 @@ extension BotRunner {
                 } else {
                     log(.error, "\(kind.rawValue): \(message)", plugin: a.plugin)
                 }
+            case .http(let call):
+                startRequest(call, plugin: a.plugin)
+            case .moderate(let m):
+                moderate(m, plugin: a.plugin)
             case .away(let seconds):
                 awayUntil = BotHost.now() + seconds
                 log(.info, "away for \(Int(seconds)) s (plugin \(a.plugin))")

@@ -122,6 +122,11 @@ extension Bot {
         }
         for q in p.quotaReports { out.append(BotAction(plugin: p.name, .error(.quota, q))) }
         if let seconds = p.pendingAway { out.append(BotAction(plugin: p.name, .away(seconds: seconds))) }
+        for m in p.pendingModeration { out.append(BotAction(plugin: p.name, .moderate(m))) }
+        for call in p.pendingHTTP {
+            p.httpInFlight += 1
+            out.append(BotAction(plugin: p.name, .http(call)))
+        }
         return out
     }
 

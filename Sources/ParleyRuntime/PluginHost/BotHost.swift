@@ -124,6 +124,27 @@ actor BotHost {
         return (out, bot.nextDue)
     }
 
+    /// The answer to a plugin's `bot.http` request, as its own event.
+    func answer(plugin: String, id: Int64, _ outcome: HTTPOutcome) throws -> (actions: [BotAction], nextDue: Double?) {
+        guard let bot else { return ([], nil) }
+        var out = try bot.advance(to: Self.now())
+        out += try bot.answer(plugin: plugin, request: id, outcome)
+        return (out, bot.nextDue)
+    }
+
+    /// A request to a plugin's webhook, as its own event.
+    func webhook(plugin: String, _ req: WebhookRequest) throws -> (actions: [BotAction], reply: WebhookReply, nextDue: Double?) {
+        guard let bot else { return ([], WebhookReply(status: 503), nil) }
+        var out = try bot.advance(to: Self.now())
+        let (actions, reply) = try bot.webhook(plugin: plugin, req)
+        out += actions
+        return (out, reply, bot.nextDue)
+    }
+
+    func servesWebhook(plugin: String, path: String) -> Bool {
+        bot?.servesWebhook(plugin: plugin, path: path) ?? false
+    }
+
     /// Every room's last-seen cursor, for a transport's catch-up.
     func lastSeenCursors() -> [String: RoomCursor] { bot?.store.lastSeenCursors() ?? [:] }
 

@@ -5,7 +5,7 @@ import ParleyStore
 /// Host functions of the plugin API, by the name the prelude uses.
 enum HostFunction: Int32, CaseIterable {
     case stateGet = 1, stateSet, timerAdd, timerCancel, history, roster, checkLength, away
-    case commandInfo, roles, help, mayRun, jsonEncode, jsonDecode
+    case commandInfo, roles, help, mayRun, jsonEncode, jsonDecode, httpRequest, webhookAdd, webhookReply, moderate
 
     var luaName: String {
         switch self {
@@ -23,6 +23,10 @@ enum HostFunction: Int32, CaseIterable {
         case .mayRun: "may_run"
         case .jsonEncode: "json_encode"
         case .jsonDecode: "json_decode"
+        case .httpRequest: "http_request"
+        case .webhookAdd: "webhook_add"
+        case .webhookReply: "webhook_reply"
+        case .moderate: "moderate"
         }
     }
 
@@ -46,6 +50,8 @@ protocol PluginServices: AnyObject {
     func shown(command: String) -> String
     /// `[bot] timezone`, for `bot.cron`.
     var timeZone: TimeZone { get }
+    /// `[bot.http]`: where `bot.http` may go, and its limits.
+    var http: HTTPOptions { get }
 }
 
 /// A command as its plugin registered it (`bot.command(name, fn, opts)`), for `help`.

@@ -31,6 +31,15 @@ final class Plugin: HostFunctions {
     /// get names by their order (`#1`, `#2`, ...) and naming a restored timer adopts it.
     var loading = false
     var loadOrdinal = 0
+    /// `bot.http` requests staged by the open transaction, made once it commits.
+    var pendingHTTP: [HTTPCall] = []
+    /// Requests made and not yet answered (`[bot.http] in_flight`).
+    var httpInFlight = 0
+    /// `bot.kick`/`mute`/`delete` staged by the open transaction.
+    var pendingModeration: [ModerationAction] = []
+    /// `bot.webhook` paths, and what the running webhook handler returned.
+    var webhooks: Set<String> = []
+    var webhookAnswer: WebhookReply?
     /// `bot.away(seconds)` staged by the open transaction (the last call wins).
     private(set) var pendingAway: Double?
     var nextTimerId: Int64 = 1
@@ -70,6 +79,8 @@ final class Plugin: HostFunctions {
         pendingTotal = nil
         pendingTimers.removeAll(keepingCapacity: true)
         pendingCancels.removeAll(keepingCapacity: true)
+        pendingHTTP.removeAll(keepingCapacity: true)
+        pendingModeration.removeAll(keepingCapacity: true)
         quotaReports.removeAll(keepingCapacity: true)
         quotaKinds.removeAll(keepingCapacity: true)
         pendingAway = nil
@@ -78,6 +89,9 @@ final class Plugin: HostFunctions {
     /// Forgets the staged changes of a failed handler.
     func rollback() {
         drops.append(contentsOf: pendingTimers.map(\.id))
+        drops.append(contentsOf: pendingHTTP.map(\.id))
+        pendingHTTP.removeAll()
+        pendingModeration.removeAll()
         pendingWrites.removeAll()
         pendingTimers.removeAll()
         pendingCancels.removeAll()
@@ -103,6 +117,10 @@ final class Plugin: HostFunctions {
         case .mayRun: return mayRun(a)
         case .jsonEncode: return jsonEncode(a)
         case .jsonDecode: return jsonDecode(a)
+        case .httpRequest: return httpRequest(a)
+        case .webhookAdd: return webhookAdd(a)
+        case .webhookReply: return webhookReply(a)
+        case .moderate: return moderate(a)
         }
     }
 
@@ -240,6 +258,7 @@ final class Plugin: HostFunctions {
 /// (`ValueWriter.writeCommon`), so building an event hashes no key strings.
 enum EventKey: UInt8, CaseIterable {
     case room, user, text, id, time, on, state, users, online, once, name, data
+    case status, headers, body, error, method, path, query
 
     static let names: [String] = allCases.map { "\($0)" }
 }

@@ -10,7 +10,9 @@ local KINDS = { message = true, join = true, leave = true, typing = true,
                 roster = true, connection = true, load = true, timer = true }
 local handlers = {}
 for kind in pairs(KINDS) do handlers[kind] = {} end
-local hears, commands, ncommands, timers = {}, {}, 0, {}
+-- `callbacks`: the functions of timers and of HTTP requests waiting for
+-- their answer, by id (the host hands out ids from one counter).
+local hears, commands, ncommands, callbacks = {}, {}, 0, {}
 -- Commands that only some roles may run ([bot.roles]), by name.
 local guarded = {}
 -- Counts kept as handlers register, so the message path reads a number
@@ -128,7 +130,7 @@ local function add_timer(who, seconds, fn, again, opts)
     if opts ~= nil and type(opts) ~= "table" then error(who .. ": the options must be a table", 2) end
   end
   local id, err = timer_add(seconds, again, opts)
-  if id then timers[id] = fn end
+  if id then callbacks[id] = fn end
   return id, err
 end
 function bot.after(seconds, fn, opts) return add_timer("bot.after", seconds, fn, false, opts) end
@@ -144,6 +146,34 @@ function bot.cron(spec, fn, opts)
   -- Without a function it fires as a "timer" event and needs a name, as bot.after's.
   return add_timer("bot.cron", 0, fn or o, true, fn and o or nil)
 end
+
+-- bot.http({url=, method=, headers=, body=, timeout=}, fn): the host checks
+-- the request against [bot.http] and makes it once this handler committed;
+-- fn(res) runs later as an event of its own, or fn(nil, reason) on failure.
+local http_request = native.http_request
+function bot.http(req, fn)
+  need_function(fn, "bot.http")
+  local id, err = http_request(req)
+  if id then callbacks[id] = fn end
+  return id, err
+end
+
+-- Moderation: each returns true, or nil and why ("not supported by stomp").
+-- The step is taken once this handler committed.
+local moderate = native.moderate
+function bot.kick(room, user, reason) return moderate("kick", room, user, nil, reason) end
+function bot.mute(room, user, seconds, reason) return moderate("mute", room, user, seconds, reason) end
+function bot.delete(room, id) return moderate("delete", room, id) end
+
+-- bot.webhook(path, fn): the host serves it at /hooks/BOT/PLUGIN/PATH;
+-- fn(req) may return {status=, body=} (the default answer is 204).
+local webhook_add, webhook_reply, hooks = native.webhook_add, native.webhook_reply, {}
+function bot.webhook(path, fn)
+  need_function(fn, "bot.webhook")
+  hooks[webhook_add(path)] = fn
+end
+-- Entered through `call`, so the plugin's function and what it returns are metered.
+local function respond(fn, req) webhook_reply(fn(req)) end
 
 _G.bot = bot
 
@@ -205,7 +235,7 @@ local function run_commands(msg, text)
 end
 
 local setmetatable = native.setmetatable
-local function forget(drops) for i = 1, #drops do timers[drops[i]] = nil end end
+local function forget(drops) for i = 1, #drops do callbacks[drops[i]] = nil end end
 
 -- The host's two entry points: the dispatcher for every kind but messages,
 -- and the message dispatcher. Messages are the busiest path (every line a
@@ -217,14 +247,24 @@ return function(kind, ev, drops)
   if kind == "timer" then
     -- A timer's own function, else (a timer made without one, or restored
     -- after a restart and not re-created) the "timer" handlers.
-    local fn = timers[ev.id]
+    local fn = callbacks[ev.id]
     if fn then
-      if ev.once then timers[ev.id] = nil end
+      if ev.once then callbacks[ev.id] = nil end
       call(fn, ev)
     else
       local list = handlers.timer
       for i = 1, #list do call(list[i], ev) end
     end
+  elseif kind == "http" then
+    local fn = callbacks[ev.id]
+    callbacks[ev.id] = nil
+    if fn then
+      if ev.error then call(fn, nil, ev.error)
+      else call(fn, { status = ev.status, headers = ev.headers, body = ev.body }) end
+    end
+  elseif kind == "webhook" then
+    local fn = hooks[ev.path]
+    if fn then call(respond, fn, ev) end
   else
     local list = handlers[kind]
     if list then for i = 1, #list do call(list[i], ev) end end

@@ -6,6 +6,21 @@ public enum ScriptStep: Sendable, Equatable {
     case event(BotEvent)
     /// Moves the virtual clock forward; due timers fire in order.
     case advance(seconds: Double)
+    /// An answer for a `bot.http` request made from here on whose URL starts with `url`.
+    case httpReply(ScriptedReply)
+    /// A request to a plugin's webhook (the server's checks are not scripted).
+    case webhook(plugin: String, WebhookRequest)
+}
+
+/// `{"type":"http_reply","url":…,"status":…,"body":…,"headers":{…}}`: the
+/// harness never touches the network; requests take these, in order.
+public struct ScriptedReply: Sendable, Equatable {
+    public var url: String
+    public var status: Int
+    public var headers: [HTTPHeader]
+    public var body: String
+    /// `"error": "…"`: the request fails with this reason instead.
+    public var error: String?
 }
 
 /// A bad event file: the message names the file and line, as the CLI prints it.
@@ -67,6 +82,13 @@ public enum EventScript {
             guard let n = v as? NSNumber, !isBool(n) else { throw fail("invalid \(type) event: \"\(k)\" must be a number") }
             return n.doubleValue
         }
+        func fields(_ k: String) throws(ScriptError) -> [HTTPHeader] {
+            guard let v = o[k] else { return [] }
+            guard let d = v as? [String: Any], d.values.allSatisfy({ $0 is String }) else {
+                throw fail("invalid \(type) event: \"\(k)\" must be an object of strings")
+            }
+            return d.map { HTTPHeader($0.key, $0.value as! String) }.sorted { $0.name < $1.name }
+        }
         func bool(_ k: String) throws(ScriptError) -> Bool {
             guard let n = o[k] as? NSNumber, isBool(n) else { throw fail("invalid \(type) event: \"\(k)\" must be true or false") }
             return n.boolValue
@@ -101,13 +123,25 @@ public enum EventScript {
                 throw fail("invalid connection event: unknown state \"\(s)\" (expected \(ConnectionState.allCases.map(\.rawValue).joined(separator: ", ")))")
             }
             return .event(.connection(state))
+        case "http_reply":
+            let status = try optionalNumber("status") ?? 200
+            guard status == status.rounded(), (100...599).contains(status) else {
+                throw fail("invalid http_reply event: \"status\" must be a whole number from 100 to 599")
+            }
+            return .httpReply(ScriptedReply(url: try string("url"), status: Int(status), headers: try fields("headers"),
+                                            body: try optionalString("body") ?? "", error: try optionalString("error")))
+        case "webhook":
+            return .webhook(plugin: try string("plugin"), WebhookRequest(
+                method: try optionalString("method") ?? "POST", path: try string("path"), query: try optionalString("query") ?? "",
+                headers: try fields("headers").map { HTTPHeader($0.name.lowercased(), $0.value) },
+                body: Array((try optionalString("body") ?? "").utf8)))
         case "advance":
             guard let s = try optionalNumber("seconds"), s >= 0, s.isFinite else {
                 throw fail("invalid advance event: \"seconds\" must be a number >= 0")
             }
             return .advance(seconds: s)
         default:
-            throw fail("unknown event type \"\(type)\" (expected message, join, leave, typing, roster, connection or advance)")
+            throw fail("unknown event type \"\(type)\" (expected message, join, leave, typing, roster, connection, advance, http_reply or webhook)")
         }
     }
 

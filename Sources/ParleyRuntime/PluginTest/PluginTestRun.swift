@@ -13,6 +13,8 @@ public final class PluginTestRun {
     public static let startTime: Double = 1_767_225_600
 
     public let bot: Bot
+    /// `http_reply` steps not yet taken by a request.
+    private var replies: [ScriptedReply] = []
 
     public init(options: BotOptions, store: BotStore = MemoryBotStore(), startTime: Double = PluginTestRun.startTime) {
         bot = Bot(options: options, now: startTime, store: store)
@@ -30,9 +32,22 @@ public final class PluginTestRun {
 
     /// Printing is this harness's transport: a send is printed only after its
     /// transaction committed, and its delivery is recorded after it was printed.
+    /// A request is answered at once, after its handler's actions, as the
+    /// event it is: by the first scripted reply whose URL starts its URL.
     private func hand(_ actions: [BotAction], to emit: (BotAction) -> Void) throws(StoreError) {
         for a in actions { emit(a) }
         try bot.markDelivered(actions)
+        for case .http(let call) in actions.map(\.kind) {
+            let plugin = actions.first { $0.kind == .http(call) }!.plugin
+            let outcome: HTTPOutcome
+            if let i = replies.firstIndex(where: { call.url.hasPrefix($0.url) }) {
+                let r = replies.remove(at: i)
+                outcome = r.error.map { .failed($0) } ?? .response(status: r.status, headers: r.headers, body: Array(r.body.utf8))
+            } else {
+                outcome = .failed("no scripted reply")
+            }
+            try hand(try bot.answer(plugin: plugin, request: call.id, outcome), to: emit)
+        }
     }
 
     /// Runs the script, handing every action to `emit` as it happens.
@@ -45,6 +60,12 @@ public final class PluginTestRun {
         switch step {
         case .event(let e): actions = try bot.handle(e)
         case .advance(let s): actions = try bot.advance(to: bot.now + s)
+        case .httpReply(let r):
+            replies.append(r)
+            return
+        case .webhook(let plugin, let req):
+            let (out, reply) = try bot.webhook(plugin: plugin, req)
+            actions = out + [BotAction(plugin: plugin, .webhookReply(path: req.path, status: reply.status, body: reply.body))]
         }
         try hand(actions, to: emit)
     }

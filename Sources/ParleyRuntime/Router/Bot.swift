@@ -29,6 +29,8 @@ public struct BotOptions: Sendable {
     public var roles: [String: [String]] = [:]
     /// `[bot] timezone`: the zone `bot.cron` schedules are read in.
     public var timeZone = TimeZone(identifier: "UTC")!
+    /// `[bot.http]`: the hosts `bot.http` may reach, and its limits per plugin.
+    public var http = HTTPOptions()
 
     public init(name: String) { self.name = name }
 
@@ -68,6 +70,7 @@ public final class Bot: PluginServices {
     var stateStore: StateStore { store }
     var historyStore: HistoryStore { store }
     var transport: TransportCapabilities { options.transport }
+    var http: HTTPOptions { options.http }
     /// Receives the bot log's own lines (plugin disabled, ...).
     public var log: (String) -> Void = { _ in }
 

@@ -1,0 +1,97 @@
+import Foundation
+import ParleyCore
+import ParleyStore
+
+/// The bot's reach beyond its chat: its plugins' requests out (`bot.http`)
+/// and requests in (`bot.webhook`), both answered on the bot's loop.
+extension BotRunner {
+    /// Makes a committed request off the loop; its answer comes back to the
+    /// plugin as an event. A request still out when the bot stops is dropped
+    /// with it (its callback is a Lua function, which no journal can keep).
+    func startRequest(_ call: HTTPCall, plugin: String) {
+        let options = spec.options.http
+        Task {
+            let outcome = await HTTPFetch.run(call, options: options)
+            if case .failed(let why) = outcome {
+                log(.warn, "http \(call.method) \(Redactor.url(call.url)) failed: \(why)", plugin: plugin)
+            }
+            await answered(plugin: plugin, id: call.id, outcome)
+        }
+    }
+
+    private func answered(plugin: String, id: Int64, _ outcome: HTTPOutcome) async {
+        guard let host, failure == nil, !closing else { return }
+        do {
+            let (actions, due) = try await host.answer(plugin: plugin, id: id, outcome)
+            await accept(actions)
+            rescheduleTimers(due)
+        } catch {
+            fail("journal failed: \(error)")
+        }
+    }
+
+    /// Hands a webhook request to its plugin. The answer is given once the
+    /// handler's transaction is durable, so a 2xx means its sends will go out.
+    public func webhook(plugin: String, _ req: WebhookRequest) async -> WebhookReply {
+        guard let host, failure == nil, !closing else { return WebhookReply(status: 503, body: "the bot is not running\n") }
+        do {
+            let (actions, reply, due) = try await host.webhook(plugin: plugin, req)
+            await accept(actions)
+            rescheduleTimers(due)
+            if host.pipelined, !(await host.isDurable) {
+                let failed: StoreError? = await withCheckedContinuation { done in
+                    Task { await host.whenDurable { done.resume(returning: $0) } }
+                }
+                if let failed {
+                    fail("journal failed: \(failed)")
+                    return WebhookReply(status: 503, body: "the bot's journal failed\n")
+                }
+            }
+            return reply
+        } catch {
+            fail("journal failed: \(error)")
+            return WebhookReply(status: 503, body: "the bot's journal failed\n")
+        }
+    }
+
+    /// Whether a plugin of this bot serves the path (else the server answers 404).
+    public func servesWebhook(plugin: String, path: String) async -> Bool {
+        await host?.servesWebhook(plugin: plugin, path: path) ?? false
+    }
+
+    /// A committed `bot.kick`, `bot.mute` or `bot.delete`: the server carries
+    /// it out, or says why not (logged: the plugin's handler has returned).
+    func moderate(_ action: ModerationAction, plugin: String) {
+        guard let session else {
+            log(.warn, "\(action.verb) dropped: the bot is offline", plugin: plugin)
+            return
+        }
+        Task {
+            do {
+                try await session.moderate(action)
+                log(.info, "\(action.verb): \(action.summary)", plugin: plugin)
+            } catch {
+                log(.warn, "\(action.verb) refused: \(action.summary): \(error)", plugin: plugin)
+            }
+        }
+    }
+}
+
+extension ModerationAction {
+    var verb: String {
+        switch self {
+        case .kick: "kick"
+        case .mute: "mute"
+        case .delete: "delete"
+        }
+    }
+
+    /// For the audit log: who, where, why.
+    var summary: String {
+        switch self {
+        case .kick(let room, let user, let reason): "\(user) from \(room) (\(reason))"
+        case .mute(let room, let user, let seconds, let reason): "\(user) in \(room) for \(Int(seconds)) s (\(reason))"
+        case .delete(let room, let id): "message \(id) in \(room)"
+        }
+    }
+}

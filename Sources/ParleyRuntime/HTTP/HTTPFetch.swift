@@ -1,0 +1,146 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import ParleyCore
+
+/// One `bot.http` request, carried out: every hop (the request and each
+/// redirect) is checked against `[bot.http] allow` and then on the address
+/// its name resolves to, and the connection goes to that checked address
+/// (async-http-client's `dnsOverride`), so a name that resolves again
+/// differently cannot slip past the check.
+enum HTTPFetch {
+    static func run(_ call: HTTPCall, options: HTTPOptions) async -> HTTPOutcome {
+        do {
+            return try await withDeadline(seconds: call.timeout) {
+                try await follow(call, options: options)
+            }
+        } catch let failure as HTTPFailure {
+            return .failed(failure.description)
+        } catch {
+            return .failed("\(error)")
+        }
+    }
+
+    private static func follow(_ call: HTTPCall, options: HTTPOptions) async throws -> HTTPOutcome {
+        var url = call.url
+        var method = call.method
+        var body = call.body
+        for _ in 0...HTTPOptions.maxRedirects {
+            let target = try await check(url, options: options)
+            let (status, headers, bytes) = try await fetch(target, method: method, headers: call.headers, body: body,
+                                                           deadline: .now() + .milliseconds(Int64(call.timeout * 1000)),
+                                                           maxBytes: options.maxBytes)
+            guard [301, 302, 303, 307, 308].contains(status),
+                  let location = headers.first(where: { $0.name.lowercased() == "location" })?.value else {
+                return .response(status: status, headers: headers, body: bytes)
+            }
+            guard let next = URL(string: location, relativeTo: URL(string: url))?.absoluteString else {
+                throw HTTPFailure("redirect to an invalid URL: \(location)")
+            }
+            url = next
+            // As browsers do: 303, and 301/302 after a POST, continue as a GET without the body.
+            if status == 303 || ((status == 301 || status == 302) && method == "POST") {
+                method = "GET"
+                body = nil
+            }
+        }
+        throw HTTPFailure("more than \(HTTPOptions.maxRedirects) redirects")
+    }
+
+    /// Where one hop goes: its URL and the address it may connect to.
+    struct Target {
+        var url: String
+        var host: String
+        var address: IPAddress
+    }
+
+    /// The allow list on the name, then the resolved addresses: an internal
+    /// address is reachable only through an entry that names it.
+    static func check(_ url: String, options: HTTPOptions) async throws -> Target {
+        let parsed = try HTTPURL(url)
+        guard let entry = options.entry(host: parsed.host, port: parsed.port) else {
+            throw HTTPFailure("\(parsed.hostPort) is not in [bot.http] allow")
+        }
+        let host = parsed.host, port = parsed.port
+        let addresses = try await NIOThreadPool.singleton.runIfActive { try IPAddress.resolve(host, port: port) }
+        for a in addresses where a.isInternal && !entry.names(address: a) {
+            throw HTTPFailure("\(parsed.hostPort) resolves to \(a), an internal address; only an allow entry naming that address reaches it")
+        }
+        return Target(url: url, host: host, address: addresses[0])
+    }
+
+    private static func fetch(_ target: Target, method: String, headers: [HTTPHeader], body: [UInt8]?,
+                              deadline: NIODeadline, maxBytes: Int) async throws -> (Int, [HTTPHeader], [UInt8]) {
+        var config = HTTPClient.Configuration(redirectConfiguration: .disallow)
+        if IPAddress(target.host) == nil { config.dnsOverride = [target.host: "\(target.address)"] }
+        config.decompression = .disabled
+        let client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: config)
+        do {
+            let result = try await exchange(client, target, method: method, headers: headers, body: body,
+                                            deadline: deadline, maxBytes: maxBytes)
+            try? await client.shutdown()
+            return result
+        } catch {
+            try? await client.shutdown()
+            throw error
+        }
+    }
+
+    private static func exchange(_ client: HTTPClient, _ target: Target, method: String, headers: [HTTPHeader], body: [UInt8]?,
+                                 deadline: NIODeadline, maxBytes: Int) async throws -> (Int, [HTTPHeader], [UInt8]) {
+        var req = HTTPClientRequest(url: target.url)
+        req.method = HTTPMethod(rawValue: method)
+        for h in headers { req.headers.add(name: h.name, value: h.value) }
+        if let body { req.body = .bytes(ByteBuffer(bytes: body)) }
+        let response: HTTPClientResponse
+        do {
+            response = try await client.execute(req, deadline: deadline)
+        } catch {
+            throw HTTPFailure("\(method) \(Redactor.url(target.url)): \(error)")
+        }
+        var bytes: [UInt8] = []
+        for try await chunk in response.body {
+            if bytes.count + chunk.readableBytes > maxBytes {
+                throw HTTPFailure("response larger than \(maxBytes) bytes ([bot.http] max_bytes)")
+            }
+            bytes += chunk.readableBytesView
+        }
+        let fields = response.headers.map { HTTPHeader($0.name, $0.value) }
+        return (Int(response.status.code), fields, bytes)
+    }
+
+    /// Runs `body`, or fails with a timeout once `seconds` have passed (and cancels it).
+    private static func withDeadline<T: Sendable>(seconds: Double, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        try await withThrowingTaskGroup(of: T.self) { group in
+            group.addTask { try await body() }
+            group.addTask {
+                try await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
+                throw HTTPFailure("timed out after \(seconds.formatted(.number)) s")
+            }
+            defer { group.cancelAll() }
+            return try await group.next()!
+        }
+    }
+}
+
+/// The parts of a URL the checks need; only http and https.
+struct HTTPURL {
+    var host: String
+    var port: Int
+
+    init(_ text: String) throws {
+        guard let c = URLComponents(string: text), let scheme = c.scheme?.lowercased(), let rawHost = c.host, !rawHost.isEmpty else {
+            throw HTTPFailure("invalid URL: \(Redactor.url(text))")
+        }
+        guard scheme == "http" || scheme == "https" else { throw HTTPFailure("only http and https URLs: \(scheme)") }
+        var h = rawHost.lowercased()
+        if h.hasPrefix("["), h.hasSuffix("]") { h = String(h.dropFirst().dropLast()) }
+        host = h
+        port = c.port ?? (scheme == "https" ? 443 : 80)
+    }
+
+    /// `host:port` as an allow entry would name it.
+    var hostPort: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+}

@@ -1,0 +1,158 @@
+import Crypto
+import Foundation
+import Hummingbird
+import Logging
+import Metrics
+import NIOCore
+import ParleyCore
+import Prometheus
+import Synchronization
+
+/// `--http HOST:PORT`: the runtime's own web server, on Hummingbird.
+///
+/// - `GET /metrics`: Prometheus text (swift-metrics' Prometheus backend).
+/// - `/hooks/BOT/PLUGIN/PATH`: a plugin's `bot.webhook`. The request
+///   becomes an event of that bot; the answer is sent once the handler's
+///   transaction is durable.
+public enum HTTPServer {
+    /// Largest webhook body; larger is 413.
+    public static let maxBodyBytes = 1 << 20
+    /// Webhook requests a plugin takes per second (a burst of as many); more is 429.
+    public static let webhookRate = 10.0
+
+    /// Bootstraps swift-metrics with the Prometheus backend, once per process
+    /// (swift-metrics allows only one); the registry `/metrics` prints.
+    public static let registry: PrometheusCollectorRegistry = {
+        let registry = PrometheusCollectorRegistry()
+        var factory = PrometheusMetricsFactory(registry: registry)
+        // Handlers and journal syncs take micro- to milliseconds; the default buckets start at 5 ms.
+        factory.defaultDurationHistogramBuckets = [
+            .microseconds(50), .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1),
+            .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
+            .milliseconds(100), .milliseconds(250), .seconds(1), .seconds(5),
+        ]
+        MetricsSystem.bootstrap(factory)
+        return registry
+    }()
+
+    /// The server as a service of the process's service group.
+    /// - Parameter onRunning: called with the bound port once it listens.
+    public static func application(host: String, port: Int, runners: [BotRunner], logger: Logger,
+                                   onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
+        let registry = Self.registry
+        let hooks = Webhooks(runners: runners, logger: logger)
+        let router = Router()
+        router.get("/metrics") { _, _ in
+            Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
+                     body: .init(byteBuffer: ByteBuffer(string: registry.emitToString())))
+        }
+        router.on("/hooks/**", method: .post) { req, ctx in await hooks.respond(req, ctx) }
+        router.on("/hooks/**", method: .put) { req, ctx in await hooks.respond(req, ctx) }
+        router.on("/hooks/**", method: .get) { req, ctx in await hooks.respond(req, ctx) }
+        return Application(router: router, configuration: .init(address: .hostname(host, port: port), serverName: "parley"),
+                           onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) },
+                           logger: logger)
+    }
+}
+
+/// The webhook half of the server: finds the bot and plugin, checks size,
+/// signature and rate, and hands the request to the bot.
+final class Webhooks: Sendable {
+    private let runners: [String: BotRunner]
+    private let logger: Logger
+    /// Per "bot/plugin": tokens left and when they were counted.
+    private let buckets = Mutex<[String: (tokens: Double, at: Double)]>([:])
+
+    init(runners: [BotRunner], logger: Logger) {
+        self.runners = Dictionary(runners.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        self.logger = logger
+    }
+
+    func respond(_ request: Request, _ context: some RequestContext) async -> Response {
+        let parts = context.parameters.getCatchAll().map(String.init)
+        guard parts.count >= 3, let runner = runners[parts[0]] else { return Self.text(.notFound, "no such webhook\n") }
+        let plugin = parts[1]
+        let path = parts[2...].joined(separator: "/")
+        guard await runner.servesWebhook(plugin: plugin, path: path) else { return Self.text(.notFound, "no such webhook\n") }
+        var request = request
+        let body: ByteBuffer
+        do {
+            body = try await request.body.collect(upTo: HTTPServer.maxBodyBytes)
+        } catch {
+            return Self.text(.contentTooLarge, "body over \(HTTPServer.maxBodyBytes) bytes\n")
+        }
+        let bytes = Array(body.readableBytesView)
+        if let secret = runner.spec.webhookSecrets[plugin] {
+            let signature = request.headers.first { $0.name.canonicalName == "x-hub-signature-256" }?.value ?? ""
+            guard Self.verify(signature, body: bytes, secret: secret) else {
+                logger.warning("webhook \(runner.name)/\(plugin)/\(path): bad or missing X-Hub-Signature-256, refused (401)")
+                return Self.text(.unauthorized, "bad signature\n")
+            }
+        }
+        guard take(token: runner.name + "/" + plugin) else {
+            return Self.text(.tooManyRequests, "more than \(Int(HTTPServer.webhookRate)) requests a second\n")
+        }
+        // Credentials of whoever calls never reach plugin code; repeated names are joined.
+        var headers: [HTTPHeader] = []
+        for field in request.headers {
+            let name = field.name.canonicalName
+            if name == "authorization" || name == "cookie" { continue }
+            if let i = headers.firstIndex(where: { $0.name == name }) { headers[i].value += ", " + field.value }
+            else { headers.append(HTTPHeader(name, field.value)) }
+        }
+        let hook = WebhookRequest(method: request.method.rawValue, path: path, query: request.uri.query ?? "",
+                                  headers: headers, body: bytes)
+        let reply = await runner.webhook(plugin: plugin, hook)
+        return Self.text(HTTPResponse.Status(code: reply.status), reply.body)
+    }
+
+    /// GitHub's scheme: `sha256=` and the hex HMAC-SHA256 of the body, compared in constant time.
+    static func verify(_ header: String, body: [UInt8], secret: String) -> Bool {
+        guard header.hasPrefix("sha256="), let given = hexBytes(header.dropFirst(7)), given.count == 32 else { return false }
+        let key = SymmetricKey(data: Array(secret.utf8))
+        return HMAC<SHA256>.isValidAuthenticationCode(given, authenticating: body, using: key)
+    }
+
+    private static func hexBytes(_ s: Substring) -> [UInt8]? {
+        let digits = Array(s.utf8)
+        guard digits.count % 2 == 0 else { return nil }
+        var out: [UInt8] = []
+        out.reserveCapacity(digits.count / 2)
+        var i = 0
+        while i < digits.count {
+            guard let hi = hex(digits[i]), let lo = hex(digits[i + 1]) else { return nil }
+            out.append(hi << 4 | lo)
+            i += 2
+        }
+        return out
+    }
+
+    private static func hex(_ c: UInt8) -> UInt8? {
+        switch c {
+        case 48...57: c - 48
+        case 97...102: c - 87
+        case 65...70: c - 55
+        default: nil
+        }
+    }
+
+    /// A token bucket per plugin: `webhookRate` a second, bursts of as many.
+    private func take(token key: String) -> Bool {
+        let now = BotRunner.monotonic()
+        return buckets.withLock { b in
+            var (tokens, at) = b[key] ?? (HTTPServer.webhookRate, now)
+            tokens = min(HTTPServer.webhookRate, tokens + (now - at) * HTTPServer.webhookRate)
+            guard tokens >= 1 else {
+                b[key] = (tokens, now)
+                return false
+            }
+            b[key] = (tokens - 1, now)
+            return true
+        }
+    }
+
+    static func text(_ status: HTTPResponse.Status, _ body: String) -> Response {
+        Response(status: status, headers: [.contentType: "text/plain; charset=utf-8"],
+                 body: .init(byteBuffer: ByteBuffer(string: body)))
+    }
+}

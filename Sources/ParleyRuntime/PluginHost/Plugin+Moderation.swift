@@ -1,0 +1,42 @@
+import ParleyCore
+import ParleyLua
+
+/// `bot.kick`, `bot.mute`, `bot.delete`: staged in the open transaction and
+/// carried out by the transport once the handler committed. Where the chat
+/// cannot do it (`bot.transport.kick` and its siblings), the call returns
+/// `nil, "not supported by <transport>"` and nothing is staged.
+extension Plugin {
+    /// `moderate(verb, room, target, seconds, reason)`.
+    func moderate(_ a: [LuaValue]) -> Result<[LuaValue], HostCallError> {
+        guard a.count >= 3, let verb = a[0].stringValue, let room = a[1].stringValue, let target = a[2].stringValue,
+              !room.isEmpty, !target.isEmpty else {
+            let who = a.first?.stringValue ?? "moderate"
+            return .failure(HostCallError("bot.\(who): the room and the \(who == "delete" ? "message id" : "user") must be non-empty strings"))
+        }
+        let transport = services.transport
+        let reason = a.count > 4 ? a[4].stringValue ?? "" : ""
+        if reason.utf8.count > 500 { return .failure(HostCallError("bot.\(verb): the reason is over 500 bytes")) }
+        let action: ModerationAction
+        switch verb {
+        case "kick":
+            guard transport.kick else { return .success([.nil, .string("not supported by \(transport.name)")]) }
+            action = .kick(room: room, user: target, reason: reason)
+        case "mute":
+            guard transport.mute else { return .success([.nil, .string("not supported by \(transport.name)")]) }
+            guard a.count > 3, let s = a[3].numberValue, s.isFinite, s >= 1, s <= 7 * 86_400 else {
+                return .failure(HostCallError("bot.mute: seconds must be a number from 1 to 604800"))
+            }
+            action = .mute(room: room, user: target, seconds: s.rounded(), reason: reason)
+        case "delete":
+            guard transport.delete else { return .success([.nil, .string("not supported by \(transport.name)")]) }
+            action = .delete(room: room, messageId: target)
+        default:
+            return .failure(HostCallError("unknown moderation step \(verb)"))
+        }
+        if pendingModeration.count >= limits.sendsPerEvent {
+            return refuse("moderation", "more than \(limits.sendsPerEvent) moderation steps in one event (limits.sends_per_event)")
+        }
+        pendingModeration.append(action)
+        return .success([.bool(true)])
+    }
+}

@@ -1,0 +1,113 @@
+import ParleyCore
+import ParleyLua
+import ParleyStore
+
+/// A request to one of a plugin's webhooks, as its handler reads it (the
+/// HTTP server has checked signature, size and rate already).
+public struct WebhookRequest: Sendable, Equatable {
+    public var method: String
+    /// The path the plugin registered (`bot.webhook("github", fn)`: `github`).
+    public var path: String
+    public var query: String
+    /// Without `Authorization` and `Cookie`, names in lower case.
+    public var headers: [HTTPHeader]
+    public var body: [UInt8]
+
+    public init(method: String, path: String, query: String, headers: [HTTPHeader], body: [UInt8]) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.headers = headers
+        self.body = body
+    }
+}
+
+/// What the HTTP server answers a webhook request with.
+public struct WebhookReply: Sendable, Equatable {
+    public var status: Int
+    public var body: String
+    public init(status: Int, body: String = "") {
+        self.status = status
+        self.body = body
+    }
+}
+
+/// `bot.webhook(path, fn)`: the plugin's paths, and the answer its handler returns.
+extension Plugin {
+    /// `webhook_add(path)`: the path as the server matches it (no leading or trailing `/`).
+    func webhookAdd(_ a: [LuaValue]) -> Result<[LuaValue], HostCallError> {
+        guard var path = a.first?.stringValue else { return .failure(HostCallError("bot.webhook: the path must be a string")) }
+        while path.hasPrefix("/") { path.removeFirst() }
+        while path.hasSuffix("/") { path.removeLast() }
+        guard !path.isEmpty, path.utf8.count <= 200,
+              path.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.urlPath($0)) }) else {
+            return .failure(HostCallError("bot.webhook: the path must be 1 to 200 of A-Z a-z 0-9 - . _ ~ /"))
+        }
+        webhooks.insert(path)
+        return .success([.string(path)])
+    }
+
+    /// `webhook_reply(res)`: what the handler returned; nil is 204.
+    func webhookReply(_ a: [LuaValue]) -> Result<[LuaValue], HostCallError> {
+        let res = a.first ?? .nil
+        switch res {
+        case .nil:
+            webhookAnswer = WebhookReply(status: 204)
+        case .table:
+            var reply = WebhookReply(status: 200)
+            if !res["status"].isNil {
+                guard let s = res["status"].numberValue, s == s.rounded(), (200...599).contains(s) else {
+                    return .failure(HostCallError("bot.webhook: status must be a whole number from 200 to 599"))
+                }
+                reply.status = Int(s)
+            }
+            if !res["body"].isNil {
+                guard let b = res["body"].stringValue else { return .failure(HostCallError("bot.webhook: body must be a string")) }
+                guard b.utf8.count <= 1 << 20 else { return .failure(HostCallError("bot.webhook: body over 1 MiB")) }
+                reply.body = b
+            } else if reply.status == 200 {
+                reply.status = 204
+            }
+            webhookAnswer = reply
+        default:
+            return .failure(HostCallError("bot.webhook: the handler must return nil or {status=, body=}"))
+        }
+        return .success([])
+    }
+}
+
+private enum CharacterSet {
+    static func urlPath(_ c: Unicode.Scalar) -> Bool {
+        (c >= "a" && c <= "z") || (c >= "A" && c <= "Z") || (c >= "0" && c <= "9") || "-._~/".unicodeScalars.contains(c)
+    }
+}
+
+extension Bot {
+    /// Whether a plugin serves this webhook path.
+    public func servesWebhook(plugin: String, path: String) -> Bool {
+        plugins.contains { $0.name == plugin && !$0.isDisabled && $0.webhooks.contains(path) }
+    }
+
+    /// Delivers a webhook request to its plugin's handler as one event: the
+    /// actions, and the answer (500 when the handler failed).
+    public func webhook(plugin name: String, _ req: WebhookRequest) throws(StoreError) -> (actions: [BotAction], reply: WebhookReply) {
+        guard let p = plugins.first(where: { $0.name == name }), !p.isDisabled, p.webhooks.contains(req.path) else {
+            return ([], WebhookReply(status: 404, body: "no such webhook\n"))
+        }
+        p.webhookAnswer = nil
+        let actions = try deliver(to: p, kind: "webhook") { w in
+            w.beginTable(array: 0, pairs: 5)
+            w.key(.method); w.write(req.method)
+            w.key(.path); w.write(req.path)
+            w.key(.query); w.write(req.query)
+            w.key(.headers)
+            w.beginTable(array: 0, pairs: req.headers.count)
+            for h in req.headers { w.write(h.name); w.write(h.value) }
+            w.key(.body); w.write(bytes: req.body)
+        }
+        let failed = actions.contains { if case .error(let k, _) = $0.kind, k != .quota { true } else { false } }
+        let reply = failed ? WebhookReply(status: 500, body: "the handler failed\n") : (p.webhookAnswer ?? WebhookReply(status: 204))
+        p.webhookAnswer = nil
+        return (actions, reply)
+    }
+}

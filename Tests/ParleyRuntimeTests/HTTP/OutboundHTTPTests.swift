@@ -1,0 +1,169 @@
+import AsyncHTTPClient
+import Foundation
+import ParleyCore
+import ParleyLua
+import ParleyRuntime
+import ParleyStreamChat
+import ParleyTestSupport
+import Testing
+
+/// `bot.http` end to end: a bot on the embedded StreamChat server, a person
+/// who asks it, and an aiohttp server (`http_target.py`) that answers, well
+/// or with the hostile answers a plugin must survive.
+@Suite(.serialized) struct OutboundHTTPTests {
+    /// `!get PATH` fetches BASE..PATH, `!url URL` fetches URL; the answer or
+    /// the reason is said in the room.
+    static let fetcher = """
+    local function report(msg)
+      return function(res, why)
+        if not res then return msg:reply("failed: " .. why) end
+        msg:reply(("HTTP %d %s"):format(res.status, res.body:sub(1, 80)))
+      end
+    end
+    bot.command("get", function(msg, args)
+      local id, err = bot.http({ url = bot.config.base .. args[1], timeout = tonumber(args[2]) }, report(msg))
+      if not id then msg:reply("refused: " .. err) end
+    end)
+    bot.command("url", function(msg, args)
+      local id, err = bot.http({ url = args[1] }, report(msg))
+      if not id then msg:reply("refused: " .. err) end
+    end)
+    bot.command("many", function(msg, args)
+      local ok, refused = 0, nil
+      for i = 1, tonumber(args[1]) do
+        local id, err = bot.http({ url = bot.config.base .. "/drip" }, function() end)
+        if id then ok = ok + 1 else refused = err end
+      end
+      msg:reply(ok .. " made; " .. tostring(refused))
+    end)
+    bot.command("fail", function(msg)
+      bot.http({ url = bot.config.base .. "/echo?from=failed" }, function() end)
+      error("the handler fails after asking")
+    end)
+    bot.command("spin", function(msg)
+      local id, err = bot.http({ url = bot.config.base .. "/weather" }, function(res) while true do end end)
+      if not id then msg:reply("refused: " .. err) end
+    end)
+    bot.command("post", function(msg)
+      bot.http({ url = bot.config.base .. "/echo", method = "POST", body = bot.json.encode({ n = 1 }),
+                 headers = { ["Content-Type"] = "application/json", ["X-Plugin"] = "fetcher" } }, function(res)
+        local echo = bot.json.decode(res.body)
+        msg:reply(echo.method .. " " .. echo.body .. " " .. echo.headers["X-Plugin"] .. " " .. echo.headers["Content-Type"])
+      end)
+    end)
+    bot.command("ping", function(msg) msg:reply("pong") end)
+    """
+
+    struct Setup {
+        let server: StreamChatServer
+        let target: PythonPeer
+        let runner: BotRunner
+        let run: Task<BotOutcome, Never>
+        let rec: Recorder
+        let alice: Person
+
+        /// Says `text` and waits for the bot's next line.
+        func ask(_ text: String, timeout: Double = 20) async throws -> String? {
+            let before = alice.texts(from: "parley").count
+            try await alice.say(text)
+            guard await eventually(timeout, { alice.texts(from: "parley").count > before }) else { return nil }
+            return alice.texts(from: "parley")[before]
+        }
+
+        func requests(to path: String) async throws -> Int {
+            let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(target.port)/count"), timeout: .seconds(5))
+            let data = Data(String(buffer: try await response.body.collect(upTo: 1 << 20)).utf8)
+            return (try JSONSerialization.jsonObject(with: data) as? [String: Int])?[path] ?? 0
+        }
+
+        func stop() async {
+            await alice.leave()
+            await runner.stop()
+            _ = await run.value
+            await target.stop()
+            await server.shutdown()
+        }
+    }
+
+    static func start(_ http: (Int) -> HTTPOptions) async throws -> Setup {
+        let server = try await StreamChatServer.start(.init())
+        let target = try await PythonPeer.start(script: "http_target.py")
+        var spec = try botSpec(name: "parley", port: server.port, plugins: [("fetcher", fetcher)],
+                               config: ["fetcher": .record([("base", .string("http://127.0.0.1:\(target.port)"))])])
+        spec.options.http = http(target.port)
+        spec.options.limits.timeMilliseconds = 100
+        let rec = Recorder()
+        let runner = BotRunner(spec: spec, observer: rec.observer)
+        let run = Task { await runner.run() }
+        guard await eventually(20, { await runner.state == .online }) else { throw PeerError("the bot did not come online") }
+        let alice = try await Person("alice", port: server.port)
+        return Setup(server: server, target: target, runner: runner, run: run, rec: rec, alice: alice)
+    }
+
+    static func allowing(_ entries: [String], _ change: (inout HTTPOptions) -> Void = { _ in }) -> HTTPOptions {
+        var o = HTTPOptions()
+        o.allow = entries.compactMap(AllowedHost.init)
+        change(&o)
+        return o
+    }
+
+    @Test func fetchesAndPostsThroughTheAllowList() async throws {
+        let s = try await Self.start { Self.allowing(["127.0.0.1:\($0)"]) }
+        #expect(try await s.ask("!get /weather?city=Paris") == #"HTTP 200 {"city": "Paris", "sky": "sunny", "temp": 21}"#)
+        #expect(try await s.ask("!post") == #"POST {"n":1} fetcher application/json"#)
+        #expect(try await s.ask("!get /status/503") == "HTTP 503 ")
+        // Redirects are followed, each hop checked, five at most.
+        #expect(try await s.ask("!get /hops/5") == "HTTP 200 arrived")
+        #expect(try await s.ask("!get /hops/6") == "failed: more than 5 redirects")
+        await s.stop()
+    }
+
+    @Test func internalAddressesAreRefusedUnlessNamed() async throws {
+        let s = try await Self.start { Self.allowing(["127.0.0.1:\($0)", "localhost:\($0)"]) }
+        let port = s.target.port
+        // Not in the allow list at all: refused when asked, nothing sent.
+        #expect(try await s.ask("!url http://127.0.0.1:1/") == "refused: bot.http: 127.0.0.1:1 is not in [bot.http] allow")
+        #expect(try await s.ask("!url http://[::1]:\(port)/weather") == "refused: bot.http: [::1]:\(port) is not in [bot.http] allow")
+        #expect(try await s.ask("!url file:///etc/passwd")?.hasPrefix("refused: bot.http: invalid URL") == true)
+        // A name that resolves to loopback: the entry names the name, not the address.
+        #expect(try await s.ask("!url http://localhost:\(port)/weather")?.contains("resolves to 127.0.0.1, an internal address") == true)
+        // A redirect from an allowed server is checked again, into the cloud's
+        // metadata address as into loopback: refused, and never requested.
+        let meta = try await s.ask("!get /redirect?to=http://169.254.169.254/latest/meta-data")
+        #expect(meta == "failed: 169.254.169.254:80 is not in [bot.http] allow")
+        let intoLoopback = try await s.ask("!get /redirect?to=http://localhost:\(port)/weather")
+        #expect(intoLoopback?.contains("an internal address") == true)
+        #expect(try await s.requests(to: "/weather") == 0)
+        #expect(s.rec.logs(containing: "http GET").count >= 2)
+        await s.stop()
+    }
+
+    @Test func slowAndEndlessAnswersAreCut() async throws {
+        let s = try await Self.start { Self.allowing(["127.0.0.1:\($0)"]) { $0.timeout = 2; $0.maxBytes = 200_000 } }
+        let start = Date()
+        #expect(try await s.ask("!get /drip") == "failed: timed out after 2 s")
+        #expect(Date().timeIntervalSince(start) < 6)
+        #expect(try await s.ask("!get /drip 0.5") == "failed: timed out after 0.5 s")
+        #expect(try await s.ask("!get /endless") == "failed: response larger than 200000 bytes ([bot.http] max_bytes)")
+        #expect(try await s.ask("!ping") == "pong")
+        await s.stop()
+    }
+
+    @Test func quotasFailedHandlersAndLoopingCallbacks() async throws {
+        let s = try await Self.start { Self.allowing(["127.0.0.1:\($0)"]) { $0.inFlight = 7; $0.timeout = 1 } }
+        // Five a handler; the sixth and seventh are refused and reported once.
+        #expect(try await s.ask("!many 7") == "5 made; bot.http: more than 5 requests in one event ([bot.http] requests_per_event)")
+        #expect(try await s.ask("!many 5") == "2 made; bot.http: 7 requests already in flight ([bot.http] in_flight)")
+        #expect(await eventually { s.rec.logs(containing: "requests_per_event").count == 1 })
+        // A handler that fails makes no request.
+        _ = try? await s.ask("!fail", timeout: 1)
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(try await s.requests(to: "/echo") == 0)
+        // A callback that never returns is stopped by its budget; the bot answers on.
+        try await Task.sleep(for: .seconds(1))
+        _ = try? await s.ask("!spin", timeout: 2)
+        #expect(await eventually { !s.rec.logs(containing: "budget").isEmpty })
+        #expect(try await s.ask("!ping") == "pong")
+        await s.stop()
+    }
+}

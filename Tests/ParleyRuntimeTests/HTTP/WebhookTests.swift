@@ -1,0 +1,150 @@
+import AsyncHTTPClient
+import Crypto
+import Foundation
+import Logging
+import NIOCore
+import ParleyCore
+import ParleyRuntime
+import ParleyStreamChat
+import ParleyTestSupport
+import Synchronization
+import Testing
+
+/// `bot.webhook` end to end: the `--http` server (Hummingbird) in front of a
+/// bot on the embedded StreamChat server, driven by a real HTTP client.
+@Suite(.serialized) struct WebhookTests {
+    static let secret = "a-webhook-secret-of-some-length"
+
+    /// `push` says the body in the room and answers 202; `headers` answers
+    /// with the header names it was given; `broken` fails.
+    static let hooks = """
+    bot.webhook("push", function(req)
+      bot.send("lobby", "pushed: " .. req.body .. " (" .. req.method .. " ?" .. req.query .. ")")
+      return { status = 202, body = "queued" }
+    end)
+    bot.webhook("/headers/", function(req)
+      local names = {}
+      for k in pairs(req.headers) do names[#names + 1] = k end
+      table.sort(names)
+      return { body = table.concat(names, ",") }
+    end)
+    bot.webhook("broken", function(req) error("no") end)
+    bot.webhook("quiet", function(req) end)
+    """
+
+    struct Setup {
+        let server: StreamChatServer
+        let runner: BotRunner?
+        let run: Task<BotOutcome, Never>?
+        let http: Task<Void, any Error>?
+        let port: Int
+        let alice: Person
+
+        func post(_ path: String, _ body: String, signed: Bool = true, signature: String? = nil,
+                  headers: [(String, String)] = []) async throws -> (status: Int, body: String) {
+            var req = HTTPClientRequest(url: "http://127.0.0.1:\(port)/hooks/\(path)")
+            req.method = .POST
+            req.body = .bytes(ByteBuffer(string: body))
+            if signed {
+                let mac = HMAC<SHA256>.authenticationCode(for: Array(body.utf8), using: SymmetricKey(data: Array(WebhookTests.secret.utf8)))
+                req.headers.add(name: "X-Hub-Signature-256", value: signature ?? "sha256=" + mac.map { String(format: "%02x", $0) }.joined())
+            }
+            for (n, v) in headers { req.headers.add(name: n, value: v) }
+            let res = try await HTTPClient.shared.execute(req, timeout: .seconds(10))
+            return (Int(res.status.code), String(buffer: try await res.body.collect(upTo: 1 << 20)))
+        }
+
+        func stop() async {
+            http?.cancel()
+            _ = await http?.result
+            await alice.leave()
+            await runner?.stop()
+            _ = await run?.value
+            await server.shutdown()
+        }
+    }
+
+    static func start(secret: Bool = true) async throws -> Setup {
+        let server = try await StreamChatServer.start(.init())
+        var spec = try botSpec(name: "parley", port: server.port, plugins: [("hooks", hooks)], journal: try temporaryDirectory().path)
+        if secret { spec.webhookSecrets = ["hooks": Self.secret] }
+        let runner = BotRunner(spec: spec, observer: Recorder().observer)
+        let run = Task { await runner.run() }
+        guard await eventually(20, { await runner.state == .online }) else { throw PeerError("the bot did not come online") }
+        let bound = Atomic(0)
+        var quiet = Logger(label: "test")
+        quiet.logLevel = .critical
+        let app = HTTPServer.application(host: "127.0.0.1", port: 0, runners: [runner], logger: quiet) { bound.store($0, ordering: .relaxed) }
+        let http = Task { try await app.run() }
+        guard await eventually(10, { bound.load(ordering: .relaxed) != 0 }) else { throw PeerError("the http server did not start") }
+        let alice = try await Person("alice", port: server.port)
+        return Setup(server: server, runner: runner, run: run, http: http, port: bound.load(ordering: .relaxed), alice: alice)
+    }
+
+    @Test func aSignedRequestBecomesAnEventAndItsSends() async throws {
+        let s = try await Self.start()
+        let r = try await s.post("parley/hooks/push?ref=main", #"{"ref":"main"}"#)
+        #expect(r.status == 202 && r.body == "queued")
+        #expect(await eventually { s.alice.texts(from: "parley") == [#"pushed: {"ref":"main"} (POST ?ref=main)"#] })
+        // Nothing returned: 204. A failing handler: 500, and its sends are not made.
+        #expect(try await s.post("parley/hooks/quiet", "").status == 204)
+        #expect(try await s.post("parley/hooks/broken", "x").status == 500)
+        // Credentials of the caller never reach the plugin.
+        let h = try await s.post("parley/hooks/headers", "", headers: [("Authorization", "Bearer t0ken"), ("Cookie", "s=1"), ("X-GitHub-Event", "push")])
+        #expect(h.status == 200)
+        #expect(h.body.contains("x-github-event") && !h.body.contains("authorization") && !h.body.contains("cookie"))
+        await s.stop()
+    }
+
+    /// The real binary: `[bot.webhooks]` with `secret_env`, `--http`, and
+    /// `/metrics` beside the hooks.
+    @Test func parleyRunServesHooksAndMetrics() async throws {
+        let server = try await StreamChatServer.start(.init())
+        defer { Task { await server.shutdown() } }
+        let dir = try temporaryDirectory()
+        try Self.hooks.write(to: dir.appendingPathComponent("hooks.lua"), atomically: true, encoding: .utf8)
+        try """
+        [[bot]]
+        name = "parley"
+        server = "127.0.0.1:\(server.port)"
+        plugins = ["hooks.lua"]
+        [bot.webhooks.hooks]
+        secret_env = "HOOK_SECRET"
+        """.write(to: dir.appendingPathComponent("bot.toml"), atomically: true, encoding: .utf8)
+        let port = try freePort()
+        let alice = try await Person("alice", port: server.port)
+        let bot = try launchParley(["run", dir.appendingPathComponent("bot.toml").path, "--http", "127.0.0.1:\(port)"],
+                                   environment: ["HOOK_SECRET": Self.secret])
+        #expect(await eventually { alice.joins(of: "parley") == 1 })
+        let s = Setup(server: server, runner: nil, run: nil, http: nil, port: port, alice: alice)
+        #expect(try await s.post("parley/hooks/push", "from the binary").status == 202)
+        #expect(await eventually { alice.texts(from: "parley").first?.hasPrefix("pushed: from the binary") == true })
+        #expect(try await s.post("parley/hooks/push", "unsigned", signed: false).status == 401)
+        let res = try await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)/metrics"), timeout: .seconds(5))
+        let text = String(buffer: try await res.body.collect(upTo: 1 << 20))
+        #expect(res.status.code == 200)
+        #expect(text.contains("parley_events_total{kind=\"join\"}"))
+        kill(bot.processIdentifier, SIGTERM)
+        #expect(await finish(bot).status == 0)
+        await alice.leave()
+    }
+
+    @Test func hostileRequestsAreRefused() async throws {
+        let s = try await Self.start()
+        #expect(try await s.post("parley/hooks/push", "x", signed: false).status == 401)
+        #expect(try await s.post("parley/hooks/push", "x", signature: "sha256=" + String(repeating: "0", count: 64)).status == 401)
+        #expect(try await s.post("parley/hooks/push", "x", signature: "sha1=abc").status == 401)
+        #expect(try await s.post("parley/hooks/nowhere", "x").status == 404)
+        #expect(try await s.post("nobody/hooks/push", "x").status == 404)
+        #expect(try await s.post("parley/other/push", "x").status == 404)
+        #expect(try await s.post("parley/hooks/push", String(repeating: "a", count: HTTPServer.maxBodyBytes + 1)).status == 413)
+        // A flood: ten a second pass, the rest are told to slow down.
+        var statuses: [Int] = []
+        for i in 0..<30 { statuses.append(try await s.post("parley/hooks/quiet", "\(i)").status) }
+        #expect(statuses.filter { $0 == 429 }.count >= 15)
+        #expect(statuses.filter { $0 == 204 }.count >= 10)
+        // Nothing of that reached the room; the bot still answers.
+        #expect(s.alice.texts(from: "parley").isEmpty)
+        await s.stop()
+    }
+}
