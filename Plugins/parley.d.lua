@@ -101,7 +101,9 @@ function ParleyLog.error(...) end
 ---@field typing boolean Typing indicators are shown and reported.
 ---@field roster boolean The server tells who is online.
 ---@field history boolean The server can page its own history.
----@field kick boolean The bot can remove a user (when false, a moderator can only warn).
+---@field kick boolean The bot can remove a user from a room (`bot.kick`).
+---@field mute boolean The bot can silence a user in a room for a while (`bot.mute`).
+---@field delete boolean The bot can delete a message (`bot.delete`).
 ---@field max_characters? integer Longest message in characters (StreamChat: 300), checked per line.
 ---@field max_bytes? integer Longest message in bytes.
 ---@field forbidden string[] Text this transport can never carry (`bot.send` refuses it).
@@ -131,6 +133,29 @@ function ParleyJSON.encode(value) end
 ---@return any value
 ---@return string? err
 function ParleyJSON.decode(text) end
+
+---@class ParleyHTTPRequest
+---@field url string http or https; the host must be in `[bot.http] allow`.
+---@field method? "GET"|"HEAD"|"POST"|"PUT"|"PATCH"|"DELETE"|"OPTIONS" Default GET.
+---@field headers? table<string, string> Host, Content-Length, Transfer-Encoding, Connection and Upgrade are Parley's.
+---@field body? string
+---@field timeout? number Seconds, at most `[bot.http] timeout` (10).
+
+---@class ParleyHTTPResponse
+---@field status integer Any status: check it (404 and 500 are responses too).
+---@field headers table<string, string> Names in lower case; repeated headers joined with ", ".
+---@field body string At most `[bot.http] max_bytes` (1 MiB).
+
+---@class ParleyWebhookRequest
+---@field method string
+---@field path string The path the plugin registered.
+---@field query string The query string, without "?".
+---@field headers table<string, string> Names in lower case; no Authorization or Cookie.
+---@field body string
+
+---@class ParleyWebhookReply
+---@field status? integer 200 to 599 (default 200, or 204 without a body).
+---@field body? string
 
 ---@class ParleyBot
 ---@field name string The bot's user name.
@@ -247,6 +272,46 @@ function bot.every(seconds, fn, opts) end
 ---@return integer|nil id
 ---@return string? err
 function bot.cron(spec, fn, opts) end
+
+--- Ask for an HTTP request, made once this handler committed. `fn(res)` runs
+--- later as an event of its own, or `fn(nil, reason)` when the request failed.
+--- Returns the request's id, or nil and why when it is refused at once.
+---@param req ParleyHTTPRequest
+---@param fn fun(res: ParleyHTTPResponse|nil, reason: string?)
+---@return integer|nil id
+---@return string? err
+function bot.http(req, fn) end
+
+--- Serve `/hooks/BOT/PLUGIN/PATH` on `parley run --http`: `fn(req)` runs for
+--- each request; return nothing (204) or {status=, body=}. The answer is
+--- sent once the handler's transaction is durable.
+---@param path string
+---@param fn fun(req: ParleyWebhookRequest): ParleyWebhookReply|nil
+function bot.webhook(path, fn) end
+
+--- Remove `user` from `room` once this handler committed (they may come back).
+---@param room string
+---@param user string
+---@param reason? string
+---@return true|nil ok
+---@return string? err "not supported by <transport>" where the chat cannot.
+function bot.kick(room, user, reason) end
+
+--- Silence `user` in `room` for `seconds` (1..604800) once this handler committed.
+---@param room string
+---@param user string
+---@param seconds number
+---@param reason? string
+---@return true|nil ok
+---@return string? err
+function bot.mute(room, user, seconds, reason) end
+
+--- Delete the message `id` (`msg.id`) from `room` once this handler committed.
+---@param room string
+---@param id string
+---@return true|nil ok
+---@return string? err
+function bot.delete(room, id) end
 
 --- Cancel a timer by id, or by name (also a saved one restored after a
 --- restart). Returns false when there was no such live timer.

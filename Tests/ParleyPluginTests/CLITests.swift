@@ -34,7 +34,7 @@ struct CLITests {
         #expect(FileManager.default.isExecutableFile(atPath: Self.binary), "run `swift build` (make test does) before the tests")
     }
 
-    @Test(arguments: ["greeter", "echo", "moderator", "persona", "standup"])
+    @Test(arguments: ["greeter", "echo", "moderator", "persona", "standup", "weather", "github"])
     func goldenTranscript(plugin: String) throws {
         let golden = fixture("Golden")
         var args = ["plugin", "test", packageRoot.appendingPathComponent("Plugins/\(plugin).lua").path,

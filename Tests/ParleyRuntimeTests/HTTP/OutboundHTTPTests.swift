@@ -166,4 +166,24 @@ import Testing
         #expect(try await s.ask("!ping") == "pong")
         await s.stop()
     }
+
+    /// The shipped `Plugins/weather.lua` against the aiohttp service.
+    @Test func theWeatherExampleAsksARealServer() async throws {
+        let server = try await StreamChatServer.start(.init())
+        let target = try await PythonPeer.start(script: "http_target.py")
+        var spec = try botSpec(name: "parley", port: server.port, plugins: [], shippedPlugins: ["weather"])
+        spec.options.pluginConfig["weather"] = .record([("url", .string("http://127.0.0.1:\(target.port)/weather?city={city}"))])
+        spec.options.http = Self.allowing(["127.0.0.1:\(target.port)"])
+        let runner = BotRunner(spec: spec, observer: Recorder().observer)
+        let run = Task { await runner.run() }
+        #expect(await eventually { await runner.state == .online })
+        let alice = try await Person("alice", port: server.port)
+        try await alice.say("!weather New York")
+        #expect(await eventually { alice.texts(from: "parley") == ["New York: sunny, 21°C"] })
+        await alice.leave()
+        await runner.stop()
+        _ = await run.value
+        await target.stop()
+        await server.shutdown()
+    }
 }

@@ -64,10 +64,12 @@ import Testing
         }
     }
 
-    static func start(secret: Bool = true) async throws -> Setup {
+    static func start(github: Bool = false) async throws -> Setup {
         let server = try await StreamChatServer.start(.init())
-        var spec = try botSpec(name: "parley", port: server.port, plugins: [("hooks", hooks)], journal: try temporaryDirectory().path)
-        if secret { spec.webhookSecrets = ["hooks": Self.secret] }
+        var spec = try botSpec(name: "parley", port: server.port, plugins: github ? [] : [("hooks", hooks)],
+                               journal: try temporaryDirectory().path, shippedPlugins: github ? ["github"] : [])
+        spec.webhookSecrets = [github ? "github" : "hooks": Self.secret]
+        if github { spec.options.pluginConfig["github"] = .record([("room", .string("lobby"))]) }
         let runner = BotRunner(spec: spec, observer: Recorder().observer)
         let run = Task { await runner.run() }
         guard await eventually(20, { await runner.state == .online }) else { throw PeerError("the bot did not come online") }
@@ -145,6 +147,16 @@ import Testing
         #expect(statuses.filter { $0 == 204 }.count >= 10)
         // Nothing of that reached the room; the bot still answers.
         #expect(s.alice.texts(from: "parley").isEmpty)
+        await s.stop()
+    }
+
+    /// The shipped `Plugins/github.lua`, sent a push as GitHub sends it.
+    @Test func theGitHubExampleAnnouncesAPush() async throws {
+        let s = try await Self.start(github: true)
+        let push = #"{"ref":"refs/heads/main","repository":{"full_name":"parley/parley"},"pusher":{"name":"ann"},"commits":[{"message":"Fix it"}]}"#
+        #expect(try await s.post("parley/github/push", push, headers: [("X-GitHub-Event", "push")]).status == 204)
+        #expect(await eventually { s.alice.texts(from: "parley") == ["ann pushed 1 commit to main of parley/parley: Fix it"] })
+        #expect(try await s.post("parley/github/push", push, signed: false, headers: [("X-GitHub-Event", "push")]).status == 401)
         await s.stop()
     }
 }
