@@ -79,11 +79,30 @@ public protocol TransportSession: Sendable {
     /// Shows or hides the typing indicator (ignored where the transport has none).
     nonisolated(nonsending) func typing(room: String, on: Bool) async throws
 
+    /// Asks the server to take a moderation step. Throws `TransportError(.refused, …)`
+    /// where the chat lacks it (the default: "not supported"), and `.refused` with
+    /// the server's reason when the server says no.
+    nonisolated(nonsending) func moderate(_ action: ModerationAction) async throws
+
     /// Leaves cleanly (StreamChat: `LEAVE::::END`) and closes the link.
     func leave() async
 
     /// Drops the link without a goodbye (used on shutdown timeouts and errors).
     func close() async
+}
+
+/// A moderation step a bot asks the chat to take (`bot.kick`, `bot.mute`, `bot.delete`).
+public enum ModerationAction: Sendable, Equatable {
+    case kick(room: String, user: String, reason: String)
+    case mute(room: String, user: String, seconds: Double, reason: String)
+    case delete(room: String, messageId: String)
+
+    /// The room it is about: transports with one connection per room pick it by this.
+    public var room: String {
+        switch self {
+        case .kick(let room, _, _), .mute(let room, _, _, _), .delete(let room, _): room
+        }
+    }
 }
 
 /// A message a plugin sent, one type from its handler's commit to the
@@ -120,6 +139,11 @@ public enum SendOutcome: Sendable {
 }
 
 extension TransportSession {
+    /// Chats without moderation refuse it; the runtime names the transport in its own words.
+    public nonisolated(nonsending) func moderate(_ action: ModerationAction) async throws {
+        throw TransportError(.refused, "not supported")
+    }
+
     /// One at a time, each confirmed before the next.
     public nonisolated(nonsending) func send(_ batch: [OutgoingMessage]) async -> [SendOutcome] {
         await sendOneByOne(batch)

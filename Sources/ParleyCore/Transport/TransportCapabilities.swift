@@ -16,6 +16,10 @@ public struct TransportCapabilities: Sendable, Equatable {
     public var serverHistory: Bool
     /// The bot can remove a user from a room.
     public var kick: Bool
+    /// The bot can silence a user in a room for a while.
+    public var mute: Bool
+    /// The bot can remove a message from a room.
+    public var delete: Bool
     /// Longest message in Swift `Character`s (grapheme clusters); nil: no limit.
     public var maxCharacters: Int?
     /// Longest message in UTF-8 bytes; nil: only the plugin limit applies.
@@ -24,13 +28,15 @@ public struct TransportCapabilities: Sendable, Equatable {
     public var forbiddenSubstrings: [String]
 
     public init(name: String, rooms: Bool = true, typing: Bool = true, roster: Bool = true, serverHistory: Bool = false,
-                kick: Bool = false, maxCharacters: Int? = nil, maxBytes: Int? = nil, forbiddenSubstrings: [String] = []) {
+                kick: Bool = false, mute: Bool = false, delete: Bool = false, maxCharacters: Int? = nil, maxBytes: Int? = nil, forbiddenSubstrings: [String] = []) {
         self.name = name
         self.rooms = rooms
         self.typing = typing
         self.roster = roster
         self.serverHistory = serverHistory
         self.kick = kick
+        self.mute = mute
+        self.delete = delete
         self.maxCharacters = maxCharacters
         self.maxBytes = maxBytes
         self.forbiddenSubstrings = forbiddenSubstrings
@@ -44,6 +50,7 @@ public struct TransportCapabilities: Sendable, Equatable {
         var fields: [(String, LuaValue)] = [
             ("name", .string(name)), ("rooms", .bool(rooms)), ("typing", .bool(typing)), ("roster", .bool(roster)),
             ("history", .bool(serverHistory)), ("kick", .bool(kick)),
+            ("mute", .bool(mute)), ("delete", .bool(delete)),
             ("forbidden", .list(forbiddenSubstrings.map { .string($0) })),
         ]
         if let maxCharacters { fields.append(("max_characters", .int(Int64(maxCharacters)))) }
