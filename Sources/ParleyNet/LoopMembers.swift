@@ -36,6 +36,9 @@ package final class LoopMembers<Key: Hashable, Member, Item>: @unchecked Sendabl
         return members.updateValue(member, forKey: key) == nil
     }
 
+    /// The member under `key`, if it is one.
+    package func member(_ key: Key) -> Member? { members[key] }
+
     package func remove(_ key: Key) -> Bool {
         guard members.removeValue(forKey: key) != nil else { return false }
         version &+= 1

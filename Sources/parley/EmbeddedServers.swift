@@ -15,22 +15,28 @@ public final class EmbeddedServers: Sendable {
     }
 
     /// Starts what `bots` need: a server for each transport some bot without
-    /// a `server` speaks. `log` gets each server's notable events.
+    /// a `server` speaks, with those bots as its moderators (their `bot.kick`,
+    /// `bot.mute`, `bot.delete` are obeyed). `log` gets each server's notable events.
     public static func start(for bots: [BotConfig], log: @escaping @Sendable (String) -> Void) async throws -> EmbeddedServers {
-        try await start(Set(bots.filter { $0.server == nil }.map(\.transport)), log: log)
+        let embedded = bots.filter { $0.server == nil }
+        return try await start(Set(embedded.map(\.transport)),
+                               moderators: Dictionary(grouping: embedded, by: \.transport).mapValues { $0.map(\.name) }, log: log)
     }
 
     /// The transports that have an embedded server.
     public static let transports = [StreamChatTransport.driver.name, SocketIOTransport.driver.name]
 
-    /// Starts one server of each transport named in `transports` that has one (StreamChat, Socket.IO).
-    public static func start(_ transports: Set<String>, log: @escaping @Sendable (String) -> Void = { _ in }) async throws -> EmbeddedServers {
-        let streamchat = transports.contains(StreamChatTransport.driver.name)
-            ? try await StreamChatServer.start(.init(log: { log("streamchat: \($0)") })) : nil
+    /// Starts one server of each transport named in `transports` that has one
+    /// (StreamChat, Socket.IO); `moderators` names each one's moderators, by transport.
+    public static func start(_ transports: Set<String>, moderators: [String: [String]] = [:],
+                             log: @escaping @Sendable (String) -> Void = { _ in }) async throws -> EmbeddedServers {
+        let sc = StreamChatTransport.driver.name, sio = SocketIOTransport.driver.name
+        let streamchat = transports.contains(sc)
+            ? try await StreamChatServer.start(.init(moderators: moderators[sc] ?? [], log: { log("streamchat: \($0)") })) : nil
         let socketio: SocketChatServer?
         do {
-            socketio = transports.contains(SocketIOTransport.driver.name)
-                ? try await SocketChatServer.start(.init(log: { log("socketio: \($0)") })) : nil
+            socketio = transports.contains(sio)
+                ? try await SocketChatServer.start(.init(moderators: moderators[sio] ?? [], log: { log("socketio: \($0)") })) : nil
         } catch {
             await streamchat?.shutdown()
             throw error

@@ -47,6 +47,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("ping-timeout"), help: ArgumentHelp("Socket.IO: drop a client that does not answer a ping within this long.", valueName: "seconds"))
     var pingTimeout: Double = 20
 
+    @Option(name: .customLong("moderator"), help: ArgumentHelp("A name whose kick, mute and delete requests the servers obey (repeat for several). Names are not authenticated.", valueName: "name"))
+    var moderators: [String] = []
+
     /// `--keepalive IDLE,INTERVAL,COUNT` or `off`.
     static func keepalive(_ s: String) throws -> TCPKeepalive? {
         if s == "off" { return nil }
@@ -91,6 +94,7 @@ struct ServeCommand: AsyncParsableCommand {
                 keepalive: try Self.keepalive(keepalive),
                 maxConnections: maxConnections,
                 maxOutboundBytes: maxQueuedKB * 1024,
+                moderators: moderators,
                 log: log
             )
             let server = try await StreamChatServer.start(config)
@@ -113,6 +117,7 @@ struct ServeCommand: AsyncParsableCommand {
                     maxPayload: maxPayload,
                     maxConnections: maxConnections,
                     maxOutboundBytes: maxQueuedKB * 1024,
+                    moderators: moderators,
                     log: log
                 )
                 let server = try await SocketChatServer.start(config)

@@ -140,6 +140,8 @@ def streamchat():
         "split-token": "\x01MSG::caf\xc3\xa9 \xe2\x9c\x93::END\r\n",
         "bad-frame": "\x02HELLO::END",
         "combining": "\x04MSG::\xcc\x81x::END bob::\xcc\x81 has joined\n",
+        "moderation": "\x06USR_NAME::mod::ENDKICK::bob::spam::ENDMUTE::ann::1.5::a::b::ENDMUTE::x::soon::y::END",
+        "notices": "\x07::KICKED::bob::spam\n::MUTED::ann::60::flood\n::DROPPED::0.001::x\n::OK\n::REFUSED::no\n::NOPE\n",
     }
     for name, text in seeds.items():
         write("streamchat", name, text.encode("latin-1") if any(ord(c) > 127 for c in text) else text)

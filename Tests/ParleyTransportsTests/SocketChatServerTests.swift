@@ -68,13 +68,15 @@ struct SocketIOServerTests {
                 for client in [ann, bob] { #expect(try await client.event() == ChatEvent("userTypingUpdate", [typing])) }
             }
 
-            // A message ends its sender's typing and reaches everyone, the sender too: three arguments.
+            // A message ends its sender's typing and reaches everyone, the sender too: the
+            // seed's three arguments, and the message's id (what `deleteMessage` names).
             ann.send(#"42["chatMessage","ann","hello, lobby 👋"]"#)
             for client in [ann, bob] {
                 #expect(try await client.event() == ChatEvent("userTypingUpdate", [[:]]))
                 let message = try await client.event()
                 #expect(message.name == "newChatMessage")
-                try #require(message.args.count == 3)
+                try #require(message.args.count == 4)
+                #expect(message.args[3].string?.isEmpty == false)
                 #expect(message.args[0] == "ann")
                 #expect(message.args[1] == "hello, lobby 👋")
                 let date = try #require(message.args[2].string)

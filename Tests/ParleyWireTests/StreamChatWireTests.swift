@@ -333,3 +333,63 @@ struct ServerLineSplitterTests {
     }
 }
 
+
+@Suite("StreamChat moderation frames and notices")
+struct StreamChatModerationWireTests {
+    private func decode(_ text: String) throws -> [StreamChat.ClientFrame] {
+        var d = StreamChat.ClientFrameDecoder()
+        d.append(Array(text.utf8))
+        var out: [StreamChat.ClientFrame] = []
+        while let f = try d.next() { out.append(f) }
+        return out
+    }
+
+    @Test func framesEncodeAndDecode() throws {
+        let frames: [StreamChat.ClientFrame] = [
+            .kick(user: "bob", reason: "spam: twice"), .kick(user: "zoë 👍🏽", reason: ""),
+            .mute(user: "bob", seconds: 60, reason: "a::b"), .mute(user: "bob", seconds: 1.5, reason: "flood"),
+        ]
+        #expect(frames.map { String(decoding: $0.encoded, as: UTF8.self) } == [
+            "KICK::bob::spam: twice::END", "KICK::zoë 👍🏽::::END", "MUTE::bob::60::a::b::END", "MUTE::bob::1.5::flood::END",
+        ])
+        #expect(try decode(frames.map { String(decoding: $0.encoded, as: UTF8.self) }.joined()) == frames)
+    }
+
+    @Test(arguments: ["KICK::bob::END", "KICK::::x::END", "MUTE::bob::60::END", "MUTE::bob::1e3::x::END", "MUTE::bob::-1::x::END", "MUTE::::5::x::END"])
+    func malformedFramesAreErrors(frame: String) {
+        #expect(throws: StreamChat.FrameError.self) { try decode(frame) }
+    }
+
+    @Test func noticesReadBack() {
+        let notices: [(String, StreamChat.ServerLine)] = [
+            ("::KICKED::bob::spam", .kicked(user: "bob", reason: "spam")),
+            ("::KICKED::bob::", .kicked(user: "bob", reason: "")),
+            ("::MUTED::bob::60::too::loud", .muted(user: "bob", seconds: 60, reason: "too::loud")),
+            ("::DROPPED::0.25::flood", .dropped(seconds: 0.25, reason: "flood")),
+            ("::OK", .ok),
+            ("::REFUSED::\"cat\" is not a moderator", .refused("\"cat\" is not a moderator")),
+        ]
+        for (line, notice) in notices {
+            #expect(StreamChat.ServerLine(line: line) == notice)
+            #expect(notice.encoded == Array((line + "\n").utf8))
+        }
+        for line in ["::KICKED::bob", "::MUTED::bob::soon::x", "::DROPPED::x", "::OKAY", "::NOPE::x", "::"] {
+            #expect(StreamChat.ServerLine(line: line) == nil, "\(line)")
+        }
+    }
+
+    @Test func secondsHaveOneWireForm() throws {
+        #expect(StreamChat.format(seconds: 60) == "60")
+        #expect(StreamChat.format(seconds: 1.5) == "1.5")
+        #expect(StreamChat.format(seconds: 0.001) == "0.001")
+        #expect(StreamChat.format(seconds: 1e-7) == "0")
+        #expect(StreamChat.format(seconds: -3) == "0")
+        #expect(StreamChat.format(seconds: .nan) == "0")
+        #expect(StreamChat.format(seconds: 1e300) == "1000000000000")
+        // What reads is to the millisecond, so it writes back as it read.
+        for text in ["0.0005", "1.0005", "007", "3.14159", "999999999999.999"] {
+            let value = try #require(StreamChat.seconds(Array(text.utf8)))
+            #expect(StreamChat.seconds(Array(StreamChat.format(seconds: value).utf8)) == value, "\(text)")
+        }
+    }
+}

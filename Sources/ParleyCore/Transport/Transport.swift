@@ -90,6 +90,20 @@ public protocol TransportSession: Sendable {
     func close() async
 }
 
+/// A moderation step a bot asks the chat to take (`bot.kick`, `bot.mute`, `bot.delete`).
+public enum ModerationAction: Sendable, Equatable {
+    case kick(room: String, user: String, reason: String)
+    case mute(room: String, user: String, seconds: Double, reason: String)
+    case delete(room: String, messageId: String)
+
+    /// The room it is about: transports with one connection per room pick it by this.
+    public var room: String {
+        switch self {
+        case .kick(let room, _, _), .mute(let room, _, _, _), .delete(let room, _): room
+        }
+    }
+}
+
 /// A message a plugin sent, one type from its handler's commit to the
 /// transport's encoder: the journal records it, the outbox queues it, and
 /// `TransportSession.send(_:)` writes it.
@@ -111,13 +125,6 @@ public struct OutgoingMessage: Sendable, Equatable {
         self.plugin = plugin
         self.time = time
     }
-}
-
-/// A moderation step a bot asks the chat to take (`bot.kick`, `bot.mute`, `bot.delete`).
-public enum ModerationAction: Sendable, Equatable {
-    case kick(room: String, user: String, reason: String)
-    case mute(room: String, user: String, seconds: Double, reason: String)
-    case delete(room: String, messageId: String)
 }
 
 /// What became of one message of a batch.

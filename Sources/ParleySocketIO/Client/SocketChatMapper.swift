@@ -3,7 +3,8 @@ import ParleyWire
 
 /// SocketChat's events in Parley's words: `userList` → `roster`,
 /// `userConnectUpdate` → `join`, `userExitUpdate` → `leave`,
-/// `newChatMessage` → `message`, `userTypingUpdate` → `typing`.
+/// `newChatMessage` → `message`, `userTypingUpdate` → `typing`. Moderation
+/// notices (`userKicked`, …) map to nothing: a kick's `userExitUpdate` follows it.
 ///
 /// A value type with no I/O, so the mapping is tested on its own. The server
 /// sends the whole set of typing users each time; the mapper keeps the last
@@ -24,7 +25,8 @@ struct SocketChatMapper: Sendable {
         case "": return []
         case events.newMessage:
             guard let user = args.first?.string, let text = args.dropFirst().first?.string else { return [] }
-            return [.message(ChatMessage(room: room, user: user, text: text))]
+            // Parley's server adds the message's id (what `deleteMessage` names); the seed's has none.
+            return [.message(ChatMessage(room: room, user: user, text: text, id: args.count > 3 ? args[3].string : nil))]
         case events.userConnect:
             // `{id, nickname, isConnected}`; a bare nickname from simpler servers.
             guard let user = args.first?["nickname"]?.string ?? args.first?.string else { return [] }

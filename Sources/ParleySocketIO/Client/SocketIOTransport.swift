@@ -6,11 +6,12 @@ import ParleyWire
 
 extension TransportCapabilities {
     /// Socket.IO with SocketChat's event set: typing and roster; several rooms
-    /// only with a namespace per room; no server history; no length limit
-    /// beyond the server's maxPayload.
+    /// only with a namespace per room; no server history; kick, mute and
+    /// delete (Parley's server obeys its moderators); no length limit beyond
+    /// the server's maxPayload.
     public static func socketio(roomsPerNamespace: Bool, typing: Bool) -> TransportCapabilities {
         TransportCapabilities(name: "socketio", rooms: roomsPerNamespace, typing: typing, roster: true,
-                              serverHistory: false, kick: false)
+                              serverHistory: false, kick: true, mute: true, delete: true)
     }
 }
 
@@ -66,6 +67,9 @@ public struct SocketIOTransport: Transport {
         let events = TransportEvents()
         let rooms = Dictionary(namespaces.map { ($0.namespace, $0.room) }, uniquingKeysWith: { a, _ in a })
         let mapper = NIOLockedValueBox(SocketChatMapper(events: options.events, botName: name))
+        /// Namespace → why a moderator kicked the bot there, for the DISCONNECT that follows.
+        let kickedBecause = NIOLockedValueBox<[String: String]>([:])
+        let name = self.name
         let log = self.log
         let settings = EngineIOConnection.Settings(
             endpoint: endpoint, links: options.transports, headers: options.headers, caFile: options.caFile,
@@ -74,10 +78,18 @@ public struct SocketIOTransport: Transport {
             switch notice {
             case .event(let e):
                 guard let room = rooms[e.namespace] else { return }
+                if e.name == SocketChatModeration.kicked, e.arguments.first?["nickname"]?.string == name {
+                    kickedBecause.withLockedValue { $0[e.namespace] = e.arguments.first?["reason"]?.string ?? "" }
+                }
                 for chat in mapper.withLockedValue({ $0.map(e.name, e.arguments, room: room) }) { events.yield(.chat(chat)) }
             // Packets for a namespace the bot never joined are not about it (the JS client ignores them too).
             case .disconnected(let namespace):
-                guard rooms[namespace] != nil else { return }
+                guard let room = rooms[namespace] else { return }
+                // A moderator's kick is not a ban: the session ends and presence comes back.
+                if let reason = kickedBecause.withLockedValue({ $0[namespace] }) {
+                    events.finish(throwing: TransportError(.closed, "a moderator removed the bot from \(room): \(reason)"))
+                    return
+                }
                 events.yield(.kicked("the server disconnected the bot from namespace \(namespace)"))
             case .refused(let namespace, let message):
                 guard rooms[namespace] != nil else { return }
@@ -158,6 +170,19 @@ final class SocketIOSession: TransportSession {
         let event = on ? options.events.startType : options.events.stopType
         if event.isEmpty { return }
         try await client.emit(event, [.string(name)], namespace: try namespace(room))
+    }
+
+    /// `kickUser`, `muteUser` or `deleteMessage` in the room's namespace, done
+    /// when the server acks `[true]`; `[false, reason]` throws `.refused` with
+    /// the server's words, and no ack within `ack_timeout` throws `.timeout`.
+    nonisolated(nonsending) func moderate(_ action: ModerationAction) async throws {
+        let ns = try namespace(action.room)
+        if case .mute(_, _, let seconds, _) = action, !(seconds > 0 && seconds <= SocketChatModeration.maxSeconds) {
+            throw TransportError(.refused, "mute for \(seconds) s: the time must be more than 0 and at most 10^12 s")
+        }
+        let (event, payload) = SocketChatModeration.request(action)
+        let ack = try await client.emitWithAck(event, [payload], namespace: ns, timeout: options.ackTimeout)
+        if let refusal = SocketChatModeration.refusal(in: ack) { throw TransportError(.refused, refusal) }
     }
 
     func leave() async {

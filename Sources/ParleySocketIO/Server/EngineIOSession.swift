@@ -114,6 +114,12 @@ final class EngineIOSession: @unchecked Sendable {
         connectDeadline = nil
     }
 
+    /// A moderator kicked this session's socket in `namespace`; on the loop.
+    func kicked(from namespace: String, socketID: String) {
+        guard !isClosed else { return }
+        sockets.kicked(from: namespace, socketID: socketID, session: self)
+    }
+
     // MARK: outbound
 
     /// Writes or queues one packet; `flush` sends what a batch queued.

@@ -27,6 +27,16 @@ struct RoomAudience {
         return true
     }
 
+    /// The session a member socket lives in; nil when it is not a member.
+    func session(of socketID: String) -> EngineIOSession? {
+        for members in loops.values {
+            if let session = members.member(socketID) { return session }
+        }
+        return nil
+    }
+
+    func contains(_ socketID: String) -> Bool { session(of: socketID) != nil }
+
     /// Queues `packet` for every member; returns the loops that need a drain scheduled.
     func enqueue(_ packet: OutboundPacket) -> [LoopAudience] {
         loops.values.filter { $0.enqueue(packet) }

@@ -11,15 +11,17 @@ import Synchronization
 final class RoomDirectory: Sendable {
     private let rooms = Mutex<[String: SocketChatRoom]>([:])
     private let registry: SessionRegistry
+    private let moderators: Set<String>
 
-    init(registry: SessionRegistry) {
+    init(registry: SessionRegistry, moderators: Set<String> = []) {
         self.registry = registry
+        self.moderators = moderators
     }
 
     /// The room for `namespace`, with the socket already a member.
     func join(_ namespace: String, socketID: String, session: EngineIOSession) -> SocketChatRoom {
         rooms.withLock { rooms in
-            let room = rooms[namespace] ?? SocketChatRoom(namespace: namespace, registry: registry)
+            let room = rooms[namespace] ?? SocketChatRoom(namespace: namespace, registry: registry, moderators: moderators)
             rooms[namespace] = room
             room.join(socketID, session: session)
             return room

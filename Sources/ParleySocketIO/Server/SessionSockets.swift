@@ -31,6 +31,9 @@ final class SessionSockets {
     private let server: ServerContext
     /// By namespace.
     private var sockets: [String: Socket] = [:]
+    /// Namespaces a moderator kicked this client from: its events there, sent
+    /// before it read the DISCONNECT, are ignored until it connects again.
+    private var kickedFrom: Set<String> = []
     private var reassembler = SocketIO.Reassembler()
 
     init(server: ServerContext) {
@@ -70,24 +73,49 @@ final class SessionSockets {
         }
     }
 
+    /// A moderator kicked the socket: its room already let it go. The client
+    /// gets a DISCONNECT for the namespace and may connect to it again.
+    func kicked(from namespace: String, socketID: String, session: EngineIOSession) {
+        guard sockets[namespace]?.id == socketID else { return }
+        sockets[namespace] = nil
+        kickedFrom.insert(namespace)
+        session.send(Outbound.message(SocketIO.Packet(type: .disconnect, namespace: namespace)))
+        session.flush()
+    }
+
     private func dispatch(_ packet: SocketIO.Packet, _ session: EngineIOSession) throws(Violation) {
         switch packet.type {
         case .connect:
+            kickedFrom.remove(packet.namespace)
             connect(packet.namespace, session)
         case .disconnect:
             if let socket = sockets.removeValue(forKey: packet.namespace) {
                 server.rooms.leave(socket.room, socketID: socket.id, session: session, announce: true)
             }
         case .event, .binaryEvent:
+            if kickedFrom.contains(packet.namespace) {
+                refuse(Self.quoted(packet.eventName ?? "?"), from: session, because: "sent after a kick from \(Self.quoted(packet.namespace))")
+                return
+            }
             guard let socket = sockets[packet.namespace], let name = packet.eventName else {
                 throw Violation(description: "event for namespace \(Self.quoted(packet.namespace)), which it has not connected")
             }
+            let ack = { (values: [JSONValue]) in
+                guard let id = packet.id else { return }
+                let ack = SocketIO.Packet(type: .ack, namespace: packet.namespace, id: id, data: .array(values))
+                session.sendAfterQueuedBroadcasts(Outbound.message(ack))
+            }
             switch socket.room.handle(event: name, packet.eventArguments, from: socket.id) {
             case .handled(let values):
-                if let id = packet.id {
-                    let ack = SocketIO.Packet(type: .ack, namespace: packet.namespace, id: id, data: .array(values))
-                    session.sendAfterQueuedBroadcasts(Outbound.message(ack))
-                }
+                ack(values)
+            case .denied(let reason):
+                refuse(Self.quoted(name), from: session, because: reason)
+                ack(SocketChatModeration.refusal(reason))
+            case .muted(let seconds, let reason):
+                let notice: JSONValue = ["seconds": .number(seconds), "reason": .string(reason)]
+                session.sendAfterQueuedBroadcasts(
+                    Outbound.message(.event(SocketChatModeration.dropped, [notice], namespace: packet.namespace)))
+                ack(SocketChatModeration.refusal("muted for \(Int(seconds)) more seconds: \(reason)"))
             case .refused(let reason):
                 refuse(Self.quoted(name), from: session, because: reason)
             case .unknown:

@@ -1,4 +1,5 @@
 import NIOCore
+import ParleyCore
 import ParleyWire
 import Synchronization
 
@@ -13,6 +14,9 @@ import Synchronization
 /// State changes and the broadcasts they cause happen under one lock, so the
 /// packets of two events never interleave and every member sees one history.
 /// Each broadcast is encoded once, under the lock, from the state it reports.
+///
+/// Beyond the seed, each `newChatMessage` carries an id (a fourth argument),
+/// and the room's moderators may kick, mute and delete (`SocketChatModeration`).
 final class SocketChatRoom: Sendable {
     /// What became of one event, for the ack and the counters.
     enum Outcome: Equatable {
@@ -21,7 +25,15 @@ final class SocketChatRoom: Sendable {
         case refused(String)
         /// An event SocketChat does not have: ignored.
         case unknown
+        /// A moderation request the room will not carry out: acked `[false, reason]`.
+        case denied(String)
+        /// A `chatMessage` from a muted user, not relayed: the sender gets
+        /// `messageDropped` and the ack `[false, why]`.
+        case muted(seconds: Double, reason: String)
     }
+
+    /// Messages that may still be deleted, per room: the newest ones.
+    static let deletableMessages = 1000
 
     private struct User {
         var id: String
@@ -34,11 +46,19 @@ final class SocketChatRoom: Sendable {
         }
     }
 
+    private struct Mute {
+        var until: ContinuousClock.Instant
+        var reason: String
+    }
+
     private struct State {
         var users: [User] = []
         /// `typingUsers`' keys, in insertion order; each maps to 1.
         var typing: [String] = []
         var audience = RoomAudience()
+        /// By nickname; an expired entry goes when its user next speaks.
+        var mutes: [String: Mute] = [:]
+        var messages = MessageIDs(limit: SocketChatRoom.deletableMessages)
 
         var userList: JSONValue { .array(users.map(\.json)) }
         var typingUsers: JSONValue { .object(typing.map { ($0, 1) }) }
@@ -50,11 +70,14 @@ final class SocketChatRoom: Sendable {
 
     let namespace: String
     private let registry: SessionRegistry
+    /// Nicknames whose moderation requests the room carries out.
+    private let moderators: Set<String>
     private let state = Mutex(State())
 
-    init(namespace: String, registry: SessionRegistry) {
+    init(namespace: String, registry: SessionRegistry, moderators: Set<String> = []) {
         self.namespace = namespace
         self.registry = registry
+        self.moderators = moderators
     }
 
     /// True when the room holds nothing worth keeping: no members, no users, nobody typing.
@@ -69,7 +92,8 @@ final class SocketChatRoom: Sendable {
 
     /// Runs one client event. Arguments are checked as strings; anything else is
     /// refused rather than stored, so a client cannot put non-string nicknames
-    /// into everyone's user list.
+    /// into everyone's user list. A socket no longer in the room (kicked, its
+    /// DISCONNECT on the way) changes nothing.
     func handle(event name: String, _ args: [JSONValue], from socketID: String) -> Outcome {
         switch name {
         case "connectUser":
@@ -80,19 +104,24 @@ final class SocketChatRoom: Sendable {
             guard args.count >= 2, let nick = args[0].string, let message = args[1].string else {
                 return .refused("chatMessage needs a nickname and a message string")
             }
-            chatMessage(nick, message)
+            if let mute = chatMessage(nick, message, socketID: socketID) { return mute }
             // python-socketio's SocketChat fixture returns True, and its clients expect the ack.
             return .handled(ack: [true])
         case "startType", "stopType":
             guard let nick = args.first?.string else { return .refused("\(name) needs a nickname string") }
-            setTyping(nick, name == "startType")
+            setTyping(nick, name == "startType", socketID: socketID)
             return .handled(ack: [])
         case "exitUser":
             guard let nick = args.first?.string else { return .refused("exitUser needs a nickname string") }
             exitUser(nick, socketID: socketID)
             return .handled(ack: [])
         default:
-            return .unknown
+            switch SocketChatModeration.action(name, args, room: namespace) {
+            case nil: return .unknown
+            case .failure(let malformed): return .denied(malformed.message)
+            case .success(let action):
+                return moderate(action, socketID: socketID).map { .denied($0) } ?? .handled(ack: SocketChatModeration.done)
+            }
         }
     }
 
@@ -119,6 +148,7 @@ final class SocketChatRoom: Sendable {
 
     private func connectUser(_ nick: String, socketID: String) {
         state.withLock { s in
+            guard s.audience.contains(socketID) else { return }
             let info: User
             if let i = s.users.firstIndex(where: { $0.nickname == nick }) {
                 // A returning nickname takes over the entry, whichever socket held it.
@@ -134,18 +164,32 @@ final class SocketChatRoom: Sendable {
         }
     }
 
-    private func chatMessage(_ nick: String, _ message: String) {
+    /// Relays the message with a fresh id, unless its sender (the nickname it
+    /// names, or the one its socket connected as) is muted: then the outcome.
+    private func chatMessage(_ nick: String, _ message: String, socketID: String) -> Outcome? {
         let date = LocaleDate.now()
-        state.withLock { s in
+        let muted = state.withLock { s -> Outcome? in
+            guard s.audience.contains(socketID) else { return .refused("chatMessage from a socket no longer in the room") }
+            let registered = s.users.first { $0.id == socketID }?.nickname
+            for name in Set([nick, registered].compactMap { $0 }) {
+                guard let mute = s.mutes[name] else { continue }
+                let left = ContinuousClock.now.duration(to: mute.until)
+                if left > .zero { return .muted(seconds: (left / .seconds(1)).rounded(.up), reason: mute.reason) }
+                s.mutes[name] = nil
+            }
+            let id = s.messages.next()
             s.stopTyping(nick)
             emit("userTypingUpdate", [s.typingUsers], in: s)
-            emit("newChatMessage", [.string(nick), .string(message), .string(date)], in: s)
+            emit("newChatMessage", [.string(nick), .string(message), .string(date), .string(id)], in: s)
+            return nil
         }
-        registry.countRelayed()
+        if muted == nil { registry.countRelayed() }
+        return muted
     }
 
-    private func setTyping(_ nick: String, _ typing: Bool) {
+    private func setTyping(_ nick: String, _ typing: Bool, socketID: String) {
         state.withLock { s in
+            guard s.audience.contains(socketID) else { return }
             if typing {
                 if !s.typing.contains(nick) { s.typing.append(nick) }
             } else {
@@ -159,9 +203,63 @@ final class SocketChatRoom: Sendable {
     /// argument says, and announces the argument.
     private func exitUser(_ nick: String, socketID: String) {
         state.withLock { s in
+            guard s.audience.contains(socketID) else { return }
             if let i = s.users.firstIndex(where: { $0.id == socketID }) { s.users.remove(at: i) }
             emit("userExitUpdate", [.string(nick)], in: s)
         }
+    }
+
+    /// Carries out a moderator's request; returns why not, or nil once done
+    /// (its broadcasts queued, so the ack goes out behind them).
+    private func moderate(_ action: ModerationAction, socketID: String) -> String? {
+        state.withLock { s -> String? in
+            guard s.audience.contains(socketID) else { return "you are not in this room" }
+            guard let by = s.users.first(where: { $0.id == socketID })?.nickname else {
+                return "send connectUser before moderating"
+            }
+            guard moderators.contains(by) else { return "\(JSONValue.string(by).text) is not a moderator" }
+            switch action {
+            case .kick(_, let user, let reason):
+                return kick(user, reason: reason, by: by, in: &s)
+            case .mute(_, let user, let seconds, let reason):
+                guard seconds > 0, seconds <= SocketChatModeration.maxSeconds else {
+                    return "seconds must be more than 0 (and at most 10^12)"
+                }
+                guard s.users.contains(where: { $0.nickname == user }) else { return Self.noUser(user) }
+                s.mutes[user] = Mute(until: .now + .milliseconds(Int64(seconds * 1000)), reason: reason)
+                emit(SocketChatModeration.muted, [["nickname": .string(user), "seconds": .number(seconds),
+                                                   "reason": .string(reason), "by": .string(by)]], in: s)
+                return nil
+            case .delete(_, let id):
+                guard s.messages.remove(id) else {
+                    return "no message \(JSONValue.string(id).text) in this room (deleted already, or older than the newest \(Self.deletableMessages))"
+                }
+                emit(SocketChatModeration.deleted, [["id": .string(id), "by": .string(by)]], in: s)
+                return nil
+            }
+        }
+    }
+
+    /// Called with the lock held. Everyone, the user included, hears of the kick;
+    /// then their socket leaves (a DISCONNECT behind the notice), their entry
+    /// goes as with `exitUser`, and the others get the leave.
+    private func kick(_ user: String, reason: String, by: String, in s: inout State) -> String? {
+        guard let i = s.users.firstIndex(where: { $0.nickname == user }) else { return Self.noUser(user) }
+        let victim = s.users.remove(at: i)
+        emit(SocketChatModeration.kicked, [["nickname": .string(user), "reason": .string(reason), "by": .string(by)]], in: s)
+        if let session = s.audience.session(of: victim.id), s.audience.remove(victim.id, session) {
+            // Queued after the drain that carries the notice to the user.
+            session.loop.execute { [namespace] in session.kicked(from: namespace, socketID: victim.id) }
+        }
+        s.stopTyping(user)
+        emit("userList", [s.userList], in: s)
+        emit("userExitUpdate", [.string(user)], in: s)
+        emit("userTypingUpdate", [s.typingUsers], in: s)
+        return nil
+    }
+
+    private static func noUser(_ user: String) -> String {
+        "no user \(JSONValue.string(user).text) in this room"
     }
 
     /// Called with the lock held: encodes once and queues for every member.
@@ -174,5 +272,38 @@ final class SocketChatRoom: Sendable {
                 for batch in batches { batch.deliver() }
             }
         }
+    }
+}
+
+/// A room's message ids, and those of its newest messages, which a moderator
+/// may still delete: at least the newest `limit`, fewer than twice that (the
+/// oldest are forgotten in bulk, so a message costs O(1) amortised). An id is
+/// a random prefix, one per room, and a count: cheap, and not the same after
+/// a restart.
+struct MessageIDs {
+    private let prefix = String(SessionRegistry.makeID().prefix(8))
+    private var count = 0
+    private var order: [String] = []
+    private var live: Set<String> = []
+    let limit: Int
+
+    init(limit: Int) { self.limit = limit }
+
+    /// A new message's id, deletable from now on.
+    mutating func next() -> String {
+        count += 1
+        let id = "\(prefix)-\(count)"
+        order.append(id)
+        live.insert(id)
+        if order.count >= 2 * limit {
+            for old in order[..<(order.count - limit)] { live.remove(old) }
+            order.removeFirst(order.count - limit)
+        }
+        return id
+    }
+
+    /// True when `id` was deletable (it no longer is).
+    mutating func remove(_ id: String) -> Bool {
+        live.remove(id) != nil
     }
 }

@@ -30,6 +30,9 @@ extension SocketChatServer {
         /// A session with this many bytes waiting for it (it does not read, or does
         /// not poll) is dropped, so a stalled client cannot make every broadcast grow its queue.
         public var maxOutboundBytes: Int
+        /// The nicknames whose `kickUser`, `muteUser` and `deleteMessage` every room
+        /// obeys. SocketChat does not authenticate nicknames: trust them only where the names are.
+        public var moderators: [String]
         /// Receives one line per notable event: dropped clients, refused packets.
         public var log: @Sendable (String) -> Void
 
@@ -45,6 +48,7 @@ extension SocketChatServer {
             connectTimeout: Duration = .seconds(45),
             maxConnections: Int = 20_000,
             maxOutboundBytes: Int = 4 * 1024 * 1024,
+            moderators: [String] = [],
             log: @escaping @Sendable (String) -> Void = { _ in }
         ) {
             self.host = host
@@ -58,6 +62,7 @@ extension SocketChatServer {
             self.connectTimeout = connectTimeout
             self.maxConnections = maxConnections
             self.maxOutboundBytes = maxOutboundBytes
+            self.moderators = moderators
             self.log = log
         }
     }
@@ -69,7 +74,8 @@ extension SocketChatServer {
         /// `chatMessage` events broadcast (once each, however many clients received them).
         public var messagesRelayed: Int = 0
         /// Packets refused without dropping the client: events with missing or
-        /// ill-typed arguments, unknown events, invalid namespaces.
+        /// ill-typed arguments, unknown events, invalid namespaces, moderation
+        /// requests the room will not carry out.
         public var packetsRefused: Int = 0
         /// Sessions and connections closed by the server: malformed packets, missed
         /// pongs, no CONNECT in time, oversize payloads, not reading, server full.

@@ -85,17 +85,22 @@ final class StreamChatClientHandler: ChannelInboundHandler, RemovableChannelHand
     private let events: TransportEvents
     private let leaving: NIOLockedValueBox<Bool>
     private let echoes: EchoWaiters
+    /// The bot's KICK and MUTE frames, waiting for `::OK` or `::REFUSED::`.
+    private let replies: EchoWaiters
     /// The bot's own name: its messages coming back are the echoes its sends wait for.
     private let name: String
     private let options: StreamChatOptions
     private let log: @Sendable (String) -> Void
     private var finished = false
+    /// Why a moderator removed the bot, said in the session's end (the server closes the link next).
+    private var kickedBecause: String?
 
-    init(events: TransportEvents, leaving: NIOLockedValueBox<Bool>,
-         echoes: EchoWaiters, name: String, options: StreamChatOptions, log: @escaping @Sendable (String) -> Void) {
+    init(events: TransportEvents, leaving: NIOLockedValueBox<Bool>, echoes: EchoWaiters, replies: EchoWaiters,
+         name: String, options: StreamChatOptions, log: @escaping @Sendable (String) -> Void) {
         self.events = events
         self.leaving = leaving
         self.echoes = echoes
+        self.replies = replies
         self.name = name
         self.options = options
         self.log = log
@@ -116,8 +121,18 @@ final class StreamChatClientHandler: ChannelInboundHandler, RemovableChannelHand
         case .joined(let user): events.yield(.chat(.join(room: room, user: user, time: nil)))
         case .left(let user): events.yield(.chat(.leave(room: room, user: user, time: nil)))
         case .message(let user, let text):
-            if user == name { echoes.echoed() }
+            if user == name { echoes.answered() }
             events.yield(.chat(.message(ChatMessage(room: room, user: user, text: text))))
+        // Someone else's kick and mute need no event: the kick's `has left` follows.
+        case .kicked(let user, let reason):
+            if user == name { kickedBecause = reason }
+        case .muted: break
+        case .dropped(let seconds, let reason):
+            // The line is answered (not sent again: the server would drop it again).
+            echoes.answered()
+            log("streamchat: the server dropped a message: the bot is muted for \(StreamChat.format(seconds: seconds)) s more (\(reason))")
+        case .ok: replies.answered()
+        case .refused(let reason): replies.answered(.failure(TransportError(.refused, reason)))
         }
     }
 
@@ -137,6 +152,8 @@ final class StreamChatClientHandler: ChannelInboundHandler, RemovableChannelHand
     func channelInactive(context: ChannelHandlerContext) {
         if leaving.withLockedValue({ $0 }) {
             finish(nil)
+        } else if let reason = kickedBecause {
+            finish(TransportError(.closed, "a moderator removed the bot from the room: \(reason)"))
         } else {
             finish(TransportError(.closed, "the server closed the connection"))
         }
@@ -152,6 +169,7 @@ final class StreamChatClientHandler: ChannelInboundHandler, RemovableChannelHand
         guard !finished else { return }
         finished = true
         echoes.end(error ?? TransportError(.closed, "the link closed before the echo came back"))
+        replies.end(error ?? TransportError(.closed, "the link closed before the server answered"))
         events.finish(throwing: error)
     }
 }

@@ -36,14 +36,17 @@ final class EchoWaiters: Sendable {
         }
     }
 
-    /// One own message came back.
-    func echoed() {
+    /// One answer came back: an own message (or its `::DROPPED::`) for sends;
+    /// `::OK` or `::REFUSED::` for moderation frames, which wait in a set of
+    /// their own. A failure ends its waiter whatever lines it still waits for.
+    func answered(_ result: Result<Void, TransportError> = .success(())) {
         let done = state.withLockedValue { s -> (@Sendable (Result<Void, TransportError>) -> Void)? in
             guard !s.waiters.isEmpty else { return nil }
             s.waiters[0].lines -= 1
-            return s.waiters[0].lines <= 0 ? s.waiters.removeFirst().done : nil
+            if case .success = result, s.waiters[0].lines > 0 { return nil }
+            return s.waiters.removeFirst().done
         }
-        done?(.success(()))
+        done?(result)
     }
 
     /// Fails every waiter, and every later wait, with `error`; with `id`, only

@@ -7,8 +7,9 @@ import ParleyWire
 
 extension TransportCapabilities {
     /// StreamChat: one room, no typing, no roster, no history, 300 characters, no protocol tokens in text.
+    /// Kick and mute (Parley's server obeys its moderators); no delete: messages have no ids.
     public static let streamchat = TransportCapabilities(
-        name: "streamchat", rooms: false, typing: false, roster: false, serverHistory: false, kick: false,
+        name: "streamchat", rooms: false, typing: false, roster: false, serverHistory: false, kick: true, mute: true,
         maxCharacters: StreamChat.maxCharacters, forbiddenSubstrings: StreamChat.forbiddenTokens)
 }
 
@@ -55,6 +56,7 @@ public struct StreamChatTransport: Transport {
         let events = TransportEvents()
         let leaving = NIOLockedValueBox(false)
         let echoes = EchoWaiters()
+        let replies = EchoWaiters()
         let name = self.name
         let options = self.options
         let log = self.log
@@ -68,7 +70,7 @@ public struct StreamChatTransport: Transport {
                     }
                     try ops.addHandler(ByteToMessageHandler(StreamChatLineDecoder(quietPeriod: options.unterminatedFlush)))
                     try ops.addHandler(StreamChatClientHandler(
-                        events: events, leaving: leaving, echoes: echoes, name: name, options: options, log: log))
+                        events: events, leaving: leaving, echoes: echoes, replies: replies, name: name, options: options, log: log))
                 }
             }
         let channel: Channel
@@ -84,7 +86,8 @@ public struct StreamChatTransport: Transport {
             channel.close(promise: nil)
             throw TransportError(.closed, "connection to \(host):\(port) lost while announcing: \(error)")
         }
-        return StreamChatSession(channel: channel, events: events, leaving: leaving, echoes: echoes, echoTimeout: options.echoTimeout)
+        return StreamChatSession(channel: channel, events: events, leaving: leaving, echoes: echoes, replies: replies,
+                                 echoTimeout: options.echoTimeout)
     }
 }
 
@@ -95,22 +98,28 @@ final class StreamChatSession: TransportSession {
     let events: TransportEvents
     private let leaving: NIOLockedValueBox<Bool>
     private let echoes: EchoWaiters
+    private let replies: EchoWaiters
     private let echoTimeout: Double
 
     init(channel: Channel, events: TransportEvents, leaving: NIOLockedValueBox<Bool>,
-         echoes: EchoWaiters, echoTimeout: Double) {
+         echoes: EchoWaiters, replies: EchoWaiters, echoTimeout: Double) {
         self.channel = channel
         self.events = events
         self.leaving = leaving
         self.echoes = echoes
+        self.replies = replies
         self.echoTimeout = echoTimeout
+    }
+
+    private static func check(room: String, _ doing: String) throws(TransportError) {
+        guard room == StreamChat.room else {
+            throw TransportError(.refused, "StreamChat has one room, '\(StreamChat.room)'; cannot \(doing) '\(room)'")
+        }
     }
 
     /// The lines a text goes out as, each checked, or why it cannot go out at all.
     private static func lines(room: String, text: String) throws(TransportError) -> [String] {
-        guard room == StreamChat.room else {
-            throw TransportError(.refused, "StreamChat has one room, '\(StreamChat.room)'; cannot send to '\(room)'")
-        }
+        try check(room: room, "send to")
         let lines = StreamChat.lines(of: text)
         if lines.isEmpty { throw TransportError(.refused, "empty message") }
         for line in lines {
@@ -211,6 +220,52 @@ final class StreamChatSession: TransportSession {
         case .refused(let error): throw error
         case .failed(let error): throw error
         }
+    }
+
+    /// KICK or MUTE, answered by the server in order: `::OK` returns,
+    /// `::REFUSED::{why}` throws `.refused` with the server's words. No answer
+    /// within the echo timeout (10 s when echoes are off) drops the link, as a
+    /// missing echo does. Messages have no ids, so there is no delete.
+    nonisolated(nonsending) func moderate(_ action: ModerationAction) async throws {
+        let frame = try Self.frame(for: action)
+        let promise = channel.eventLoop.makePromise(of: Void.self)
+        guard let id = replies.wait(lines: 1, { promise.completeWith($0.mapError { $0 as any Error }) }) else {
+            return try await promise.futureResult.valueOnCaller()
+        }
+        let channel = self.channel, replies = self.replies, timeout = echoTimeout > 0 ? echoTimeout : 10
+        let timer = channel.eventLoop.scheduleTask(in: .milliseconds(Int64(timeout * 1000))) {
+            if replies.end(TransportError(.timeout, "no answer to a moderation frame within \(timeout) s"), ifWaiting: id) {
+                channel.close(promise: nil)
+            }
+        }
+        defer { timer.cancel() }
+        channel.writeAndFlush(ByteBuffer(bytes: frame.encoded)).whenFailure { error in
+            replies.end(TransportError(.closed, "send failed: \(error)"))
+            channel.close(promise: nil)
+        }
+        try await promise.futureResult.valueOnCaller()
+    }
+
+    /// The frame for `action`, checked as the server would check it.
+    private static func frame(for action: ModerationAction) throws(TransportError) -> StreamChat.ClientFrame {
+        let user: String, reason: String
+        let frame: StreamChat.ClientFrame
+        switch action {
+        case .kick(let room, let u, let r):
+            try check(room: room, "kick in")
+            (user, reason, frame) = (u, r, .kick(user: u, reason: r))
+        case .mute(let room, let u, let seconds, let r):
+            try check(room: room, "mute in")
+            guard seconds > 0, seconds <= StreamChat.maxSeconds else {
+                throw TransportError(.refused, "mute for \(seconds) s: the time must be more than 0 and at most 10^12 s")
+            }
+            (user, reason, frame) = (u, r, .mute(user: u, seconds: seconds, reason: r))
+        case .delete:
+            throw TransportError(.refused, "not supported: StreamChat messages have no ids")
+        }
+        if let problem = StreamChat.checkName(user) { throw TransportError(.refused, "user name: \(problem)") }
+        if !reason.isEmpty, let problem = StreamChat.check(reason) { throw TransportError(.refused, "reason: \(problem)") }
+        return frame
     }
 
     /// StreamChat has no typing indicator.

@@ -7,8 +7,10 @@ import ParleyWire
 ///
 /// Everything a client can get wrong ends here, in one of two ways. A frame
 /// that is well formed but not allowed (text over the limit or with a
-/// protocol token, `MSG` before `USR_NAME`) is *refused*: not relayed,
-/// counted, logged, and the client stays. Bytes that cannot be a frame, too
+/// protocol token, `MSG` before `USR_NAME`, a `KICK` or `MUTE` from someone
+/// who is not a moderator or about nobody) is *refused*: not acted on,
+/// counted, logged (a moderation frame is also answered `::REFUSED::`), and
+/// the client stays. Bytes that cannot be a frame, too
 /// many bytes without a frame end, an invalid name, no name within the login
 /// timeout or a full outbound queue *drop* the client: the stream can no
 /// longer be trusted or the client costs the others too much.
@@ -114,8 +116,9 @@ final class StreamChatConnectionHandler: ChannelInboundHandler {
             }
             if let problem = StreamChat.check(text) {
                 refuse("MSG", because: "\(problem)")
-            } else {
-                hub.relay(from: name, text: text)
+            } else if case .muted(let seconds, let reason) = hub.relay(from: id, user: name, text: text) {
+                // Answers the line as its echo would have, so a waiting sender is not left hanging.
+                reply(.dropped(seconds: seconds, reason: reason), context)
             }
         case .leave:
             if let name { hub.leave(id, channel: context.channel, name: name) }
@@ -126,12 +129,41 @@ final class StreamChatConnectionHandler: ChannelInboundHandler {
             // task, already in this loop's queue, so the close goes in behind
             // it, and then behind the writes that drain made.
             // A client that never reads them gets a few seconds, not forever.
-            let channel = context.channel
-            context.eventLoop.execute {
-                channel.writeAndFlush(ByteBuffer()).whenComplete { _ in channel.close(promise: nil) }
+            Hub.closeAfterQueuedLines(context.channel)
+        case .kick(let user, let reason):
+            moderate("KICK", reason: reason, context) { hub.kick(user, reason: reason, by: id) }
+        case .mute(let user, let seconds, let reason):
+            moderate("MUTE", reason: reason, context) {
+                seconds > 0 ? hub.mute(user, seconds: seconds, reason: reason, by: id) : "seconds must be more than 0"
             }
-            context.eventLoop.scheduleTask(in: .seconds(5)) { channel.close(promise: nil) }
         }
+    }
+
+    /// Runs a KICK or MUTE for a moderator and answers it, after the notices
+    /// it caused: `::OK`, or `::REFUSED::{why}` (counted and logged as refused).
+    private func moderate(_ frame: String, reason: String, _ context: ChannelHandlerContext, _ act: () -> String?) {
+        let refusal: String?
+        if let name {
+            if !config.moderators.contains(name) {
+                refusal = "\(Hub.quoted(name)) is not a moderator"
+            } else if !reason.isEmpty, let problem = StreamChat.check(reason) {
+                refusal = "reason: \(problem)"
+            } else {
+                refusal = act()
+            }
+        } else {
+            refusal = "sent before USR_NAME"
+        }
+        if let refusal { refuse(frame, because: refusal) }
+        reply(refusal.map { .refused($0) } ?? .ok, context)
+    }
+
+    /// A line for this client only, behind the room's lines already queued on
+    /// its loop (the hub's drain task is ahead of this one).
+    private func reply(_ line: StreamChat.ServerLine, _ context: ChannelHandlerContext) {
+        let channel = context.channel
+        let bytes = ByteBuffer(bytes: line.encoded)
+        context.eventLoop.execute { channel.writeAndFlush(bytes, promise: nil) }
     }
 
     private func refuse(_ frame: String, because reason: String) {

@@ -25,10 +25,28 @@ final class Hub: Sendable {
         case closing
     }
 
+    /// What became of a `MSG`.
+    enum Relay: Equatable {
+        case relayed
+        /// The sender is muted this many more seconds, for `reason`: it gets `::DROPPED::`.
+        case muted(seconds: Double, reason: String)
+        /// The sender is not in the room (kicked, its close on the way): nothing happens.
+        case notMember
+    }
+
+    private struct Mute {
+        var until: NIODeadline
+        var reason: String
+    }
+
     private struct State {
         var nextID: ConnectionID = 0
         var connections: [ConnectionID: any Channel] = [:]
         var loops: [ObjectIdentifier: LoopChannels] = [:]
+        /// The members' names (several connections may share one).
+        var names: [ConnectionID: String] = [:]
+        /// By name; an expired entry goes when its user next speaks.
+        var mutes: [String: Mute] = [:]
         var stats = StreamChatServer.Stats()
         var isClosing = false
     }
@@ -66,41 +84,99 @@ final class Hub: Sendable {
 
     /// Makes the connection a member and tells everyone, the newcomer included.
     func join(_ id: ConnectionID, channel: any Channel, name: String) {
-        let line = ByteBuffer(bytes: StreamChat.ServerLine.joined(name).encoded)
+        let line = StreamChat.ServerLine.joined(name)
+        let bytes = ByteBuffer(bytes: line.encoded)
         state.withLock { s in
             guard !s.isClosing else { return }
-            observe(.joined(name))
             let key = ObjectIdentifier(channel.eventLoop)
             let members = s.loops[key] ?? LoopChannels(loop: channel.eventLoop)
             s.loops[key] = members
             members.add(id, channel)
+            s.names[id] = name
             s.stats.registeredClients += 1
-            broadcast(line, in: s)
+            emit(line, bytes, in: s)
         }
     }
 
     /// Removes a member and tells the others; nothing is said while shutting down.
+    /// A member already gone (kicked) is not announced twice.
     func leave(_ id: ConnectionID, channel: any Channel, name: String) {
-        let line = ByteBuffer(bytes: StreamChat.ServerLine.left(name).encoded)
+        let line = StreamChat.ServerLine.left(name)
+        let bytes = ByteBuffer(bytes: line.encoded)
         state.withLock { s in
-            guard let members = s.loops[ObjectIdentifier(channel.eventLoop)], members.remove(id) else { return }
-            s.stats.registeredClients -= 1
-            if !s.isClosing {
-                observe(.left(name))
-                broadcast(line, in: s)
-            }
+            guard remove(id, channel: channel, in: &s), !s.isClosing else { return }
+            emit(line, bytes, in: s)
         }
     }
 
-    /// Sends `user::text` to every member, the sender included.
-    func relay(from user: String, text: String) {
-        let line = ByteBuffer(bytes: StreamChat.ServerLine.message(user: user, text: text).encoded)
-        state.withLock { s in
-            guard !s.isClosing else { return }
-            observe(.message(user: user, text: text))
+    /// Called with the lock held: true when `id` was a member.
+    private func remove(_ id: ConnectionID, channel: any Channel, in s: inout State) -> Bool {
+        guard let members = s.loops[ObjectIdentifier(channel.eventLoop)], members.remove(id) else { return false }
+        s.names[id] = nil
+        s.stats.registeredClients -= 1
+        return true
+    }
+
+    /// Sends `user::text` to every member, the sender included, unless the
+    /// sender is muted or no longer in the room.
+    func relay(from id: ConnectionID, user: String, text: String) -> Relay {
+        let line = StreamChat.ServerLine.message(user: user, text: text)
+        let bytes = ByteBuffer(bytes: line.encoded)
+        return state.withLock { s in
+            guard !s.isClosing, s.names[id] != nil else { return .notMember }
+            if let mute = s.mutes[user] {
+                let left = mute.until - .now()
+                if left > .zero { return .muted(seconds: (Double(left.nanoseconds) / 1e9).rounded(.up), reason: mute.reason) }
+                s.mutes[user] = nil
+            }
             s.stats.messagesRelayed += 1
-            broadcast(line, in: s)
+            emit(line, bytes, in: s)
+            return .relayed
         }
+    }
+
+    /// A moderator (member `by`) removes every connection named `user`: the
+    /// room, `user` included, gets `::KICKED::`, then each connection is
+    /// closed behind it and the others get `has left`. Returns why not, or nil.
+    func kick(_ user: String, reason: String, by moderator: ConnectionID) -> String? {
+        state.withLock { s in
+            guard !s.isClosing, s.names[moderator] != nil else { return "you are not in the room" }
+            let victims = s.names.filter { $0.value == user }.keys.sorted()
+            guard !victims.isEmpty else { return "no user \(Self.quoted(user)) in the room" }
+            emit(.kicked(user: user, reason: reason), in: s)
+            for id in victims {
+                guard let channel = s.connections[id], remove(id, channel: channel, in: &s) else { continue }
+                Self.closeAfterQueuedLines(channel)
+                emit(.left(user), in: s)
+            }
+            return nil
+        }
+    }
+
+    /// A moderator (member `by`) silences `user` for `seconds`: the room hears
+    /// it once (`::MUTED::`), and each `MSG` of theirs until then is dropped.
+    func mute(_ user: String, seconds: Double, reason: String, by moderator: ConnectionID) -> String? {
+        state.withLock { s in
+            guard !s.isClosing, s.names[moderator] != nil else { return "you are not in the room" }
+            guard s.names.values.contains(user) else { return "no user \(Self.quoted(user)) in the room" }
+            s.mutes[user] = Mute(until: .now() + .milliseconds(Int64(seconds * 1000)), reason: reason)
+            emit(.muted(user: user, seconds: seconds, reason: reason), in: s)
+            return nil
+        }
+    }
+
+    /// Closes a connection once the lines already queued for it are written (its
+    /// loop drains them first), or after 5 s if the client does not read them.
+    static func closeAfterQueuedLines(_ channel: any Channel) {
+        channel.eventLoop.execute {
+            channel.writeAndFlush(ByteBuffer()).whenComplete { _ in channel.close(promise: nil) }
+        }
+        channel.eventLoop.scheduleTask(in: .seconds(5)) { channel.close(promise: nil) }
+    }
+
+    /// Client text in a reply or log line: escaped, so it cannot forge lines, and cut short.
+    static func quoted(_ text: String) -> String {
+        (text.count > 64 ? String(text.prefix(64)) + "…" : text).debugDescription
     }
 
     func countRefused() { state.withLock { $0.stats.framesRefused += 1 } }
@@ -112,6 +188,13 @@ final class Hub: Sendable {
             s.isClosing = true
             return Array(s.connections.values)
         }
+    }
+
+    /// Called with the lock held: shows the line to `observe`, then broadcasts
+    /// it; `bytes` is the line already encoded outside the lock, for the frequent ones.
+    private func emit(_ line: StreamChat.ServerLine, _ bytes: ByteBuffer? = nil, in s: State) {
+        observe(line)
+        broadcast(bytes ?? ByteBuffer(bytes: line.encoded), in: s)
     }
 
     /// Called with the lock held; see the type's comment for why.

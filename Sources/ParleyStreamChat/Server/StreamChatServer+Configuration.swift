@@ -25,6 +25,9 @@ extension StreamChatServer {
         /// A client with this many bytes queued for it (it does not read) is
         /// dropped, so a stalled reader cannot make every broadcast grow its queue.
         public var maxOutboundBytes: Int
+        /// The names whose `KICK` and `MUTE` frames are obeyed. Names are not
+        /// authenticated on StreamChat: trust them only where the names are.
+        public var moderators: [String]
         /// Receives one line per notable event: dropped clients, refused frames.
         public var log: @Sendable (String) -> Void
         /// Sees every line the room broadcasts (joins, leaves, relayed
@@ -42,6 +45,7 @@ extension StreamChatServer {
             maxPendingBytes: Int = 65_536,
             maxConnections: Int = 20_000,
             maxOutboundBytes: Int = 4 * 1024 * 1024,
+            moderators: [String] = [],
             log: @escaping @Sendable (String) -> Void = { _ in }
         ) {
             self.host = host
@@ -51,6 +55,7 @@ extension StreamChatServer {
             self.maxPendingBytes = maxPendingBytes
             self.maxConnections = maxConnections
             self.maxOutboundBytes = maxOutboundBytes
+            self.moderators = moderators
             self.log = log
         }
     }
@@ -63,7 +68,8 @@ extension StreamChatServer {
         public var registeredClients: Int = 0
         /// `MSG` frames broadcast (once each, however many clients received them).
         public var messagesRelayed: Int = 0
-        /// Frames refused without dropping the client: invalid text, `MSG` before `USR_NAME`, a second `USR_NAME`.
+        /// Frames refused without dropping the client: invalid text, `MSG` before
+        /// `USR_NAME`, a second `USR_NAME`, a `KICK` or `MUTE` the server will not do.
         public var framesRefused: Int = 0
         /// Clients closed by the server: garbage, overflow, no name in time, not reading, invalid name, server full.
         public var clientsDropped: Int = 0

@@ -3,10 +3,13 @@
 /// server both read their framing from here, so the two never disagree.
 ///
 /// Client → server frames have no delimiter of their own: `USR_NAME::{name}::END`,
-/// `MSG::{text}::END`, `LEAVE::::END`. Because user text may never contain
-/// `::END`, the first `::END` always ends a frame. Server → client lines are
-/// `{name} has joined`, `{name} has left` and `{name}::{message}`; Parley's
-/// server ends each with `\n`.
+/// `MSG::{text}::END`, `LEAVE::::END`, and Parley's moderation frames
+/// `KICK::{user}::{reason}::END` and `MUTE::{user}::{seconds}::{reason}::END`.
+/// Because user text may never contain `::END`, the first `::END` always ends
+/// a frame. Server → client lines are `{name} has joined`, `{name} has left`
+/// and `{name}::{message}`, and Parley's notices, which start with `::` (no
+/// name is empty, so no other line can): `::KICKED::…`, `::MUTED::…`,
+/// `::DROPPED::…`, `::OK`, `::REFUSED::…`. Parley's server ends each with `\n`.
 public enum StreamChat {
     /// The longest message, counted in Swift `Character`s (grapheme clusters), as the seed does.
     public static let maxCharacters = 300
@@ -76,6 +79,10 @@ extension StreamChat {
         case userName(String)
         case message(String)
         case leave
+        /// A moderator removes `user` from the room (they may come back).
+        case kick(user: String, reason: String)
+        /// A moderator silences `user` for `seconds`.
+        case mute(user: String, seconds: Double, reason: String)
 
         /// The frame's bytes (no delimiter: `::END` ends it).
         public var encoded: [UInt8] {
@@ -83,6 +90,8 @@ extension StreamChat {
             case .userName(let n): Array("USR_NAME::\(n)::END".utf8)
             case .message(let t): Array("MSG::\(t)::END".utf8)
             case .leave: Array("LEAVE::::END".utf8)
+            case .kick(let u, let r): Array("KICK::\(u)::\(r)::END".utf8)
+            case .mute(let u, let s, let r): Array("MUTE::\(u)::\(StreamChat.format(seconds: s))::\(r)::END".utf8)
             }
         }
     }
@@ -136,12 +145,32 @@ extension StreamChat {
             if frame.starts(with: StreamChat.prefixes[0]) { return .userName(String(decoding: frame.dropFirst(10), as: UTF8.self)) }
             if frame.starts(with: StreamChat.prefixes[1]) { return .message(String(decoding: frame.dropFirst(5), as: UTF8.self)) }
             if frame.elementsEqual(StreamChat.prefixes[2]) { return .leave }
+            if frame.starts(with: StreamChat.prefixes[3]) { return try Self.kick(frame.dropFirst(6)) }
+            if frame.starts(with: StreamChat.prefixes[4]) { return try Self.mute(frame.dropFirst(6)) }
             throw FrameError(message: "unknown frame: \(StreamChat.preview(frame))")
+        }
+
+        /// `{user}::{reason}`: the name ends at the first `::` (names cannot hold one).
+        private static func kick(_ body: ArraySlice<UInt8>) throws(FrameError) -> ClientFrame {
+            guard let (user, reason) = StreamChat.splitField(body) else {
+                throw FrameError(message: "malformed KICK frame, want KICK::{user}::{reason}::END: \(StreamChat.preview(body))")
+            }
+            return .kick(user: user, reason: String(decoding: reason, as: UTF8.self))
+        }
+
+        /// `{user}::{seconds}::{reason}`, seconds a finite number.
+        private static func mute(_ body: ArraySlice<UInt8>) throws(FrameError) -> ClientFrame {
+            guard let (user, rest) = StreamChat.splitField(body), let (number, reason) = StreamChat.splitField(rest),
+                  let seconds = StreamChat.seconds(number.utf8) else {
+                throw FrameError(message: "malformed MUTE frame, want MUTE::{user}::{seconds}::{reason}::END: \(StreamChat.preview(body))")
+            }
+            return .mute(user: user, seconds: seconds, reason: String(decoding: reason, as: UTF8.self))
         }
     }
 
     static let endToken = Array("::END".utf8)
-    static let prefixes = [Array("USR_NAME::".utf8), Array("MSG::".utf8), Array("LEAVE::".utf8)]
+    static let prefixes = [Array("USR_NAME::".utf8), Array("MSG::".utf8), Array("LEAVE::".utf8),
+                           Array("KICK::".utf8), Array("MUTE::".utf8)]
     static let forbiddenTokenBytes = forbiddenTokens.map { Array($0.utf8) }
     static let separator = Array("::".utf8)
 
@@ -160,6 +189,36 @@ extension StreamChat {
         return nil
     }
 
+    /// The non-empty field before the first `::` and what follows it; nil without one.
+    static func splitField(_ bytes: ArraySlice<UInt8>) -> (String, ArraySlice<UInt8>)? {
+        let base = Array(bytes)
+        guard let r = find(separator, in: base, from: 0), r > 0 else { return nil }
+        return (String(decoding: base[..<r], as: UTF8.self), bytes.dropFirst(r + 2))
+    }
+
+    /// The longest duration the wire carries, in seconds (about 31,700 years).
+    public static let maxSeconds = 1e12
+
+    /// A duration as the wire writes it (digits and a point: `60`, `1.5`), to
+    /// the millisecond; nil for anything else or over `maxSeconds`.
+    static func seconds<C: Collection>(_ bytes: C) -> Double? where C.Element == UInt8 {
+        guard !bytes.isEmpty, bytes.allSatisfy({ (0x30...0x39).contains($0) || $0 == 0x2E }),
+              let value = Double(String(decoding: bytes, as: UTF8.self)), value <= maxSeconds else { return nil }
+        return (value * 1000).rounded() / 1000
+    }
+
+    /// A duration in the wire's form: whole seconds bare (`60`), otherwise to the
+    /// millisecond (`1.5`, `0.001`), never an exponent; clamped to 0...`maxSeconds`.
+    public static func format(seconds: Double) -> String {
+        let ms = Int64((min(max(seconds.isNaN ? 0 : seconds, 0), maxSeconds) * 1000).rounded())
+        let whole = ms / 1000, fraction = ms % 1000
+        if fraction == 0 { return String(whole) }
+        var digits = String(fraction)
+        digits = String(repeating: "0", count: 3 - digits.count) + digits
+        while digits.hasSuffix("0") { digits.removeLast() }
+        return "\(whole).\(digits)"
+    }
+
     static func preview<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {
         let cut = bytes.prefix(40)
         let s = String(decoding: cut, as: UTF8.self).unicodeScalars.map { $0.isASCII && $0.value >= 0x20 ? String($0) : "?" }.joined()
@@ -174,6 +233,17 @@ extension StreamChat {
         case joined(String)
         case left(String)
         case message(user: String, text: String)
+        /// `::KICKED::{user}::{reason}`, to the room (the kicked user too) before their `has left`.
+        case kicked(user: String, reason: String)
+        /// `::MUTED::{user}::{seconds}::{reason}`, to the room once.
+        case muted(user: String, seconds: Double, reason: String)
+        /// `::DROPPED::{seconds}::{reason}`, to a muted sender for each line not relayed:
+        /// muted for `seconds` more. It answers the line as its echo would.
+        case dropped(seconds: Double, reason: String)
+        /// `::OK`, to a moderator: the KICK or MUTE was done (after its notice).
+        case ok
+        /// `::REFUSED::{reason}`, to a client whose KICK or MUTE was refused.
+        case refused(String)
 
         /// The line as Parley's server writes it, ending in `\n`.
         public var encoded: [UInt8] {
@@ -181,6 +251,11 @@ extension StreamChat {
             case .joined(let n): Array("\(n) has joined\n".utf8)
             case .left(let n): Array("\(n) has left\n".utf8)
             case .message(let u, let t): Array("\(u)::\(t)\n".utf8)
+            case .kicked(let u, let r): Array("::KICKED::\(u)::\(r)\n".utf8)
+            case .muted(let u, let s, let r): Array("::MUTED::\(u)::\(StreamChat.format(seconds: s))::\(r)\n".utf8)
+            case .dropped(let s, let r): Array("::DROPPED::\(StreamChat.format(seconds: s))::\(r)\n".utf8)
+            case .ok: Array("::OK\n".utf8)
+            case .refused(let r): Array("::REFUSED::\(r)\n".utf8)
             }
         }
 
@@ -193,7 +268,11 @@ extension StreamChat {
         public init?(line: String) {
             let bytes = Array(line.utf8)
             if let r = StreamChat.find(StreamChat.separator, in: bytes, from: 0) {
-                guard r > 0 else { return nil }
+                guard r > 0 else {
+                    guard let notice = Self(notice: bytes[2...]) else { return nil }
+                    self = notice
+                    return
+                }
                 self = .message(user: String(decoding: bytes[..<r], as: UTF8.self),
                                 text: String(decoding: bytes[(r + 2)...], as: UTF8.self))
             } else if let name = StreamChat.name(in: bytes, before: StreamChat.joinedSuffix) {
@@ -208,6 +287,8 @@ extension StreamChat {
 
     static let joinedSuffix = Array(" has joined".utf8)
     static let leftSuffix = Array(" has left".utf8)
+    /// The notices after their leading `::` (`::OK` has no field and is matched whole).
+    static let noticeWords = ["KICKED", "MUTED", "DROPPED", "REFUSED"].map { Array("\($0)::".utf8) }
 
     /// The non-empty name in front of `suffix`, nil when the line does not end with it.
     static func name(in line: [UInt8], before suffix: [UInt8]) -> String? {
@@ -245,6 +326,33 @@ extension StreamChat {
             guard window.pendingCount > 0 else { return nil }
             defer { window.consume(through: window.buffer.count) }
             return String(decoding: window.buffer[window.start...], as: UTF8.self)
+        }
+    }
+}
+
+extension StreamChat.ServerLine {
+    /// A server notice, what follows its leading `::`; nil for anything else.
+    init?(notice body: ArraySlice<UInt8>) {
+        if body.elementsEqual("OK".utf8) {
+            self = .ok
+            return
+        }
+        guard let word = StreamChat.noticeWords.firstIndex(where: { body.starts(with: $0) }) else { return nil }
+        let rest = body.dropFirst(StreamChat.noticeWords[word].count)
+        let text = { (b: ArraySlice<UInt8>) in String(decoding: b, as: UTF8.self) }
+        switch word {
+        case 0:
+            guard let (user, reason) = StreamChat.splitField(rest) else { return nil }
+            self = .kicked(user: user, reason: text(reason))
+        case 1:
+            guard let (user, more) = StreamChat.splitField(rest), let (number, reason) = StreamChat.splitField(more),
+                  let seconds = StreamChat.seconds(number.utf8) else { return nil }
+            self = .muted(user: user, seconds: seconds, reason: text(reason))
+        case 2:
+            guard let (number, reason) = StreamChat.splitField(rest), let seconds = StreamChat.seconds(number.utf8) else { return nil }
+            self = .dropped(seconds: seconds, reason: text(reason))
+        default:
+            self = .refused(text(rest))
         }
     }
 }

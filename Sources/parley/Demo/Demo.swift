@@ -72,7 +72,8 @@ public struct Demo: Sendable {
             throw DemoError("the demo runs on \(EmbeddedServers.transports.joined(separator: " or ")), not \(options.transport)")
         }
         let started = Date()
-        let servers = try await EmbeddedServers.start([options.transport])
+        // The staff moderate: their bot.kick, bot.mute and bot.delete are obeyed.
+        let servers = try await EmbeddedServers.start([options.transport], moderators: [options.transport: ["greeter", "moderator"]])
         let port = servers.addresses[options.transport]?.port ?? 0
         let people = Self.people(options.users)
         let tally = Tally(people: people.map(\.name))
