@@ -121,7 +121,8 @@ end
 local function carry_out(step, msg, ask, n)
   local user = msg.user
   if step == "mute" and bot.transport.mute then
-    return ("%s, %s. You are muted for %d minutes."):format(user, ask, mute_seconds // 60),
+    local span = mute_seconds % 60 == 0 and ("%d minutes"):format(mute_seconds // 60) or ("%d seconds"):format(mute_seconds)
+    return ("%s, %s. You are muted for %s."):format(user, ask, span),
       function() return bot.mute(msg.room, user, mute_seconds, ask) end
   elseif step == "kick" and bot.transport.kick then
     return ("%s, %s. You are out of the room now."):format(user, ask),

@@ -9,6 +9,7 @@
 --   lines = [...]      -- optional: what it says, instead of the style's own lines;
 --                      -- "{other}" becomes someone who spoke lately
 --   pace  = 1          -- waits between lines are multiplied by this (2: half as chatty)
+--   away  = 0.05       -- optional: chance of stepping out after a line, instead of the style's
 --
 -- What a persona does, all on timers with random delays (math.random is
 -- seeded per bot, so a run with the same seed says the same things):
@@ -122,7 +123,7 @@ end
 local function turn()
   if me.flood and math.random() < me.flood then flood() else say(pick_line()) end
   local wait = math.random(me.gap[1], me.gap[2]) * pace
-  if math.random() < me.away then
+  if math.random() < (cfg.away or me.away) then
     local gone = math.random(4, 12)
     bot.after(6, function() bot.away(gone) end)  -- let the line go out first
     wait = wait + 6 + gone                        -- and stay quiet while away

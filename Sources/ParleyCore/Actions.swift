@@ -87,7 +87,8 @@ public struct BotAction: Sendable, Equatable {
 /// An outbound HTTP request a plugin made (`bot.http`), checked against its
 /// bot's `[bot.http]` allow list when it was made.
 public struct HTTPCall: Sendable, Equatable {
-    /// The plugin's own id for it: the answer comes back under it.
+    /// Unique in its bot for the life of the process: the answer comes back
+    /// under it, and finds no one when the plugin was reloaded meanwhile.
     public var id: Int64
     public var method: String
     public var url: String

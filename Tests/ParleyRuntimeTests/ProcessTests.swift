@@ -147,7 +147,13 @@ struct ProcessTests {
             return Int(summary[r].split(separator: " ")[0]) ?? 0
         }
         #expect(count("greetings") >= 3, "\(summary)")
-        #expect(count("moderation actions") >= 1, "\(summary)")
+        #expect(count("moderation actions") >= 4, "\(summary)")
+        // The troll is warned, muted by the server, and then kicked out of the room.
+        let lines = text.split(separator: "\n")
+        let muted = lines.firstIndex { $0.contains("mute: ben in lobby for 4 s") }
+        let kicked = lines.firstIndex { $0.contains("kick: ben from lobby") }
+        #expect(muted != nil && kicked != nil && muted! < kicked!, "\(text)")
+        #expect(lines.contains { $0.contains("ben, please") && $0.hasSuffix("You are out of the room now.") }, "\(text)")
         #expect(count("plugin errors") == 0, "\(text)")
         if transport == "socketio" { #expect(text.contains("is typing…"), "people show typing on Socket.IO: \(text)") }
     }

@@ -123,8 +123,10 @@ extension Bot {
         for q in p.quotaReports { out.append(BotAction(plugin: p.name, .error(.quota, q))) }
         if let seconds = p.pendingAway { out.append(BotAction(plugin: p.name, .away(seconds: seconds))) }
         for m in p.pendingModeration { out.append(BotAction(plugin: p.name, .moderate(m))) }
-        for call in p.pendingHTTP {
-            p.httpInFlight += 1
+        for var call in p.pendingHTTP {
+            requests += 1
+            p.httpInFlight[requests] = call.id
+            call.id = requests
             out.append(BotAction(plugin: p.name, .http(call)))
         }
         return out

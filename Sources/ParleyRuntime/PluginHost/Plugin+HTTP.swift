@@ -66,7 +66,7 @@ extension Plugin {
         if pendingHTTP.count >= http.requestsPerEvent {
             return refuse("http-event", "bot.http: more than \(http.requestsPerEvent) requests in one event ([bot.http] requests_per_event)")
         }
-        if httpInFlight + pendingHTTP.count >= http.inFlight {
+        if httpInFlight.count + pendingHTTP.count >= http.inFlight {
             return refuse("http-in-flight", "bot.http: \(http.inFlight) requests already in flight ([bot.http] in_flight)")
         }
         let id = nextTimerId
@@ -80,10 +80,8 @@ extension Bot {
     /// The answer to a plugin's `bot.http` request, delivered as its own
     /// event: `fn(res)` or `fn(nil, reason)`.
     public func answer(plugin name: String, request id: Int64, _ outcome: HTTPOutcome) throws(StoreError) -> [BotAction] {
-        guard let p = plugins.first(where: { $0.name == name }) else { return [] }
-        guard p.httpInFlight > 0 else { return [] }
-        p.httpInFlight -= 1
-        if p.isDisabled { return [] }
+        guard let p = plugins.first(where: { $0.name == name }),
+              let callback = p.httpInFlight.removeValue(forKey: id), !p.isDisabled else { return [] }
         return try deliver(to: p, kind: "http") { w in
             switch outcome {
             case .response(let status, let headers, let body):
@@ -94,7 +92,7 @@ extension Bot {
                     if let i = joined.firstIndex(where: { $0.0 == n }) { joined[i].1 += ", " + h.value } else { joined.append((n, h.value)) }
                 }
                 w.beginTable(array: 0, pairs: 4)
-                w.key(.id); w.write(id)
+                w.key(.id); w.write(callback)
                 w.key(.status); w.write(Int64(status))
                 w.key(.headers)
                 w.beginTable(array: 0, pairs: joined.count)
@@ -102,7 +100,7 @@ extension Bot {
                 w.key(.body); w.write(bytes: body)
             case .failed(let reason):
                 w.beginTable(array: 0, pairs: 2)
-                w.key(.id); w.write(id)
+                w.key(.id); w.write(callback)
                 w.key(.error); w.write(reason)
             }
         }

@@ -31,10 +31,12 @@ final class Plugin: HostFunctions {
     /// get names by their order (`#1`, `#2`, ...) and naming a restored timer adopts it.
     var loading = false
     var loadOrdinal = 0
-    /// `bot.http` requests staged by the open transaction, made once it commits.
+    /// `bot.http` requests staged by the open transaction, made once it
+    /// commits; `id` is the callback's id in the prelude until then.
     var pendingHTTP: [HTTPCall] = []
-    /// Requests made and not yet answered (`[bot.http] in_flight`).
-    var httpInFlight = 0
+    /// Requests made and not yet answered (`[bot.http] in_flight`): the
+    /// request's id (`HTTPCall.id`) → its callback's id in the prelude.
+    var httpInFlight: [Int64: Int64] = [:]
     /// `bot.kick`/`mute`/`delete` staged by the open transaction.
     var pendingModeration: [ModerationAction] = []
     /// `bot.webhook` paths, and what the running webhook handler returned.

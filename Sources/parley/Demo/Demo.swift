@@ -58,6 +58,16 @@ public struct Demo: Sendable {
         self.print = print
     }
 
+    /// A persona's `bot.config`. The troll is in a hurry and swears in almost
+    /// every line, so the moderator's whole escalation (warning, final
+    /// warning, mute, kick) fits in a 20 s demo.
+    static func personaConfig(style: String) -> [(String, LuaValue)] {
+        guard style == "troll" else { return [("style", .string(style))] }
+        return [("style", .string(style)), ("pace", .double(0.3)), ("away", .double(0)),
+                ("lines", .list(["this chat is darn boring", "heck, nobody here knows anything", "crap, more of this?",
+                                 "frak this", "{other} is wrong about everything"].map { .string($0) }))]
+    }
+
     /// The simulated people: one troll, one shy person, the rest chatty.
     static func people(_ n: Int) -> [(name: String, style: String)] {
         (0..<n).map { i in
@@ -84,6 +94,9 @@ public struct Demo: Sendable {
         var observer = RuntimeObserver { record in
             if record.plugin == "moderator", record.text.hasPrefix("audit") {
                 tally.add(\.moderationActions)
+                transcript.show(record: record)
+            } else if record.plugin == "moderator", ["kick", "mute"].contains(where: record.text.hasPrefix) {
+                // What the server did (or refused) about it.
                 transcript.show(record: record)
             } else if record.level == .error, record.plugin != nil {
                 tally.add(\.pluginErrors)
@@ -131,13 +144,15 @@ public struct Demo: Sendable {
             spec("moderator", plugin("moderator"), config: [
                 ("exempt", .list([.string("greeter")])),
                 ("flood_messages", .int(4)), ("flood_seconds", .int(8)),
+                // Short enough that a troll muted in a 20 s demo is back, and kicked, before the end.
+                ("mute_seconds", .int(4)),
             ], seed: seed &+ 1),
         ]
         // The process's shared loops unless the demo asks for another number.
         let loops = options.loops == RuntimeOptions().loops ? BotLoops.shared : BotLoops(count: options.loops)
         let staffRunners = staff.enumerated().map { i, s in BotRunner(spec: s, observer: observer, loops: loops, seed: seed &+ UInt64(i)) }
         let personRunners = people.enumerated().map { i, p in
-            BotRunner(spec: spec(p.name, plugin("persona"), config: [("style", .string(p.style))], seed: seed &+ 100 &+ UInt64(i)),
+            BotRunner(spec: spec(p.name, plugin("persona"), config: Self.personaConfig(style: p.style), seed: seed &+ 100 &+ UInt64(i)),
                       observer: observer, loops: loops, seed: seed &+ 200 &+ UInt64(i))
         }
 

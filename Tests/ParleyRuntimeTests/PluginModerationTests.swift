@@ -1,0 +1,95 @@
+import Foundation
+import ParleyCore
+import ParleyRuntime
+import ParleySocketIO
+import ParleyStreamChat
+import ParleyTestSupport
+import Testing
+
+/// `bot.kick`, `bot.mute` and `bot.delete` from a plugin, through the
+/// runtime and the transport, to Parley's embedded servers, which obey the
+/// bot as a moderator.
+@Suite(.serialized) struct PluginModerationTests {
+    /// "spam" mutes the sender for 2 s, "SPAM" kicks them, "ad" deletes the
+    /// message; each reports what the call returned.
+    static let plugin = """
+    local function said(msg, what, ok, err) msg:reply(what .. ": " .. tostring(ok) .. " " .. tostring(err)) end
+    bot.hear("^spam$", function(msg) said(msg, "mute", bot.mute(msg.room, msg.user, 2, "spam")) end)
+    bot.hear("^SPAM$", function(msg) said(msg, "kick", bot.kick(msg.room, msg.user, "SPAM")) end)
+    bot.hear("^ad ", function(msg) said(msg, "delete", bot.delete(msg.room, msg.id)) end)
+    bot.command("kickme", function(msg) bot.kick(msg.room, msg.user, "asked"); error("and fails") end)
+    """
+
+    @Test func aStreamChatTrollIsMutedThenKicked() async throws {
+        let server = try await StreamChatServer.start(.init(moderators: ["mod"]))
+        defer { Task { await server.shutdown() } }
+        let rec = Recorder()
+        let runner = BotRunner(spec: try botSpec(name: "mod", port: server.port, plugins: [("rules", Self.plugin)]), observer: rec.observer)
+        let run = Task { await runner.run() }
+        #expect(await eventually { await runner.state == .online })
+        let alice = try await Person("alice", port: server.port)
+        let troll = try await Person("troll", port: server.port)
+
+        try await troll.say("spam")
+        #expect(await eventually { alice.texts(from: "mod") == ["mute: true nil"] })
+        #expect(await eventually { !rec.logs(containing: "mute: troll in lobby for 2 s (spam)").isEmpty })
+        // Muted: the server drops what the troll says; nobody hears it.
+        try await troll.say("can anyone hear me")
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(!alice.texts(from: "troll").contains("can anyone hear me"))
+        // StreamChat messages have no ids: delete is not there, and says so.
+        try await Task.sleep(for: .seconds(2))
+        try await troll.say("ad buy now")
+        #expect(await eventually { alice.texts(from: "mod").last == "delete: nil not supported by streamchat" })
+        // A failed handler's kick is never made.
+        try await troll.say("!kickme")
+        #expect(await eventually { !rec.logs(containing: "and fails").isEmpty })
+        #expect(troll.isLinked)
+
+        try await troll.say("SPAM")
+        #expect(await eventually { alice.texts(from: "mod").last == "kick: true nil" })
+        #expect(await eventually { alice.leaves(of: "troll") == 1 })
+        #expect(await eventually { !troll.isLinked })
+        #expect(!rec.logs(containing: "kick: troll from lobby (SPAM)").isEmpty)
+        await alice.leave()
+        await runner.stop()
+        _ = await run.value
+    }
+
+    @Test func aServerThatDoesNotObeyTheBotRefusesAndTheBotLogsIt() async throws {
+        let server = try await StreamChatServer.start(.init(moderators: []))
+        defer { Task { await server.shutdown() } }
+        let rec = Recorder()
+        let runner = BotRunner(spec: try botSpec(name: "mod", port: server.port, plugins: [("rules", Self.plugin)]), observer: rec.observer)
+        let run = Task { await runner.run() }
+        #expect(await eventually { await runner.state == .online })
+        let troll = try await Person("troll", port: server.port)
+        try await troll.say("SPAM")
+        // The call is staged (the chat can kick), the server says no: logged, the bot goes on.
+        #expect(await eventually { !rec.logs(containing: "kick refused: troll from lobby (SPAM)").isEmpty })
+        #expect(troll.isLinked)
+        #expect(await runner.state == .online)
+        await troll.leave()
+        await runner.stop()
+        _ = await run.value
+    }
+
+    @Test func onSocketIOAMessageIsDeleted() async throws {
+        let server = try await SocketChatServer.start(.init(moderators: ["mod"]))
+        defer { Task { await server.shutdown() } }
+        let rec = Recorder()
+        let transport = SocketIOTransport(endpoint: SocketIOEndpoint(host: "127.0.0.1", port: server.port), name: "mod", connectTimeout: 5)
+        let runner = BotRunner(spec: try botSpec(name: "mod", port: server.port, plugins: [("rules", Self.plugin)], transport: transport),
+                               observer: rec.observer)
+        let run = Task { await runner.run() }
+        #expect(await eventually { await runner.state == .online })
+        let ann = try await Person("ann", transport: SocketIOTransport(endpoint: SocketIOEndpoint(host: "127.0.0.1", port: server.port),
+                                                                      name: "ann", connectTimeout: 5))
+        try await ann.say("ad cheap watches")
+        #expect(await eventually { ann.texts(from: "mod") == ["delete: true nil"] })
+        #expect(await eventually { rec.logs.contains { $0.text.hasPrefix("delete: message ") && $0.text.hasSuffix(" in lobby") } })
+        await ann.leave()
+        await runner.stop()
+        _ = await run.value
+    }
+}
