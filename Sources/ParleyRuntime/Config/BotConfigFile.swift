@@ -204,7 +204,8 @@ public struct BotConfigFile: Sendable {
         _ = try t.optionalTable("webhooks") { w in
             for plugin in w.keys {
                 if !pluginNames.isEmpty, !pluginNames.contains(plugin) {
-                    throw w.error(plugin, "webhook settings for a plugin this bot does not load (plugins: \(pluginNames.sorted().joined(separator: ", ")))", kind: .unknownKey)
+                    throw w.error(plugin, "webhook settings for '\(plugin)', a plugin this bot does not load (plugins: \(pluginNames.sorted().joined(separator: ", ")))",
+                                  kind: .unknownKey)
                 }
                 try w.table(plugin) { p in
                     if let secret = try p.secret("secret") {

@@ -124,6 +124,7 @@ import Testing
         // Not in the allow list at all: refused when asked, nothing sent.
         #expect(try await s.ask("!url http://127.0.0.1:1/") == "refused: bot.http: 127.0.0.1:1 is not in [bot.http] allow")
         #expect(try await s.ask("!url http://[::1]:\(port)/weather") == "refused: bot.http: [::1]:\(port) is not in [bot.http] allow")
+        #expect(try await s.ask("!url http://169.254.169.254/latest/meta-data") == "refused: bot.http: 169.254.169.254:80 is not in [bot.http] allow")
         #expect(try await s.ask("!url file:///etc/passwd")?.hasPrefix("refused: bot.http: invalid URL") == true)
         // A name that resolves to loopback: the entry names the name, not the address.
         #expect(try await s.ask("!url http://localhost:\(port)/weather")?.contains("resolves to 127.0.0.1, an internal address") == true)
