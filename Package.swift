@@ -141,8 +141,9 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
-            // The plugin API's prelude, in the binary (`PackageResources.prelude_lua`).
-            resources: [.embedInCode("PluginHost/prelude.lua")]
+            // The plugin API's prelude and its two extensions, in the binary (`PackageResources.prelude_lua`, ...).
+            resources: [.embedInCode("PluginHost/prelude.lua"), .embedInCode("PluginHost/prelude_commands.lua"),
+                        .embedInCode("PluginHost/prelude_extras.lua")]
         ),
         .executableTarget(
             name: "parley",

@@ -189,6 +189,17 @@ static int nat_log(lua_State *L) {
     return 1;
 }
 
+/* Loads a prelude extension's bytecode, which the host handed the prelude
+ * by name (`native.extension`). Only the prelude holds this function, and
+ * it passes nothing else to it: plugin code can neither reach it nor feed it. */
+static int nat_load_chunk(lua_State *L) {
+    size_t len;
+    const char *code = lua_tolstring(L, 1, &len);
+    if (code == NULL) return luaL_error(L, "load_chunk: expected bytecode");
+    if (luaL_loadbufferx(L, code, len, "=parley", "b") != LUA_OK) return lua_error(L);
+    return 1;
+}
+
 /* A host function: upvalue 1 is its id. */
 static int nat_trampoline(lua_State *L) {
     parley_ctx *c = parley_ctx_of(L);
@@ -242,6 +253,8 @@ void parley_push_natives(lua_State *L, int spec) {
     lua_setfield(L, t, "hear");
     lua_pushcfunction(L, nat_setmetatable);
     lua_setfield(L, t, "setmetatable");
+    lua_pushcfunction(L, nat_load_chunk);
+    lua_setfield(L, t, "load_chunk");
     static const char *const levels[] = {"log_info", "log_warn", "log_error"};
     for (int i = 0; i < 3; i++) {
         lua_pushinteger(L, i);

@@ -291,12 +291,12 @@ public final class PluginVM {
         }
     }
 
-    /// Each distinct prelude compiled once per process (see
-    /// `parley_compile_chunk`); its text when it does not compile, so the
-    /// VM's setup reports the error.
+    /// Each distinct prelude (or prelude extension) compiled once per process
+    /// (see `parley_compile_chunk`); its text when it does not compile, so
+    /// loading it reports the error.
     private static let preludes = Mutex<[String: [UInt8]]>([:])
 
-    static func compiled(prelude: String) -> [UInt8] {
+    public static func compiled(prelude: String) -> [UInt8] {
         if let bytes = preludes.withLock({ $0[prelude] }) { return bytes }
         var buf = parley_buf()
         defer { parley_buf_free(&buf) }

@@ -10,6 +10,26 @@ struct PluginAPITests {
     func texts(_ a: [BotAction]) -> [String] { a.compactMap(\.sentText) }
     func logs(_ a: [BotAction]) -> [String] { a.compactMap(\.logText) }
 
+    /// bot.command, bot.cron, bot.http, bot.webhook and the moderation calls
+    /// live in prelude extensions a VM loads on first use: a plugin without
+    /// them carries less, one that uses them cannot tell, and the `bot`
+    /// table's metatable (the loader) is out of a plugin's reach.
+    @Test func preludeExtensionsLoadOnFirstUse() async throws {
+        let p = #"""
+        local before = collectgarbage("count")
+        local lazy = rawget(bot, "command") == nil and rawget(bot, "http") == nil
+        local cmd = type(bot.command)
+        local after = collectgarbage("count")
+        print(lazy, cmd, type(bot.cron), type(bot.kick), tostring(getmetatable(bot)), after > before)
+        print(pcall(setmetatable, bot, {}))
+        bot.command("hi", function(m) m:reply("hello") end)
+        """#
+        let got = try await run(plugins: [("p", p)], script: message("!hi") + "\n" + message("!help"))
+        #expect(got.compactMap(\.logText) == ["true\tfunction\tfunction\tfunction\tlocked\ttrue",
+                                              "false\tcannot change a protected metatable"])
+        #expect(texts(got) == ["hello", "Commands: !hi. !help NAME tells more."])
+    }
+
     @Test func messageFieldsAndReply() async throws {
         let p = #"bot.on("message", function(m) m:reply(table.concat({m.room, m.user, m.text, m.id, tostring(m.time)}, "|")) end)"#
         let script = #"{"type":"message","room":"r1","user":"bob","text":"hi","id":"x7","time":100}"#

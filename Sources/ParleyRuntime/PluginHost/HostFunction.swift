@@ -5,7 +5,7 @@ import ParleyStore
 /// Host functions of the plugin API, by the name the prelude uses.
 enum HostFunction: Int32, CaseIterable {
     case stateGet = 1, stateSet, timerAdd, timerCancel, history, roster, checkLength, away
-    case commandInfo, roles, help, mayRun, jsonEncode, jsonDecode, httpRequest, webhookAdd, webhookReply, moderate
+    case commandInfo, roles, help, mayRun, jsonEncode, jsonDecode, httpRequest, webhookAdd, webhookReply, moderate, preludeExtension
 
     var luaName: String {
         switch self {
@@ -27,6 +27,7 @@ enum HostFunction: Int32, CaseIterable {
         case .webhookAdd: "webhook_add"
         case .webhookReply: "webhook_reply"
         case .moderate: "moderate"
+        case .preludeExtension: "extension"
         }
     }
 

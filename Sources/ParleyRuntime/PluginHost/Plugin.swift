@@ -123,6 +123,12 @@ final class Plugin: HostFunctions {
         case .webhookAdd: return webhookAdd(a)
         case .webhookReply: return webhookReply(a)
         case .moderate: return moderate(a)
+        case .preludeExtension:
+            // Only the prelude holds this function: a prelude extension's bytecode by name.
+            guard let name = a.first?.stringValue, let code = Prelude.extensions[name] else {
+                return .failure(HostCallError("no prelude extension named \(a.first?.stringValue ?? "?")"))
+            }
+            return .success([.bytes(code)])
         }
     }
 

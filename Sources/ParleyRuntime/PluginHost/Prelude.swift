@@ -20,6 +20,13 @@ enum Prelude {
     /// filled in from `EventInterest` (one list of event kinds for Swift and Lua).
     static let source = String(decoding: PackageResources.prelude_lua, as: UTF8.self)
         .replacingOccurrences(of: "@WANT@", with: EventInterest.luaFields)
+
+    /// The extensions a VM loads when its plugin first reaches for them, as
+    /// bytecode compiled once per process (`native.extension(name)`).
+    static let extensions: [String: [UInt8]] = [
+        "commands": PluginVM.compiled(prelude: String(decoding: PackageResources.prelude_commands_lua, as: UTF8.self)),
+        "extras": PluginVM.compiled(prelude: String(decoding: PackageResources.prelude_extras_lua, as: UTF8.self)),
+    ]
 }
 
 /// The event kinds a plugin VM is spared while none of its handlers listens

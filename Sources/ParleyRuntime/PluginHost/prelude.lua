@@ -2,9 +2,15 @@
 -- inside each plugin VM and returns the host's two dispatchers (one for
 -- messages, one for every other kind of event). Compiled once per process
 -- into stripped bytecode (see Prelude.swift, which fills in @WANT@).
+--
+-- What most plugins use is here. The rest is in two extensions, loaded into
+-- a VM the first time its plugin reaches for them (see LAZY below), so a
+-- fleet of simulated people does not carry them: prelude_commands.lua
+-- (bot.command and the built-in help) and prelude_extras.lua (bot.cron,
+-- bot.http, bot.webhook, bot.kick, bot.mute, bot.delete).
 local native, setup = ...
-local type, error, tostring, pairs = type, error, tostring, pairs
-local find, sub, lower, match, gmatch = string.find, string.sub, string.lower, string.match, string.gmatch
+local type, error, tostring, pairs, rawget = type, error, tostring, pairs, rawget
+local find, sub, lower = string.find, string.sub, string.lower
 
 local KINDS = { message = true, join = true, leave = true, typing = true,
                 roster = true, connection = true, load = true, timer = true }
@@ -12,9 +18,7 @@ local handlers = {}
 for kind in pairs(KINDS) do handlers[kind] = {} end
 -- `callbacks`: the functions of timers and of HTTP requests waiting for
 -- their answer, by id (the host hands out ids from one counter).
-local hears, commands, ncommands, callbacks = {}, {}, 0, {}
--- Commands that only some roles may run ([bot.roles]), by name.
-local guarded = {}
+local hears, callbacks = {}, {}
 -- Counts kept as handlers register, so the message path reads a number
 -- instead of taking two lengths on every line a room hears.
 local on_message, non_message, nhears = handlers.message, 0, 0
@@ -54,6 +58,8 @@ local Message = {
   __index = { reply = function(self, text) return send(self.room, text) end },
   __metatable = "locked",
 }
+
+local setmetatable = native.setmetatable
 
 local function need_function(fn, who)
   if type(fn) ~= "function" then
@@ -96,25 +102,6 @@ function bot.hear(pattern, fn)
   want(WANT.message)
 end
 
--- bot.command(name, fn [, {help=, usage=, roles={...}}]): help and usage
--- feed the built-in `help` command; roles limit who may run it.
-local command_info = native.command_info
-function bot.command(cmd, fn, opts)
-  if type(cmd) ~= "string" or cmd == "" or find(cmd, "%s") then
-    error("bot.command: the name must be one word", 2)
-  end
-  need_function(fn, "bot.command")
-  cmd = lower(cmd)
-  -- The host checks and keeps the options (for `help`), and says whether
-  -- the command is guarded by roles.
-  if command_info(cmd, opts) then guarded[cmd] = true end
-  local list = commands[cmd]
-  if not list then list = {}; commands[cmd] = list end
-  list[#list + 1] = fn
-  ncommands = ncommands + 1
-  want(WANT.message)
-end
-
 -- bot.roles(user): the roles [bot.roles] gives that user, as a sorted list.
 bot.roles = native.roles
 
@@ -136,44 +123,34 @@ end
 function bot.after(seconds, fn, opts) return add_timer("bot.after", seconds, fn, false, opts) end
 function bot.every(seconds, fn, opts) return add_timer("bot.every", seconds, fn, true, opts) end
 
--- bot.cron("0 9 * * mon-fri", fn [, opts]): a timer on a five-field
--- schedule, in the bot's time zone ([bot] timezone). The host parses it.
-function bot.cron(spec, fn, opts)
-  if type(fn) == "table" and opts == nil then fn, opts = nil, fn end
-  if opts ~= nil and type(opts) ~= "table" then error("bot.cron: the options must be a table", 2) end
-  opts = opts or {}
-  local o = { cron = spec, name = opts.name, data = opts.data }
-  -- Without a function it fires as a "timer" event and needs a name, as bot.after's.
-  return add_timer("bot.cron", 0, fn or o, true, fn and o or nil)
-end
+-- What the extensions share with this file.
+local core = {
+  need_function = need_function, add_timer = add_timer, callbacks = callbacks,
+  call = call, send = send, want = want, WANT = WANT,
+  name = name, lname = lname, prefix = prefix, answers_help = setup.answers_help,
+}
 
--- bot.http({url=, method=, headers=, body=, timeout=}, fn): the host checks
--- the request against [bot.http] and makes it once this handler committed;
--- fn(res) runs later as an event of its own, or fn(nil, reason) on failure.
-local http_request = native.http_request
-function bot.http(req, fn)
-  need_function(fn, "bot.http")
-  local id, err = http_request(req)
-  if id then callbacks[id] = fn end
-  return id, err
+-- The extensions, by the fields of `bot` they define. Each is host-made
+-- bytecode the host hands over by name (native.extension); native.load_chunk
+-- loads it. Neither is reachable from plugin code, and no text a plugin
+-- made ever reaches load_chunk.
+local LAZY = { command = "commands", cron = "extras", http = "extras", webhook = "extras",
+               kick = "extras", mute = "extras", delete = "extras" }
+local loaded = {}
+local extension, load_chunk = native.extension, native.load_chunk
+local function extend(which)
+  if loaded[which] then return end
+  loaded[which] = true
+  load_chunk(extension(which))(native, bot, core)
 end
-
--- Moderation: each returns true, or nil and why ("not supported by stomp").
--- The step is taken once this handler committed.
-local moderate = native.moderate
-function bot.kick(room, user, reason) return moderate("kick", room, user, nil, reason) end
-function bot.mute(room, user, seconds, reason) return moderate("mute", room, user, seconds, reason) end
-function bot.delete(room, id) return moderate("delete", room, id) end
-
--- bot.webhook(path, fn): the host serves it at /hooks/BOT/PLUGIN/PATH;
--- fn(req) may return {status=, body=} (the default answer is 204).
-local webhook_add, webhook_reply, hooks = native.webhook_add, native.webhook_reply, {}
-function bot.webhook(path, fn)
-  need_function(fn, "bot.webhook")
-  hooks[webhook_add(path)] = fn
-end
--- Entered through `call`, so the plugin's function and what it returns are metered.
-local function respond(fn, req) webhook_reply(fn(req)) end
+setmetatable(bot, {
+  __index = function(t, k)
+    local which = LAZY[k]
+    if which then extend(which) end
+    return rawget(t, k)
+  end,
+  __metatable = "locked",
+})
 
 _G.bot = bot
 
@@ -182,59 +159,15 @@ _G.bot = bot
 -- fn(msg, captures...) as `call` does, in one C call.
 local hear = native.hear
 
--- "!cmd args", or addressed by name: "parley: cmd", "parley, cmd", "@parley cmd".
-local function parse_command(text)
-  local rest
-  if prefix ~= "" and sub(text, 1, #prefix) == prefix then
-    rest = sub(text, #prefix + 1)
-  else
-    local t = match(text, "^%s*@?(.*)$")
-    if lower(sub(t, 1, #name)) == lname then
-      local after = sub(t, #name + 1)
-      rest = match(after, "^[:,]?%s+(.*)$") or match(after, "^[:,](%S.*)$")
-    end
-  end
-  if not rest then return nil end
-  return match(rest, "^(%S+)%s*(.-)%s*$")
+-- Whether a line could be a command for this bot ("!cmd", "parley: cmd"):
+-- the plugin that answers `help` loads the commands extension on the first
+-- such line. The extension's parse_command decides what really is one.
+local answers_help = setup.answers_help
+local function addressed(text)
+  if prefix ~= "" and sub(text, 1, #prefix) == prefix then return true end
+  return find(lower(sub(text, 1, #name + 2)), lname, 1, true) ~= nil
 end
 
--- The built-in `help`: the first plugin in load order answers it for the
--- whole bot (the host knows every plugin's commands), unless a plugin has
--- its own `help` command. The host hands that plugin every message addressed
--- to the bot, whether or not it listens to messages.
-local answers_help, help_text, may_run = setup.answers_help, native.help, native.may_run
-local log_warn = native.log_warn
-
-local function run_commands(msg, text)
-  local cmd, argtext = parse_command(text)
-  if not cmd then return end
-  cmd = lower(cmd)
-  local list = commands[cmd]
-  if not list then
-    if cmd == "help" and answers_help then
-      local reply = help_text(msg.user, match(argtext, "^(%S+)"))
-      if reply then send(msg.room, reply) end
-    end
-    return
-  end
-  if guarded[cmd] then
-    -- The host decides (it knows the roles); the refusal is said at most
-    -- once a minute per user and command, the audit line always logged.
-    local ok, reply, audit = may_run(msg.user, cmd)
-    if not ok then
-      log_warn(audit)
-      if reply then send(msg.room, reply) end
-      return
-    end
-  end
-  for i = 1, #list do
-    local args, n = { raw = argtext }, 0
-    for word in gmatch(argtext, "%S+") do n = n + 1; args[n] = word end
-    call(list[i], msg, args)
-  end
-end
-
-local setmetatable = native.setmetatable
 local function forget(drops) for i = 1, #drops do callbacks[drops[i]] = nil end end
 
 -- The host's two entry points: the dispatcher for every kind but messages,
@@ -263,8 +196,8 @@ return function(kind, ev, drops)
       else call(fn, { status = ev.status, headers = ev.headers, body = ev.body }) end
     end
   elseif kind == "webhook" then
-    local fn = hooks[ev.path]
-    if fn then call(respond, fn, ev) end
+    -- Only plugins that called bot.webhook get these: the extension is there.
+    core.webhook(ev)
   else
     local list = handlers[kind]
     if list then for i = 1, #list do call(list[i], ev) end end
@@ -278,5 +211,13 @@ end, function(room, user, text, id, time, replayed, drops)
     local h = hears[i]
     hear(text, h[1], h[2], msg)
   end
-  if ncommands > 0 or answers_help then run_commands(msg, text) end
+  -- Commands: once bot.command was called, or for the plugin that answers
+  -- `help`, on the first line that could be addressed to the bot.
+  local commands = core.commands
+  if commands then
+    commands(msg, text)
+  elseif answers_help and addressed(text) then
+    extend("commands")
+    core.commands(msg, text)
+  end
 end

@@ -1,0 +1,82 @@
+-- A prelude extension (see prelude.lua): bot.command, and the dispatch of
+-- commands with the built-in `help`. Loaded into a plugin's VM when it first
+-- calls bot.command, or when the plugin that answers `help` first hears a
+-- line that could be a command.
+local native, bot, core = ...
+local type, error = type, error
+local find, sub, lower, match, gmatch = string.find, string.sub, string.lower, string.match, string.gmatch
+local need_function, call, send, want, WANT = core.need_function, core.call, core.send, core.want, core.WANT
+local name, lname, prefix, answers_help = core.name, core.lname, core.prefix, core.answers_help
+
+-- Command handlers by lower-case name, and the commands that only some
+-- roles may run ([bot.roles]).
+local commands, guarded = {}, {}
+
+-- bot.command(name, fn [, {help=, usage=, roles={...}}]): help and usage
+-- feed the built-in `help` command; roles limit who may run it.
+local command_info = native.command_info
+function bot.command(cmd, fn, opts)
+  if type(cmd) ~= "string" or cmd == "" or find(cmd, "%s") then
+    error("bot.command: the name must be one word", 2)
+  end
+  need_function(fn, "bot.command")
+  cmd = lower(cmd)
+  -- The host checks and keeps the options (for `help`), and says whether
+  -- the command is guarded by roles.
+  if command_info(cmd, opts) then guarded[cmd] = true end
+  local list = commands[cmd]
+  if not list then list = {}; commands[cmd] = list end
+  list[#list + 1] = fn
+  want(WANT.message)
+end
+
+-- "!cmd args", or addressed by name: "parley: cmd", "parley, cmd", "@parley cmd".
+local function parse_command(text)
+  local rest
+  if prefix ~= "" and sub(text, 1, #prefix) == prefix then
+    rest = sub(text, #prefix + 1)
+  else
+    local t = match(text, "^%s*@?(.*)$")
+    if lower(sub(t, 1, #name)) == lname then
+      local after = sub(t, #name + 1)
+      rest = match(after, "^[:,]?%s+(.*)$") or match(after, "^[:,](%S.*)$")
+    end
+  end
+  if not rest then return nil end
+  return match(rest, "^(%S+)%s*(.-)%s*$")
+end
+
+-- The built-in `help`: the first plugin in load order answers it for the
+-- whole bot (the host knows every plugin's commands), unless a plugin has
+-- its own `help` command. The host hands that plugin every message addressed
+-- to the bot, whether or not it listens to messages.
+local help_text, may_run, log_warn = native.help, native.may_run, native.log_warn
+
+core.commands = function(msg, text)
+  local cmd, argtext = parse_command(text)
+  if not cmd then return end
+  cmd = lower(cmd)
+  local list = commands[cmd]
+  if not list then
+    if cmd == "help" and answers_help then
+      local reply = help_text(msg.user, match(argtext, "^(%S+)"))
+      if reply then send(msg.room, reply) end
+    end
+    return
+  end
+  if guarded[cmd] then
+    -- The host decides (it knows the roles); the refusal is said at most
+    -- once a minute per user and command, the audit line always logged.
+    local ok, reply, audit = may_run(msg.user, cmd)
+    if not ok then
+      log_warn(audit)
+      if reply then send(msg.room, reply) end
+      return
+    end
+  end
+  for i = 1, #list do
+    local args, n = { raw = argtext }, 0
+    for word in gmatch(argtext, "%S+") do n = n + 1; args[n] = word end
+    call(list[i], msg, args)
+  end
+end

@@ -1,0 +1,51 @@
+-- A prelude extension (see prelude.lua): schedules, the world outside the
+-- chat, and moderation. Loaded into a plugin's VM the first time it reaches
+-- for bot.cron, bot.http, bot.webhook, bot.kick, bot.mute or bot.delete.
+local native, bot, core = ...
+local type, error = type, error
+local need_function, add_timer, callbacks, call = core.need_function, core.add_timer, core.callbacks, core.call
+
+-- bot.cron("0 9 * * mon-fri", fn [, opts]): a timer on a five-field
+-- schedule, in the bot's time zone ([bot] timezone). The host parses it.
+function bot.cron(spec, fn, opts)
+  if type(fn) == "table" and opts == nil then fn, opts = nil, fn end
+  if opts ~= nil and type(opts) ~= "table" then error("bot.cron: the options must be a table", 2) end
+  opts = opts or {}
+  local o = { cron = spec, name = opts.name, data = opts.data }
+  -- Without a function it fires as a "timer" event and needs a name, as bot.after's.
+  return add_timer("bot.cron", 0, fn or o, true, fn and o or nil)
+end
+
+-- bot.http({url=, method=, headers=, body=, timeout=}, fn): the host checks
+-- the request against [bot.http] and makes it once this handler committed;
+-- fn(res) runs later as an event of its own, or fn(nil, reason) on failure.
+-- The core's dispatcher calls fn from `callbacks` when the answer comes.
+local http_request = native.http_request
+function bot.http(req, fn)
+  need_function(fn, "bot.http")
+  local id, err = http_request(req)
+  if id then callbacks[id] = fn end
+  return id, err
+end
+
+-- Moderation: each returns true, or nil and why ("not supported by stomp").
+-- The step is taken once this handler committed.
+local moderate = native.moderate
+function bot.kick(room, user, reason) return moderate("kick", room, user, nil, reason) end
+function bot.mute(room, user, seconds, reason) return moderate("mute", room, user, seconds, reason) end
+function bot.delete(room, id) return moderate("delete", room, id) end
+
+-- bot.webhook(path, fn): the host serves it at /hooks/BOT/PLUGIN/PATH;
+-- fn(req) may return {status=, body=} (the default answer is 204).
+local webhook_add, webhook_reply, hooks = native.webhook_add, native.webhook_reply, {}
+function bot.webhook(path, fn)
+  need_function(fn, "bot.webhook")
+  hooks[webhook_add(path)] = fn
+end
+
+-- Entered through `call`, so the plugin's function and what it returns are metered.
+local function respond(fn, req) webhook_reply(fn(req)) end
+core.webhook = function(ev)
+  local fn = hooks[ev.path]
+  if fn then call(respond, fn, ev) end
+end
