@@ -104,7 +104,9 @@ let package = Package(
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
-            ]
+            ],
+            // The web chat page the embedded server serves at `/`.
+            resources: [.embedInCode("Server/Web/chat.html"), .embedInCode("Server/Web/chat.css"), .embedInCode("Server/Web/chat.js")]
         ),
         .target(
             name: "ParleyREST",

@@ -11,8 +11,9 @@ demo=(liblua5.4-dev pkg-config)
 # The tests add their peers: the stock interpreter and SQLite (the bench's
 # peers, built with the tests), fiu-run (failing fsyncs on purpose), openssl
 # (a throwaway CA), python's venv (python-socketio, aiohttp), RabbitMQ (STOMP),
-# iproute2 (network namespaces for the vanished-peer tests).
-test=("${demo[@]}" lua5.4 libsqlite3-dev fiu-utils openssl python3-venv python3-pip rabbitmq-server iproute2)
+# iproute2 (network namespaces for the vanished-peer tests), chromium and its
+# WebDriver (the web chat's tests in a real browser).
+test=("${demo[@]}" lua5.4 libsqlite3-dev fiu-utils openssl python3-venv python3-pip rabbitmq-server iproute2 chromium chromium-driver)
 
 case "${1:-demo}" in
     demo) wanted=("${demo[@]}") ;;

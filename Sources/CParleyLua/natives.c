@@ -200,6 +200,18 @@ static int nat_load_chunk(lua_State *L) {
     return 1;
 }
 
+static int nat_trampoline(lua_State *L);
+
+/* A host function's closure by id, for the prelude's extensions: their host
+ * functions are not in the natives table, so a VM that never loads an
+ * extension holds neither their closures nor their names. */
+static int nat_host(lua_State *L) {
+    lua_Integer id = lua_tointeger(L, 1);
+    lua_pushinteger(L, id);
+    lua_pushcclosure(L, nat_trampoline, 1);
+    return 1;
+}
+
 /* A host function: upvalue 1 is its id. */
 static int nat_trampoline(lua_State *L) {
     parley_ctx *c = parley_ctx_of(L);
@@ -255,6 +267,8 @@ void parley_push_natives(lua_State *L, int spec) {
     lua_setfield(L, t, "setmetatable");
     lua_pushcfunction(L, nat_load_chunk);
     lua_setfield(L, t, "load_chunk");
+    lua_pushcfunction(L, nat_host);
+    lua_setfield(L, t, "host");
     static const char *const levels[] = {"log_info", "log_warn", "log_error"};
     for (int i = 0; i < 3; i++) {
         lua_pushinteger(L, i);

@@ -15,8 +15,11 @@ struct DemoCommand: AsyncParsableCommand {
     @Option(help: "How many simulated people.")
     var users = 6
 
-    @Option(help: "How long to run, in seconds, arrivals included: the demo ends then, with its summary.")
-    var seconds: Double = 20
+    @Option(help: "How long to run, in seconds, arrivals included: the demo ends then, with its summary (default 20; with --web, until Ctrl-C).")
+    var seconds: Double?
+
+    @Flag(help: "Run on Socket.IO and print the address of the web chat: join the demo from a browser.")
+    var web = false
 
     @Option(help: ArgumentHelp("People arrive spread over this many seconds (default: a third of the run).", valueName: "seconds"))
     var ramp: Double?
@@ -25,7 +28,7 @@ struct DemoCommand: AsyncParsableCommand {
     var seed: UInt64?
 
     @Option(help: ArgumentHelp("The embedded server and transport the demo runs on.", valueName: "streamchat|socketio"))
-    var transport = "streamchat"
+    var transport: String?
 
     @Option(help: ArgumentHelp("Folder with greeter.lua, moderator.lua and persona.lua (default: ./Plugins, else next to the binary's checkout).", valueName: "dir"))
     var plugins: String?
@@ -36,9 +39,12 @@ struct DemoCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard (1...10_000).contains(users) else { throw ValidationError("--users must be between 1 and 10000") }
-        guard seconds > 0, seconds <= 86_400 else { throw ValidationError("--seconds must be positive") }
-        if let ramp, !(ramp >= 0 && ramp <= seconds) { throw ValidationError("--ramp must be between 0 and --seconds") }
-        guard EmbeddedServers.transports.contains(transport) else {
+        if let seconds, !(seconds > 0 && seconds <= 86_400 * 365) { throw ValidationError("--seconds must be positive") }
+        if let ramp, !(ramp >= 0 && ramp <= runSeconds) { throw ValidationError("--ramp must be between 0 and --seconds") }
+        if web, chosenTransport != "socketio" {
+            throw ValidationError("--web runs on socketio (the web chat is the Socket.IO server's)")
+        }
+        guard EmbeddedServers.transports.contains(chosenTransport) else {
             throw ValidationError("--transport must be \(EmbeddedServers.transports.joined(separator: " or "))")
         }
     }
@@ -47,16 +53,23 @@ struct DemoCommand: AsyncParsableCommand {
         let dir = try plugins ?? Self.findPlugins()
         var options = Demo.Options(pluginsDirectory: dir)
         options.users = users
-        options.seconds = seconds
-        options.ramp = ramp
+        options.seconds = runSeconds
+        options.ramp = ramp ?? (web && seconds == nil ? 10 : nil)
+        options.web = web
+        options.transport = chosenTransport
         options.seed = seed
-        options.transport = transport
         if let loops = loopOptions.loops { options.loops = loops }
         options.color = isatty(STDOUT_FILENO) == 1
         let logger = logging.bootstrap()
         let demo = DemoService(demo: Demo(options: options) { line in CommandOutput.print(line) })
         try await ServiceGroup.parley([], main: demo, logger: logger).run()
     }
+
+    /// `--transport`, else Socket.IO with `--web` (its server serves the page), else StreamChat.
+    var chosenTransport: String { transport ?? (web ? "socketio" : "streamchat") }
+
+    /// The run's length: `--seconds`, else 20 s, or a year (until Ctrl-C) with `--web`.
+    var runSeconds: Double { seconds ?? (web ? 86_400 * 365 : 20) }
 
     /// `./Plugins`, else the checkout the binary was built in (`.build/debug/parley` → `Plugins/`).
     static func findPlugins() throws -> String {

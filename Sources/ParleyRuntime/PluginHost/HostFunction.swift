@@ -31,7 +31,22 @@ enum HostFunction: Int32, CaseIterable {
         }
     }
 
-    static let table: [String: Int32] = Dictionary(uniqueKeysWithValues: allCases.map { ($0.luaName, $0.rawValue) })
+    /// Reached only from a prelude extension, which makes its closure by id
+    /// (`native.host(id)`): not in every VM's table of natives.
+    var extensionOnly: Bool {
+        switch self {
+        case .commandInfo, .help, .mayRun, .httpRequest, .webhookAdd, .webhookReply, .moderate: true
+        default: false
+        }
+    }
+
+    /// The natives the prelude gets by name.
+    static let table: [String: Int32] = Dictionary(uniqueKeysWithValues: allCases.filter { !$0.extensionOnly }.map { ($0.luaName, $0.rawValue) })
+
+    /// An extension's source with each `@name@` replaced by that host function's id.
+    static func fillIn(_ source: String) -> String {
+        allCases.reduce(source) { $0.replacingOccurrences(of: "@\($1.luaName)@", with: String($1.rawValue)) }
+    }
 }
 
 /// What a plugin needs from its bot while a handler runs.

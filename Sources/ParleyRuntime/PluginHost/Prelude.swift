@@ -24,8 +24,8 @@ enum Prelude {
     /// The extensions a VM loads when its plugin first reaches for them, as
     /// bytecode compiled once per process (`native.extension(name)`).
     static let extensions: [String: [UInt8]] = [
-        "commands": PluginVM.compiled(prelude: String(decoding: PackageResources.prelude_commands_lua, as: UTF8.self)),
-        "extras": PluginVM.compiled(prelude: String(decoding: PackageResources.prelude_extras_lua, as: UTF8.self)),
+        "commands": PluginVM.compiled(prelude: HostFunction.fillIn(String(decoding: PackageResources.prelude_commands_lua, as: UTF8.self))),
+        "extras": PluginVM.compiled(prelude: HostFunction.fillIn(String(decoding: PackageResources.prelude_extras_lua, as: UTF8.self))),
     ]
 }
 

@@ -123,10 +123,13 @@ end
 function bot.after(seconds, fn, opts) return add_timer("bot.after", seconds, fn, false, opts) end
 function bot.every(seconds, fn, opts) return add_timer("bot.every", seconds, fn, true, opts) end
 
--- What the extensions share with this file.
+-- What the extensions share with this file. Not the `native` table: after
+-- setup it is garbage, and with it a closure for every host function. The
+-- extensions make closures for their own host functions by id (`host`), so
+-- a VM that never loads them holds neither the closures nor their names.
 local core = {
   need_function = need_function, add_timer = add_timer, callbacks = callbacks,
-  call = call, send = send, want = want, WANT = WANT,
+  call = call, send = send, want = want, WANT = WANT, log_warn = native.log_warn, host = native.host,
   name = name, lname = lname, prefix = prefix, answers_help = setup.answers_help,
 }
 
@@ -141,7 +144,7 @@ local extension, load_chunk = native.extension, native.load_chunk
 local function extend(which)
   if loaded[which] then return end
   loaded[which] = true
-  load_chunk(extension(which))(native, bot, core)
+  load_chunk(extension(which))(bot, core)
 end
 setmetatable(bot, {
   __index = function(t, k)

@@ -2,7 +2,9 @@
 -- commands with the built-in `help`. Loaded into a plugin's VM when it first
 -- calls bot.command, or when the plugin that answers `help` first hears a
 -- line that could be a command.
-local native, bot, core = ...
+-- @NAME@ is the id of the host function NAME (filled in by Prelude.swift).
+local bot, core = ...
+local host = core.host
 local type, error = type, error
 local find, sub, lower, match, gmatch = string.find, string.sub, string.lower, string.match, string.gmatch
 local need_function, call, send, want, WANT = core.need_function, core.call, core.send, core.want, core.WANT
@@ -14,7 +16,7 @@ local commands, guarded = {}, {}
 
 -- bot.command(name, fn [, {help=, usage=, roles={...}}]): help and usage
 -- feed the built-in `help` command; roles limit who may run it.
-local command_info = native.command_info
+local command_info = host(@command_info@)
 function bot.command(cmd, fn, opts)
   if type(cmd) ~= "string" or cmd == "" or find(cmd, "%s") then
     error("bot.command: the name must be one word", 2)
@@ -50,7 +52,7 @@ end
 -- whole bot (the host knows every plugin's commands), unless a plugin has
 -- its own `help` command. The host hands that plugin every message addressed
 -- to the bot, whether or not it listens to messages.
-local help_text, may_run, log_warn = native.help, native.may_run, native.log_warn
+local help_text, may_run, log_warn = host(@help@), host(@may_run@), core.log_warn
 
 core.commands = function(msg, text)
   local cmd, argtext = parse_command(text)

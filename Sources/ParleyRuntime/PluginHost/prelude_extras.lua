@@ -1,7 +1,9 @@
 -- A prelude extension (see prelude.lua): schedules, the world outside the
 -- chat, and moderation. Loaded into a plugin's VM the first time it reaches
 -- for bot.cron, bot.http, bot.webhook, bot.kick, bot.mute or bot.delete.
-local native, bot, core = ...
+-- @NAME@ is the id of the host function NAME (filled in by Prelude.swift).
+local bot, core = ...
+local host = core.host
 local type, error = type, error
 local need_function, add_timer, callbacks, call = core.need_function, core.add_timer, core.callbacks, core.call
 
@@ -20,7 +22,7 @@ end
 -- the request against [bot.http] and makes it once this handler committed;
 -- fn(res) runs later as an event of its own, or fn(nil, reason) on failure.
 -- The core's dispatcher calls fn from `callbacks` when the answer comes.
-local http_request = native.http_request
+local http_request = host(@http_request@)
 function bot.http(req, fn)
   need_function(fn, "bot.http")
   local id, err = http_request(req)
@@ -30,14 +32,14 @@ end
 
 -- Moderation: each returns true, or nil and why ("not supported by stomp").
 -- The step is taken once this handler committed.
-local moderate = native.moderate
+local moderate = host(@moderate@)
 function bot.kick(room, user, reason) return moderate("kick", room, user, nil, reason) end
 function bot.mute(room, user, seconds, reason) return moderate("mute", room, user, seconds, reason) end
 function bot.delete(room, id) return moderate("delete", room, id) end
 
 -- bot.webhook(path, fn): the host serves it at /hooks/BOT/PLUGIN/PATH;
 -- fn(req) may return {status=, body=} (the default answer is 204).
-local webhook_add, webhook_reply, hooks = native.webhook_add, native.webhook_reply, {}
+local webhook_add, webhook_reply, hooks = host(@webhook_add@), host(@webhook_reply@), {}
 function bot.webhook(path, fn)
   need_function(fn, "bot.webhook")
   hooks[webhook_add(path)] = fn

@@ -83,6 +83,10 @@ final class EngineIOHTTPHandler: ChannelInboundHandler, RemovableChannelHandler 
         let refuse = { (refusal: EngineIORequest.Refusal) in
             reply.refuse(refusal, thenClose: asksUpgrade || head.method == .HEAD)
         }
+        // The web chat's page and files; everything else is Engine.IO's.
+        if head.method == .GET || head.method == .HEAD, !asksUpgrade, let asset = WebChat.asset(uri: head.uri) {
+            return reply.asset(asset, bodyless: head.method == .HEAD)
+        }
         let request: EngineIORequest
         switch EngineIORequest.read(uri: head.uri, config: server.config) {
         case .success(let r): request = r

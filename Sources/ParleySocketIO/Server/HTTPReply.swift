@@ -33,16 +33,24 @@ struct HTTPReply: Sendable {
         send(.ok, ByteBuffer(string: "ok"), contentType: "text/plain; charset=UTF-8")
     }
 
+    /// 200 with one of the web chat's files (only its headers for a HEAD).
+    func asset(_ asset: WebChat.Asset, bodyless: Bool) {
+        send(.ok, bodyless ? ByteBuffer() : asset.body, contentType: asset.contentType, length: asset.body.readableBytes,
+             extra: WebChat.securityHeaders)
+    }
+
     func refuse(_ refusal: EngineIORequest.Refusal, thenClose: Bool = false) {
         let body = refusal.body
         send(refusal.status, ByteBuffer(string: body.text), contentType: body.contentType, thenClose: thenClose)
     }
 
-    private func send(_ status: HTTPResponseStatus, _ body: ByteBuffer, contentType: String, thenClose: Bool = false) {
+    private func send(_ status: HTTPResponseStatus, _ body: ByteBuffer, contentType: String, thenClose: Bool = false,
+                      length: Int? = nil, extra: [(String, String)] = []) {
         let close = thenClose || !keepAlive
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: contentType)
-        headers.add(name: "Content-Length", value: String(body.readableBytes))
+        headers.add(name: "Content-Length", value: String(length ?? body.readableBytes))
+        for (name, value) in extra { headers.add(name: name, value: value) }
         if close { headers.add(name: "Connection", value: "close") }
         let head = HTTPResponseHead(version: version, status: status, headers: headers)
         let channel = self.channel

@@ -30,6 +30,8 @@ public struct Demo: Sendable {
         public var transport = StreamChatTransport.driver.name
         /// Bot loops for the staff and the people (see `BotLoops`).
         public var loops = RuntimeOptions().loops
+        /// Print the address of the server's web chat (`parley demo --web`).
+        public var web = false
         public init(pluginsDirectory: String) { self.pluginsDirectory = pluginsDirectory }
     }
 
@@ -89,7 +91,11 @@ public struct Demo: Sendable {
         let tally = Tally(people: people.map(\.name))
         let transcript = Transcript(color: options.color, print: print)
         let seed = options.seed ?? UInt64.random(in: 1...UInt64.max)
-        print(transcript.header("parley demo: \(options.transport) server on 127.0.0.1:\(port), \(options.users) simulated people, \(Int(options.seconds)) s, seed \(seed)"))
+        let length = options.web && options.seconds >= 86_400 ? "until Ctrl-C" : "\(Int(options.seconds)) s"
+        print(transcript.header("parley demo: \(options.transport) server on 127.0.0.1:\(port), \(options.users) simulated people, \(length), seed \(seed)"))
+        if options.web {
+            print(transcript.header("web chat: open http://127.0.0.1:\(port)/ and pick a nickname to join the room"))
+        }
 
         var observer = RuntimeObserver { record in
             if record.plugin == "moderator", record.text.hasPrefix("audit") {

@@ -1,0 +1,211 @@
+// Parley web chat: a SocketChat client in the browser. It speaks Engine.IO v4
+// and Socket.IO v5 over one WebSocket, with the events every other client of
+// the server uses (connectUser, chatMessage, startType, ...).
+//
+// Everything people send is shown with textContent, never as HTML, so a name
+// or a message full of tags is only text.
+"use strict";
+
+const MAX_CHARS = 1000;        // longest message the page sends
+const TYPING_IDLE_MS = 3000;   // "typing" ends this long after the last key
+
+const $ = (id) => document.getElementById(id);
+const room = new URLSearchParams(location.search).get("room");
+// A room is a namespace of its own; no room is the lobby, the default namespace.
+const nsp = room ? "/" + room : "/";
+const nspPrefix = nsp === "/" ? "" : nsp + ",";
+
+let ws = null;
+let nick = "";
+let nextAck = 1;
+const acks = new Map();        // ack id -> function(args)
+let typingTimer = null;
+
+$("room-name").textContent = room ? "· " + room : "· lobby";
+
+function status(text) { $("status").textContent = text; }
+
+function clock(date) {
+  return date.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
+}
+
+// One line in the conversation: a message (who, text, id) or a notice.
+function line({ who, text, id, notice }) {
+  const li = document.createElement("li");
+  const time = document.createElement("time");
+  const now = new Date();
+  time.dateTime = now.toISOString();
+  time.textContent = clock(now);
+  li.append(time);
+  if (notice) {
+    li.className = "notice";
+    li.append(text);
+  } else {
+    const w = document.createElement("span");
+    w.className = "who";
+    w.textContent = who + ":";
+    const t = document.createElement("span");
+    t.className = "text";
+    t.textContent = text;
+    li.append(w, t);
+    if (id) li.dataset.id = id;
+  }
+  const list = $("messages");
+  const atBottom = list.scrollTop + list.clientHeight >= list.scrollHeight - 8;
+  list.append(li);
+  if (atBottom) list.scrollTop = list.scrollHeight;
+}
+
+function notice(text) { line({ text, notice: true }); }
+
+// Engine.IO packet "4" carries Socket.IO; "42" is an event, "43" an ack.
+function emit(name, args, onAck) {
+  let id = "";
+  if (onAck) {
+    id = String(nextAck++);
+    acks.set(id, onAck);
+  }
+  ws.send("42" + nspPrefix + id + JSON.stringify([name, ...args]));
+}
+
+function connect() {
+  const scheme = location.protocol === "https:" ? "wss" : "ws";
+  ws = new WebSocket(`${scheme}://${location.host}/socket.io/?EIO=4&transport=websocket`);
+  status("Connecting…");
+  ws.onmessage = (e) => engineIO(String(e.data));
+  ws.onclose = () => {
+    status("Disconnected");
+    if (nick) notice("The connection closed. Reload the page to join again.");
+  };
+}
+
+function engineIO(packet) {
+  switch (packet[0]) {
+    case "0": ws.send("40" + nspPrefix); break;   // open: join the room's namespace
+    case "2": ws.send("3"); break;                // ping: pong
+    case "4": socketIO(packet.slice(1)); break;
+  }
+}
+
+function socketIO(packet) {
+  const type = packet[0];
+  let rest = packet.slice(1);
+  if (rest.startsWith("/")) {
+    const comma = rest.indexOf(",");
+    if (rest.slice(0, comma) !== nsp) return;
+    rest = rest.slice(comma + 1);
+  }
+  const ackId = (rest.match(/^\d+/) || [""])[0];
+  rest = rest.slice(ackId.length);
+  switch (type) {
+    case "0":
+      status(`Connected as ${nick}`);
+      emit("connectUser", [nick]);
+      $("join").hidden = true;
+      $("chat").hidden = false;
+      $("text").focus();
+      break;
+    case "1":
+      status("Removed from the room");
+      break;
+    case "2": {
+      const [name, ...args] = JSON.parse(rest);
+      if (handlers[name]) handlers[name](...args);
+      break;
+    }
+    case "3": {
+      const done = acks.get(ackId);
+      acks.delete(ackId);
+      if (done) done(JSON.parse(rest));
+      break;
+    }
+    case "4":
+      status("The server refused the room");
+      notice("The server refused this room.");
+      break;
+  }
+}
+
+const handlers = {
+  userList(users) {
+    const ul = $("people");
+    ul.replaceChildren();
+    for (const u of users || []) {
+      const li = document.createElement("li");
+      li.textContent = u.nickname + (u.isConnected ? "" : " (away)");
+      if (!u.isConnected) li.className = "offline";
+      ul.append(li);
+    }
+  },
+  userConnectUpdate(user) { if (user && user.nickname !== nick) notice(`${user.nickname} joined`); },
+  userExitUpdate(name) { if (name && name !== nick) notice(`${name} left`); },
+  newChatMessage(who, text, date, id) { line({ who, text, id }); },
+  userTypingUpdate(set) {
+    const names = Object.keys(set || {}).filter((n) => n !== nick);
+    $("typing").textContent = names.length === 0 ? ""
+      : names.length === 1 ? `${names[0]} is typing…` : `${names.join(", ")} are typing…`;
+  },
+  userKicked({ nickname, reason, by }) {
+    notice(nickname === nick ? `You were removed by ${by}: ${reason}` : `${nickname} was removed by ${by}: ${reason}`);
+  },
+  userMuted({ nickname, seconds, reason, by }) {
+    notice(`${nickname === nick ? "You are" : nickname + " is"} muted for ${seconds} s by ${by}: ${reason}`);
+  },
+  messageDropped({ seconds, reason }) { notice(`Not sent: you are muted for ${seconds} more seconds (${reason}).`); },
+  messageDeleted({ id, by }) {
+    for (const li of $("messages").children) {
+      if (li.dataset.id === id) {
+        li.classList.add("deleted");
+        li.title = `deleted by ${by}`;
+      }
+    }
+  },
+};
+
+function stopTyping() {
+  if (typingTimer === null) return;
+  clearTimeout(typingTimer);
+  typingTimer = null;
+  emit("stopType", [nick]);
+}
+
+$("join").addEventListener("submit", (e) => {
+  e.preventDefault();
+  nick = $("nickname").value.trim();
+  if (!nick) return;
+  connect();
+});
+
+$("text").addEventListener("input", () => {
+  if (typingTimer === null) emit("startType", [nick]);
+  else clearTimeout(typingTimer);
+  typingTimer = setTimeout(stopTyping, TYPING_IDLE_MS);
+});
+
+$("say").addEventListener("submit", (e) => {
+  e.preventDefault();
+  const input = $("text");
+  const text = input.value;
+  if (!text.trim()) return;
+  const length = [...text].length;
+  if (length > MAX_CHARS) {
+    notice(`Message too long: ${length} characters, at most ${MAX_CHARS}. Not sent.`);
+    return;
+  }
+  stopTyping();
+  emit("chatMessage", [nick, text], (reply) => {
+    if (reply[0] === false) notice(`Not sent: ${reply[1] || "refused by the server"}`);
+  });
+  input.value = "";
+});
+
+$("leave").addEventListener("click", () => {
+  stopTyping();
+  emit("exitUser", [nick]);
+  nick = "";
+  ws.close();
+  $("chat").hidden = true;
+  $("join").hidden = false;
+  $("messages").replaceChildren();
+  status("You left");
+});

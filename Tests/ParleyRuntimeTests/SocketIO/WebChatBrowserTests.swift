@@ -1,0 +1,146 @@
+import Foundation
+import Synchronization
+import ParleyCore
+import ParleyRuntime
+import ParleySocketIO
+import ParleyTestSupport
+import Testing
+
+/// The embedded server's web chat in a real browser: headless Chromium driven
+/// by selenium (`Tests/Fixtures/python/browser_chat.py`), against the server,
+/// an echo bot, a greeter and a simulated person who keeps typing. Each
+/// scenario saves screenshots under `.build/screenshots/`.
+@Suite(.serialized, .timeLimit(.minutes(3)))
+struct WebChatBrowserTests {
+    static let screenshots = packageRoot.appendingPathComponent(".build/screenshots").path
+
+    @Test func aPersonChatsWithTheBotsFromABrowser() async throws {
+        try await withChat { url in
+            let out = try await Self.browser(url: url, scenario: "chat")
+            #expect(out.status == 0, "\(out.text)")
+            for step in ["greeted", "!ping answered pong", "typing shown: typist is typing", "a second window sees",
+                         "left, and the other window saw it"] {
+                #expect(out.text.contains(step), "\(out.text)")
+            }
+        }
+    }
+
+    @Test func hostileNamesAndMessagesStayText() async throws {
+        try await withChat { url in
+            let out = try await Self.browser(url: url, scenario: "hostile")
+            #expect(out.status == 0, "\(out.text)")
+            #expect(out.text.contains("nothing ran") && out.text.contains("over-long message is refused"), "\(out.text)")
+        }
+    }
+
+    /// One command: `parley demo --web` prints the page's address, and a
+    /// person in a browser joins the demo room beside its bots and people.
+    @Test func aPersonJoinsTheDemoFromABrowser() async throws {
+        let out = Pipe()
+        let seen = Mutex("")
+        out.fileHandleForReading.readabilityHandler = { h in
+            let d = h.availableData
+            seen.withLock { $0 += String(decoding: d, as: UTF8.self) }
+        }
+        let demo = try launchParley(["demo", "--web", "--users", "3", "--seconds", "60", "--ramp", "2"], stdout: out)
+        defer { if demo.isRunning { demo.terminate() } }
+        func address() -> String? {
+            seen.withLock { text in
+                text.split(separator: "\n").first { $0.contains("web chat: open ") }
+                    .flatMap { $0.split(separator: " ").first { $0.hasPrefix("http://") } }.map(String.init)
+            }
+        }
+        #expect(await eventually(20) { address() != nil }, "\(seen.withLock { $0 })")
+        let url = try #require(address())
+        let run = try await Self.browser(url: url, scenario: "demo")
+        #expect(run.status == 0, "\(run.text)")
+        kill(demo.processIdentifier, SIGINT)
+        out.fileHandleForReading.readabilityHandler = nil
+        #expect(await finish(demo).status == 0)
+        // The demo's transcript shows the visitor among the people.
+        #expect(seen.withLock { $0 }.contains("Visitor"), "\(seen.withLock { $0 })")
+    }
+
+    @Test func thePageShipsInTheBinaryWithItsSecurityHeaders() async throws {
+        let server = try await SocketChatServer.start(.init())
+        defer { Task { await server.shutdown() } }
+        let raw = try await RawHTTP.get(port: server.port, path: "/?room=dev")
+        #expect(raw.hasPrefix("HTTP/1.1 200"))
+        #expect(raw.contains("Content-Security-Policy: default-src 'none'; script-src 'self'"))
+        #expect(raw.contains("<script src=\"/chat.js\" defer></script>"))
+        let js = try await RawHTTP.get(port: server.port, path: "/chat.js")
+        #expect(js.contains("text/javascript") && js.contains("EIO=4&transport=websocket"))
+        // Engine.IO still answers beside it.
+        let eio = try await RawHTTP.get(port: server.port, path: "/socket.io/?EIO=4&transport=polling")
+        #expect(eio.contains("\"sid\""))
+    }
+
+    /// The server, the bots and the typist; `body` gets the page's URL.
+    private func withChat(_ body: (String) async throws -> Void) async throws {
+        let server = try await SocketChatServer.start(.init())
+        defer { Task { await server.shutdown() } }
+        func transport(_ name: String) -> SocketIOTransport {
+            SocketIOTransport(endpoint: SocketIOEndpoint(host: "127.0.0.1", port: server.port), name: name, connectTimeout: 5)
+        }
+        let bot = BotRunner(spec: try botSpec(name: "parley", port: server.port, plugins: [], shippedPlugins: ["echo"],
+                                              transport: transport("parley")), observer: Recorder().observer)
+        let greeter = BotRunner(spec: try botSpec(name: "greeter", port: server.port, plugins: [], shippedPlugins: ["greeter"],
+                                                  transport: transport("greeter")), observer: Recorder().observer)
+        let runs = [Task { await bot.run() }, Task { await greeter.run() }]
+        #expect(await eventually { await bot.state == .online })
+        #expect(await eventually { await greeter.state == .online })
+        let typist = try await Person("typist", transport: transport("typist"))
+        let typing = Task {
+            while !Task.isCancelled {
+                try? await typist.typing(true)
+                try? await Task.sleep(for: .milliseconds(700))
+            }
+        }
+        try await body("http://127.0.0.1:\(server.port)/")
+        typing.cancel()
+        await typist.leave()
+        await bot.stop()
+        await greeter.stop()
+        for r in runs { _ = await r.value }
+    }
+
+    private static func browser(url: String, scenario: String) async throws -> (status: Int32, text: String) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: PythonPeer.python)
+        p.arguments = [packageRoot.appendingPathComponent("Tests/Fixtures/python/browser_chat.py").path,
+                       "--url", url, "--scenario", scenario, "--screenshots", screenshots]
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = out
+        try p.run()
+        let r = await finish(p, stdout: out)
+        return (r.status, r.stdout)
+    }
+}
+
+/// One GET over a plain socket, the whole answer as text.
+enum RawHTTP {
+    static func get(port: Int, path: String) async throws -> String {
+        try await Task.detached {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            defer { close(fd) }
+            var addr = sockaddr_in()
+            addr.sin_family = sa_family_t(AF_INET)
+            addr.sin_port = in_port_t(UInt16(port).bigEndian)
+            addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let ok = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 } }
+            guard ok else { throw PeerError("cannot connect to \(port)") }
+            let request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+            _ = request.withCString { send(fd, $0, strlen($0), 0) }
+            var data = [UInt8]()
+            var buf = [UInt8](repeating: 0, count: 65536)
+            while true {
+                let n = recv(fd, &buf, buf.count, 0)
+                if n <= 0 { break }
+                data += buf[0..<n]
+            }
+            return String(decoding: data, as: UTF8.self)
+        }.value
+    }
+}
