@@ -40,6 +40,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
     ],
     targets: [
@@ -141,11 +142,15 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             // The plugin API's prelude and its two extensions, in the binary (`PackageResources.prelude_lua`, ...).
             resources: [.embedInCode("PluginHost/prelude.lua"), .embedInCode("PluginHost/prelude_commands.lua"),
-                        .embedInCode("PluginHost/prelude_extras.lua")]
+                        .embedInCode("PluginHost/prelude_extras.lua"),
+                        // The dashboard the --http server serves at `/`.
+                        .embedInCode("Dashboard/Web/dashboard.html"), .embedInCode("Dashboard/Web/dashboard.css"),
+                        .embedInCode("Dashboard/Web/dashboard.js")]
         ),
         .executableTarget(
             name: "parley",
@@ -187,7 +192,8 @@ let package = Package(
                            // The REST tests drive the python fixture's test endpoints over HTTP.
                            .product(name: "AsyncHTTPClient", package: "async-http-client"),
                            // The webhook tests sign their requests as GitHub does.
-                           .product(name: "Crypto", package: "swift-crypto")]
+                           .product(name: "Crypto", package: "swift-crypto"),
+                           .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(name: "ParleyPluginTests", dependencies: ["ParleyTestSupport", "ParleyRuntime", "ParleyStore", "ParleyCore", "ParleyJournal", "ParleyLua", "ParleyWire"], exclude: ["Golden", "Hostile", "Crash"]),
     ],

@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
-# `make test` after the build: the five passes, with the RabbitMQ node the
+# `make test` after the build: the six passes, with the RabbitMQ node the
 # STOMP tests need started here when none is running (and stopped again at
 # the end, then only), and one closing count.
 #
-# Five passes: the end-to-end runtime tests need the cooperative pool (as
+# Six passes: the end-to-end runtime tests need the cooperative pool (as
 # wide as the machine: 2 threads here) to themselves, and some unit suites
 # block it with synchronous socket and process calls. The flood tests burn
 # both cores for seconds on purpose, which would starve the runtime tests'
 # sub-second deadlines, so they get a pass of their own. The bot-loop test
 # compares a bot's latency beside a busy loop with its idle latency, which
-# only means something on an otherwise quiet machine: it runs alone. The chaos runner
+# only means something on an otherwise quiet machine: it runs alone. Headless
+# Chromium takes both cores while it starts and renders, so the browser tests
+# run alone too. The chaos runner
 # restarts servers and the shared RabbitMQ node dozens of times, so it runs
 # alone, last; it writes its tables to .build/chaos/<transport>.txt.
 set -uo pipefail
@@ -27,12 +29,14 @@ trap cleanup EXIT
 status=0
 pass() { bash Tests/test-pass.sh "$@" || status=1; }
 pass .build/test-output.txt --skip ParleyRuntimeTests
-pass .build/test-output-runtime.txt --filter ParleyRuntimeTests --skip "$heavy|BotLoopTests|ChaosTests"
+pass .build/test-output-runtime.txt --filter ParleyRuntimeTests --skip "$heavy|BotLoopTests|ChaosTests|WebChatBrowserTests"
 pass .build/test-output-heavy.txt --filter "$heavy"
 pass .build/test-output-loops.txt --filter BotLoopTests
+pass .build/test-output-browser.txt --filter WebChatBrowserTests
 pass .build/test-output-chaos.txt --filter ChaosTests
 
-outputs=(.build/test-output.txt .build/test-output-runtime.txt .build/test-output-heavy.txt .build/test-output-loops.txt .build/test-output-chaos.txt)
+outputs=(.build/test-output.txt .build/test-output-runtime.txt .build/test-output-heavy.txt .build/test-output-loops.txt
+         .build/test-output-browser.txt .build/test-output-chaos.txt)
 passed=$(cat "${outputs[@]}" | grep -Eo '✔ Test run with [0-9]+ tests' | grep -Eo '[0-9]+' | awk '{s+=$1} END {print s+0}')
 failed=$(cat "${outputs[@]}" | grep -Eo '✘ Test run with [0-9]+ tests' | grep -Eo '[0-9]+' | awk '{s+=$1} END {print s+0}')
 echo "swift-testing: ${passed} passed, ${failed} failed"

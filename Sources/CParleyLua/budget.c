@@ -188,3 +188,10 @@ void parley_event_begin(lua_State *L, double now_epoch) {
 }
 
 size_t parley_mem_used(lua_State *L) { return parley_ctx_of(L)->mem_used; }
+
+/* Instructions the last event used, to the hook's period (for the dashboard). */
+int64_t parley_instructions_used(lua_State *L) {
+    parley_ctx *c = parley_ctx_of(L);
+    int64_t used = c->instr_limit - c->instr_left;
+    return used < 0 ? c->instr_limit : used;
+}

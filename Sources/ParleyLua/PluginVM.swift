@@ -157,6 +157,9 @@ public final class PluginVM {
 
     /// Bytes the VM has allocated.
     public var memoryUsed: Int { state.map { parley_mem_used($0) } ?? 0 }
+    /// Instructions the last event used, counted in the budget hook's steps
+    /// (1,000 instructions), so a small handler reads as 0.
+    public var lastEventInstructions: Int { state.map { Int(parley_instructions_used($0)) } ?? 0 }
 
     /// The event kinds the plugin's handlers listen to, as the prelude
     /// declared them (`native.want`); a field read, no call into Lua.

@@ -23,9 +23,13 @@ struct RunCommand: AsyncParsableCommand {
     @Argument(help: "The bot config (TOML).")
     var config: String
 
-    @Option(help: ArgumentHelp("Serve Prometheus metrics at /metrics and the plugins' webhooks at /hooks/BOT/PLUGIN/PATH on http://HOST:PORT.",
+    @Option(help: ArgumentHelp("Serve the dashboard at /, Prometheus metrics at /metrics and the plugins' webhooks at /hooks/BOT/PLUGIN/PATH on http://HOST:PORT (a bare PORT is on 127.0.0.1).",
                                valueName: "host:port"))
     var http: String?
+
+    @Option(help: ArgumentHelp("With --http: the environment variable holding a token every request but a webhook's must carry (Authorization: Bearer TOKEN, or ?token=).",
+                               valueName: "name"))
+    var httpTokenEnv: String?
 
     @OptionGroup var loopOptions: LoopOptions
 
@@ -40,10 +44,7 @@ struct RunCommand: AsyncParsableCommand {
             logger.error("\(error.description)")
             throw ExitCode(2)
         }
-        var listen: HostPort?
-        if let http {
-            do { listen = try HostPort.parse(http, key: "--http") } catch { throw ValidationError(error.message) }
-        }
+        let (listen, token) = try HTTPOptionsParsing.read(http: http, tokenEnv: httpTokenEnv)
         // Metrics are recorded only when something serves them.
         if listen != nil { _ = HTTPServer.registry }
         var serverLog = logger
@@ -64,7 +65,9 @@ struct RunCommand: AsyncParsableCommand {
         }
         let botLoops = BotLoops(count: loopOptions.loops ?? file.runtime.loops)
         logger.info("\(botLoops.loops.count) bot loops")
-        let fleet = FleetService(fleet: Fleet(specs: specs, observer: RuntimeObserver(logger: logger), loops: botLoops), logger: logger)
+        let watch = FleetWatch()
+        let observer = listen == nil ? RuntimeObserver(logger: logger) : watch.observing(RuntimeObserver(logger: logger))
+        let fleet = FleetService(fleet: Fleet(specs: specs, observer: observer, loops: botLoops), logger: logger)
         // SIGHUP reloads every plugin (file changes are picked up by themselves).
         signal(SIGHUP, SIG_IGN)
         let hangup = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .global())
@@ -73,8 +76,9 @@ struct RunCommand: AsyncParsableCommand {
         var services: [any Service] = []
         if let listen {
             let logger = logger
-            services.append(HTTPServer.application(host: listen.host, port: listen.port, runners: fleet.fleet.runners, logger: logger) { port in
-                logger.info("http at http://\(listen.host):\(port)/ (metrics at /metrics, webhooks at /hooks/BOT/PLUGIN/PATH)")
+            services.append(HTTPServer.application(host: listen.host, port: listen.port, runners: fleet.fleet.runners, logger: logger,
+                                                   watch: watch, token: token) { port in
+                logger.info("http at http://\(listen.host):\(port)/ (the dashboard; metrics at /metrics, webhooks at /hooks/BOT/PLUGIN/PATH)")
             })
         }
         services.append(StopOnShutdown(name: "embedded servers") { await servers.shutdown() })
@@ -87,5 +91,25 @@ struct RunCommand: AsyncParsableCommand {
         if outcomes.contains(where: { if case .failed = $0 { true } else { false } }) { return 1 }
         if !outcomes.isEmpty, outcomes.allSatisfy({ if case .gaveUp = $0 { true } else { false } }) { return 3 }
         return 0
+    }
+}
+
+/// `--http` and `--http-token-env`, checked: a bad address, or a token
+/// variable that is unset or empty, is a usage error.
+enum HTTPOptionsParsing {
+    static func read(http: String?, tokenEnv: String?) throws -> (HostPort?, String?) {
+        guard let http else {
+            if tokenEnv != nil { throw ValidationError("--http-token-env needs --http") }
+            return (nil, nil)
+        }
+        // A bare port listens on loopback: the dashboard and metrics are not for everyone.
+        let address = http.contains(":") ? http : "127.0.0.1:" + http
+        let listen: HostPort
+        do { listen = try HostPort.parse(address, key: "--http") } catch { throw ValidationError(error.message) }
+        guard let tokenEnv else { return (listen, nil) }
+        guard let token = ProcessInfo.processInfo.environment[tokenEnv], !token.isEmpty else {
+            throw ValidationError("--http-token-env: the environment variable \(tokenEnv) is not set")
+        }
+        return (listen, token)
     }
 }

@@ -289,6 +289,7 @@ int parley_dispatch_message(lua_State *L, const parley_message *m, const uint8_t
 
 /* Bytes currently allocated by the state. */
 size_t parley_mem_used(lua_State *L);
+int64_t parley_instructions_used(lua_State *L);
 
 /*
  * Test support: runs the pattern conformance script (which returns passed,

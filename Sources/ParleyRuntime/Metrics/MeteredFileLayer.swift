@@ -1,5 +1,6 @@
 import Metrics
 import ParleyJournal
+import Synchronization
 
 /// The journal's file layer with its syncs timed, for
 /// `parley_journal_sync_duration_seconds`. Everything else passes through.
@@ -9,10 +10,21 @@ import ParleyJournal
 /// seam its tests use.
 struct MeteredFileLayer: FileLayer {
     let base: any FileLayer
+    /// The last sync's duration in nanoseconds (0: none yet), for the dashboard.
+    let lastSync = LastSync()
+
+    final class LastSync: Sendable {
+        let nanoseconds = Atomic<UInt64>(0)
+    }
 
     func sync(_ file: JournalFile) throws {
         let started = ContinuousClock.now
-        defer { RuntimeMetrics.journalSync.record(duration: ContinuousClock.now - started) }
+        defer {
+            let took = ContinuousClock.now - started
+            RuntimeMetrics.journalSync.record(duration: took)
+            lastSync.nanoseconds.store(UInt64(took.components.seconds) * 1_000_000_000 + UInt64(took.components.attoseconds / 1_000_000_000),
+                                       ordering: .relaxed)
+        }
         try base.sync(file)
     }
 

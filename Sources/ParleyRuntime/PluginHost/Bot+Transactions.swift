@@ -18,8 +18,14 @@ extension Bot {
     func run(_ p: Plugin, fired: [TimerChange] = [],
                      dispatch: (PluginVM, [Int64]) -> (PluginFailure?, [VMAction])) throws(StoreError) -> [BotAction] {
         p.beginEvent()
+        let start = BotRunner.monotonic()
         let (failure, actions) = dispatch(p.vm, p.takeDrops())
-        return try settle(p, failure: failure, actions: actions, fired: fired)
+        p.stats.record(instructions: p.vm.lastEventInstructions, seconds: BotRunner.monotonic() - start)
+        let out = try settle(p, failure: failure, actions: actions, fired: fired)
+        for a in out where a.plugin == p.name {
+            if case .error(let kind, _) = a.kind { p.stats.errors[kind.rawValue, default: 0] += 1 }
+        }
+        return out
     }
 
     /// Logs and quota reports survive a failed handler; everything else is its effects.

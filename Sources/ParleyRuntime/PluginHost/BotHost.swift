@@ -20,6 +20,8 @@ actor BotHost {
     private let fsync: FsyncPolicy
     private var bot: Bot?
     private var journal: JournalStore?
+    /// The journal's file layer, timed (for the dashboard's last sync).
+    private var metered: MeteredFileLayer?
     /// Whether journal writes return before their sync (a journal with
     /// `fsync = "always"`): only then do sends have to wait for `whenDurable`.
     /// Under `interval` a write is acknowledged as it is made.
@@ -47,8 +49,10 @@ actor BotHost {
             try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
             // Pipelined: the next event is handled while this one's commit syncs;
             // the runner holds sends until `whenDurable` says their commit is on disk.
+            let layer = MeteredFileLayer(base: PosixFileLayer())
+            metered = layer
             let j = try JournalStore.open(directory: dir, fsync: fsync, history: options.history,
-                                          fileLayer: MeteredFileLayer(base: PosixFileLayer()), pipelined: pipelined)
+                                          fileLayer: layer, pipelined: pipelined)
             // Ids the bot generates must not repeat those of earlier runs on this journal.
             options.messageIdPrefix = "\(options.name)-\(j.recoveredSequence)-"
             journal = j
@@ -143,6 +147,14 @@ actor BotHost {
 
     func servesWebhook(plugin: String, path: String) -> Bool {
         bot?.servesWebhook(plugin: plugin, path: path) ?? false
+    }
+
+    func pluginReports() -> [PluginReport] { bot?.pluginReports() ?? [] }
+
+    /// The journal's last sync in milliseconds; nil without a journal or before its first sync.
+    var journalSyncMilliseconds: Double? {
+        guard let ns = metered?.lastSync.nanoseconds.load(ordering: .relaxed), ns > 0 else { return nil }
+        return Double(ns) / 1e6
     }
 
     /// Every room's last-seen cursor, for a transport's catch-up.

@@ -14,6 +14,8 @@ final class Plugin: HostFunctions {
 
     var isDisabled = false
     var consecutiveFailures = 0
+    /// Events, errors and costs, for the dashboard.
+    var stats = PluginStats()
     /// The first plugin in load order: it answers the built-in `help`.
     var answersHelp = false
     /// The commands the plugin registered, by lower-case name.

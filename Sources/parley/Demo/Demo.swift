@@ -1,9 +1,11 @@
 import Foundation
+import Logging
 import ParleyCore
 import ParleyJournal
 import ParleyLua
 import ParleyRuntime
 import ParleyStreamChat
+import ServiceLifecycle
 import Synchronization
 
 /// `parley demo`: the embedded server, the greeter and moderator bots, and
@@ -156,6 +158,9 @@ public struct Demo: Sendable {
         ]
         // The process's shared loops unless the demo asks for another number.
         let loops = options.loops == RuntimeOptions().loops ? BotLoops.shared : BotLoops(count: options.loops)
+        // With --web the dashboard watches the staff and the people.
+        let watch = FleetWatch()
+        if options.web { observer = watch.observing(observer) }
         let staffRunners = staff.enumerated().map { i, s in BotRunner(spec: s, observer: observer, loops: loops, seed: seed &+ UInt64(i)) }
         let personRunners = people.enumerated().map { i, p in
             BotRunner(spec: spec(p.name, plugin("persona"), config: Self.personaConfig(style: p.style), seed: seed &+ 100 &+ UInt64(i)),
@@ -163,6 +168,16 @@ public struct Demo: Sendable {
         }
 
         let end = started.addingTimeInterval(options.seconds)
+        var dashboard: Task<Void, any Error>?
+        if options.web {
+            var quiet = Logger(label: "parley.http")
+            quiet.logLevel = .warning
+            let app = HTTPServer.application(host: "127.0.0.1", port: 0, runners: staffRunners + personRunners, logger: quiet,
+                                             watch: watch) { port in
+                print(transcript.header("dashboard: http://127.0.0.1:\(port)/"))
+            }
+            dashboard = Task { try await app.run() }
+        }
         var tasks: [Task<BotOutcome, Never>] = []
         for r in staffRunners.reversed() {
             tasks.append(Task { await r.run() })
@@ -186,6 +201,8 @@ public struct Demo: Sendable {
         }
         for r in staffRunners { await r.stop(drainTimeout: 1) }
         for t in tasks { _ = await t.value }
+        dashboard?.cancel()
+        _ = await dashboard?.result
         await servers.shutdown()
 
         var summary = tally.value

@@ -5,16 +5,19 @@ sees. The Swift test (WebChatBrowserTests) starts the server, the bots and a
 simulated person who keeps typing, then runs this.
 
     .venv/bin/python Tests/Fixtures/python/browser_chat.py --url http://127.0.0.1:PORT/ \
-        --scenario chat|hostile|demo --screenshots .build/screenshots
+        --scenario chat|hostile|demo|dashboard [--chat-url URL] --screenshots .build/screenshots
 
 Prints one `ok: ...` line per step; on a failure, `FAIL: ...` and exit 1
 (with a screenshot of the moment, `*-failure.png`).
 """
 
 import argparse
+import contextlib
 import os
 import sys
 import time
+import urllib.error
+import urllib.request
 
 from selenium import webdriver
 from selenium.common.exceptions import NoAlertPresentException
@@ -79,10 +82,21 @@ def say(driver, text):
     box.send_keys(Keys.ENTER)            # Enter sends
 
 
-def chat(url, shots):
-    a = browser()
-    b = None
+@contextlib.contextmanager
+def session(shots, name):
+    """A browser for a scenario; on a failure, a screenshot of the moment."""
+    d = browser()
     try:
+        yield d
+    except Exception:
+        d.save_screenshot(os.path.join(shots, f"{name}-failure.png"))
+        raise
+    finally:
+        d.quit()
+
+
+def chat(url, shots, _):
+    with session(shots, "web-chat") as a, session(shots, "web-chat-second-window") as b:
         join(a, url, "Wanda")
         print("ok: joined as Wanda, listed among the people")
         until("the greeter welcomes Wanda", lambda: any(w == "greeter" and "Wanda" in t for w, t in lines(a)))
@@ -95,7 +109,6 @@ def chat(url, shots):
         print(f"ok: typing shown: {typing}")
         a.save_screenshot(os.path.join(shots, "web-chat.png"))
 
-        b = browser()
         join(b, url, "Xavier")
         say(a, "hello from the first window")
         until("the second window sees the first's message",
@@ -105,18 +118,19 @@ def chat(url, shots):
         until("the second window sees Wanda leave", lambda: any(w is None and "Wanda left" in t for w, t in lines(b)))
         print("ok: left, and the other window saw it")
         b.save_screenshot(os.path.join(shots, "web-chat-second-window.png"))
-    except Exception:
-        a.save_screenshot(os.path.join(shots, "web-chat-failure.png"))
-        raise
-    finally:
-        a.quit()
-        if b:
-            b.quit()
+        # A phone: 360 px wide, nothing to scroll sideways, still talking.
+        b.set_window_size(360, 740)
+        wide = b.execute_script("return document.documentElement.scrollWidth - document.documentElement.clientWidth")
+        if wide > 0:
+            raise Failure(f"at 360 px the page is {wide} px too wide")
+        say(b, "from a phone")
+        until("the narrow window's line", lambda: ("Xavier", "from a phone") in lines(b))
+        print("ok: usable at 360 px wide")
+        b.save_screenshot(os.path.join(shots, "web-chat-360.png"))
 
 
-def hostile(url, shots):
-    d = browser()
-    try:
+def hostile(url, shots, _):
+    with session(shots, "web-chat-hostile") as d:
         nick = "<img src=x onerror=alert(1)>"   # within the 32 characters a name may have
         join(d, url, nick)
         text = '<b>bold?</b><script>window.pwned=3</script><img src=x onerror="window.pwned=4">'
@@ -140,18 +154,12 @@ def hostile(url, shots):
             raise Failure("the over-long message was sent")
         print("ok: an over-long message is refused with a notice")
         d.save_screenshot(os.path.join(shots, "web-chat-hostile.png"))
-    except Exception:
-        d.save_screenshot(os.path.join(shots, "web-chat-hostile-failure.png"))
-        raise
-    finally:
-        d.quit()
 
 
-def demo(url, shots):
+def demo(url, shots, _):
     """`parley demo --web`: a visitor joins the demo room beside its bots and
     simulated people, is greeted, and sees them type and talk."""
-    d = browser()
-    try:
+    with session(shots, "demo-web") as d:
         join(d, url, "Visitor")
         until("the greeter welcomes the visitor", lambda: any(w == "greeter" and "Visitor" in t for w, t in lines(d)))
         print("ok: the demo's greeter welcomed the visitor")
@@ -163,22 +171,55 @@ def demo(url, shots):
         until("the visitor's own line", lambda: ("Visitor", "hello, demo") in lines(d))
         print("ok: simulated people talk, and the visitor talks with them")
         d.save_screenshot(os.path.join(shots, "demo-web.png"))
-    except Exception:
-        d.save_screenshot(os.path.join(shots, "demo-web-failure.png"))
-        raise
-    finally:
-        d.quit()
+
+
+def dashboard(url, shots, chat_url):
+    """`parley run --http`'s dashboard, watched while a person talks to the
+    bot in the web chat: online, counters rising, a plugin's errors, and no
+    page without the token."""
+    plain = url.split("?")[0]
+    try:
+        urllib.request.urlopen(plain, timeout=5)
+        raise Failure("the dashboard answered a request without the token")
+    except urllib.error.HTTPError as e:
+        if e.code != 401:
+            raise Failure(f"without the token: HTTP {e.code}, expected 401")
+    print("ok: a request without the token is refused (401)")
+    with session(shots, "dashboard") as d, session(shots, "dashboard-chat") as c:
+        d.get(url)
+        card = lambda: d.find_element(By.CSS_SELECTOR, 'article[data-bot="parley"]')
+        until("the bot's card says online", lambda: "online for" in card().find_element(By.CLASS_NAME, "state").text)
+        print("ok: the bot is shown online")
+        events = lambda: int(card().find_element(By.CSS_SELECTOR, 'tr[data-plugin="echo"] td.events').text)
+        before = events()
+        join(c, chat_url, "Yara")
+        for _ in range(3):
+            say(c, "!ping")
+        until("pongs in the chat", lambda: sum(1 for w, t in lines(c) if (w, t) == ("parley", "pong")) == 3)
+        until("the echo plugin's event count rises", lambda: events() >= before + 3)
+        print(f"ok: the events counter rose from {before} to {events()}")
+        say(c, "!boom")
+        errors = lambda: card().find_element(By.CSS_SELECTOR, 'tr[data-plugin="broken"] td:nth-child(3)').text
+        until("the broken plugin's error count", lambda: errors() == "runtime 1")
+        print("ok: a plugin's errors are counted by kind")
+        until("its log line", lambda: "broken" in d.find_element(By.ID, "logs").text)
+        print("ok: the plugin's error is among the last log lines")
+        d.save_screenshot(os.path.join(shots, "dashboard.png"))
+
+
+SCENARIOS = {"chat": chat, "hostile": hostile, "demo": demo, "dashboard": dashboard}
 
 
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--url", required=True)
-    p.add_argument("--scenario", choices=["chat", "hostile", "demo"], required=True)
+    p.add_argument("--scenario", choices=sorted(SCENARIOS), required=True)
+    p.add_argument("--chat-url", help="dashboard: the web chat to talk to the bot in")
     p.add_argument("--screenshots", required=True)
     args = p.parse_args()
     os.makedirs(args.screenshots, exist_ok=True)
     try:
-        {"chat": chat, "hostile": hostile, "demo": demo}[args.scenario](args.url, args.screenshots)
+        SCENARIOS[args.scenario](args.url, args.screenshots, args.chat_url)
     except Failure as e:
         print(f"FAIL: {e}", flush=True)
         sys.exit(1)

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Synchronization
 import ParleyCore
 import ParleyRuntime
@@ -19,7 +20,7 @@ struct WebChatBrowserTests {
             let out = try await Self.browser(url: url, scenario: "chat")
             #expect(out.status == 0, "\(out.text)")
             for step in ["greeted", "!ping answered pong", "typing shown: typist is typing", "a second window sees",
-                         "left, and the other window saw it"] {
+                         "left, and the other window saw it", "usable at 360 px wide"] {
                 #expect(out.text.contains(step), "\(out.text)")
             }
         }
@@ -54,11 +55,53 @@ struct WebChatBrowserTests {
         let url = try #require(address())
         let run = try await Self.browser(url: url, scenario: "demo")
         #expect(run.status == 0, "\(run.text)")
+        // The demo serves the dashboard too: its bots, live.
+        let dashboard = seen.withLock { text in
+            text.split(separator: "\n").first { $0.contains("dashboard: http://") }
+                .flatMap { $0.split(separator: ":").last }.flatMap { Int($0.filter(\.isNumber)) }
+        }
+        let port = try #require(dashboard, "\(seen.withLock { $0 })")
+        let fleet = try await RawHTTP.get(port: port, path: "/api/fleet")
+        #expect(fleet.contains(#""name":"greeter""#) && fleet.contains(#""state":"online""#), "\(fleet)")
         kill(demo.processIdentifier, SIGINT)
         out.fileHandleForReading.readabilityHandler = nil
         #expect(await finish(demo).status == 0)
         // The demo's transcript shows the visitor among the people.
         #expect(seen.withLock { $0 }.contains("Visitor"), "\(seen.withLock { $0 })")
+    }
+
+    /// `--http`'s dashboard in the browser: the bot online, its counters
+    /// rising while a person talks to it, a failing plugin's errors, the
+    /// token required.
+    @Test func theDashboardShowsTheFleetLive() async throws {
+        let server = try await SocketChatServer.start(.init())
+        defer { Task { await server.shutdown() } }
+        let watch = FleetWatch()
+        let transport = SocketIOTransport(endpoint: SocketIOEndpoint(host: "127.0.0.1", port: server.port), name: "parley", connectTimeout: 5)
+        let broken = #"bot.command("boom", function() error("it broke") end)"#
+        let bot = BotRunner(spec: try botSpec(name: "parley", port: server.port, plugins: [("broken", broken)], shippedPlugins: ["echo"],
+                                              transport: transport), observer: watch.observing(Recorder().observer))
+        let run = Task { await bot.run() }
+        #expect(await eventually { await bot.state == .online })
+        let bound = Atomic(0)
+        var quiet = Logger(label: "test")
+        quiet.logLevel = .critical
+        let app = HTTPServer.application(host: "127.0.0.1", port: 0, runners: [bot], logger: quiet, watch: watch, token: "t0ken-for-the-test") {
+            bound.store($0, ordering: .relaxed)
+        }
+        let http = Task { try await app.run() }
+        #expect(await eventually(10) { bound.load(ordering: .relaxed) != 0 })
+        let port = bound.load(ordering: .relaxed)
+        let out = try await Self.browser(url: "http://127.0.0.1:\(port)/?token=t0ken-for-the-test", scenario: "dashboard",
+                                         extra: ["--chat-url", "http://127.0.0.1:\(server.port)/"])
+        #expect(out.status == 0, "\(out.text)")
+        for step in ["refused (401)", "shown online", "events counter rose", "errors are counted", "among the last log lines"] {
+            #expect(out.text.contains(step), "\(out.text)")
+        }
+        http.cancel()
+        _ = await http.result
+        await bot.stop()
+        _ = await run.value
     }
 
     @Test func thePageShipsInTheBinaryWithItsSecurityHeaders() async throws {
@@ -104,11 +147,11 @@ struct WebChatBrowserTests {
         for r in runs { _ = await r.value }
     }
 
-    private static func browser(url: String, scenario: String) async throws -> (status: Int32, text: String) {
+    private static func browser(url: String, scenario: String, extra: [String] = []) async throws -> (status: Int32, text: String) {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: PythonPeer.python)
         p.arguments = [packageRoot.appendingPathComponent("Tests/Fixtures/python/browser_chat.py").path,
-                       "--url", url, "--scenario", scenario, "--screenshots", screenshots]
+                       "--url", url, "--scenario", scenario, "--screenshots", screenshots] + extra
         let out = Pipe()
         p.standardOutput = out
         p.standardError = out

@@ -1,0 +1,32 @@
+import ParleyCore
+import ParleyLua
+
+/// The runner's part of the dashboard: what only the bot's own loop knows.
+extension BotRunner {
+    struct OwnReport: Sendable {
+        var transport: String
+        var state: ConnectionState
+        var reconnects: Int
+        var plugins: [PluginReport]
+        var journalSyncMilliseconds: Double?
+    }
+
+    func report() async -> OwnReport {
+        OwnReport(transport: spec.transport.capabilities.name, state: state, reconnects: stats.reconnects,
+                  plugins: await host?.pluginReports() ?? [], journalSyncMilliseconds: await host?.journalSyncMilliseconds)
+    }
+}
+
+extension Bot {
+    /// Each plugin's costs, in load order.
+    func pluginReports() -> [PluginReport] {
+        plugins.map { p in
+            let (i, ms) = p.stats.percentiles
+            return PluginReport(name: p.name, events: p.stats.events, errors: p.stats.errors,
+                                instructionsP50: i.0, instructionsP99: i.1, instructionLimit: p.limits.instructions,
+                                millisecondsP50: ms.0, millisecondsP99: ms.1, millisecondLimit: p.limits.timeMilliseconds,
+                                memoryBytes: p.vm.memoryUsed, memoryCap: p.limits.memoryBytes,
+                                outboxWaiting: waitingSends(plugin: p.name), disabled: p.isDisabled)
+        }
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import ParleyWire
+
+/// The dashboard's routes on the `--http` server: the page, its two files,
+/// one snapshot as JSON, and the live stream of snapshots.
+enum Dashboard {
+    /// How often `/events` sends a snapshot.
+    static let period = Duration.seconds(1)
+
+    static let files: [(path: String, body: [UInt8], type: String)] = [
+        ("/", PackageResources.dashboard_html, "text/html; charset=utf-8"),
+        ("/dashboard.js", PackageResources.dashboard_js, "text/javascript; charset=utf-8"),
+        ("/dashboard.css", PackageResources.dashboard_css, "text/css; charset=utf-8"),
+    ]
+
+    /// No inline script, nothing from elsewhere, no framing: log lines and
+    /// names are shown as text, and even so could not run.
+    static let security: HTTPFields = [
+        .contentSecurityPolicy: "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+        HTTPField.Name("X-Content-Type-Options")!: "nosniff",
+        .cacheControl: "no-cache",
+    ]
+
+    static func routes(_ router: Router<BasicRequestContext>, watch: FleetWatch, runners: [BotRunner]) {
+        for file in files {
+            let body = ByteBuffer(bytes: file.body)
+            var fields = security
+            fields[.contentType] = file.type
+            let headers = fields
+            router.get(RouterPath(file.path)) { request, _ in
+                guard file.path == "/" else { return Response(status: .ok, headers: headers, body: .init(byteBuffer: body)) }
+                // The page's own requests carry the token it was opened with (checked already).
+                let query = request.uri.queryParameters.get("token").map { "?token=" + $0.percentEncoded } ?? ""
+                let page = String(buffer: body).replacingOccurrences(of: "@QUERY@", with: query)
+                return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: page)))
+            }
+        }
+        router.get("/api/fleet") { _, _ in
+            let json = try JSONEncoder().encode(await watch.report(runners))
+            return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: json)))
+        }
+        router.get("/events") { _, _ in
+            // X-Accel-Buffering: a reverse proxy in front must not hold the stream back.
+            let headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-cache", HTTPField.Name("X-Accel-Buffering")!: "no"]
+            return Response(status: .ok, headers: headers, body: ResponseBody { writer in
+                let encoder = JSONEncoder()
+                while !Task.isCancelled {
+                    let json = try encoder.encode(await watch.report(runners))
+                    var event = ByteBuffer(string: "data: ")
+                    event.writeBytes(json)
+                    event.writeString("\n\n")
+                    try await writer.write(event)
+                    try await Task.sleep(for: period)
+                }
+                try await writer.finish(nil)
+            })
+        }
+    }
+}
+
+/// `--http-token-env`: every request but a webhook's carries the token.
+struct BearerToken: RouterMiddleware {
+    typealias Context = BasicRequestContext
+    let token: String
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        if request.uri.path.hasPrefix("/hooks/") { return try await next(request, context) }
+        let header = request.headers[.authorization] ?? ""
+        let given = header.hasPrefix("Bearer ") ? String(header.dropFirst(7)) : request.uri.queryParameters.get("token") ?? ""
+        // Compared in constant time, as the webhook signatures are.
+        guard given.utf8.count == token.utf8.count, zip(given.utf8, token.utf8).reduce(0, { $0 | ($1.0 ^ $1.1) }) == 0 else {
+            return Response(status: .unauthorized, headers: [.contentType: "text/plain; charset=utf-8", .wwwAuthenticate: "Bearer"],
+                            body: .init(byteBuffer: ByteBuffer(string: "a token is needed: Authorization: Bearer TOKEN, or ?token=\n")))
+        }
+        return try await next(request, context)
+    }
+}

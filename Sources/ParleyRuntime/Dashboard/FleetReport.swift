@@ -1,0 +1,54 @@
+/// What the dashboard shows, as the JSON `/api/fleet` and `/events` send:
+/// read-only snapshots of the running bots.
+public struct FleetReport: Codable, Sendable {
+    /// Seconds since 1970.
+    public var time: Double
+    /// Bots in the process; the first `FleetWatch.maxCards` are reported.
+    public var botCount: Int
+    public var bots: [BotReport]
+    /// The last log lines of every bot, oldest first (masked as in the logs).
+    public var logs: [LogLine]
+}
+
+public struct BotReport: Codable, Sendable {
+    public var name: String
+    public var transport: String
+    /// `connecting`, `online`, `offline`, `backoff`, `kicked`, `gave_up`.
+    public var state: String
+    /// When the bot entered that state, seconds since 1970.
+    public var stateSince: Double
+    public var reconnects: Int
+    /// Per second, in 10 s steps over the last 10 minutes, oldest first.
+    public var eventsPerSecond: [Double]
+    public var repliesPerSecond: [Double]
+    public var plugins: [PluginReport]
+    /// The journal's last sync, in milliseconds; nil without a journal (or before its first).
+    public var journalSyncMilliseconds: Double?
+}
+
+public struct PluginReport: Codable, Sendable {
+    public var name: String
+    public var events: Int
+    /// Errors by kind (`runtime`, `budget`, `memory`, `quota`, ...).
+    public var errors: [String: Int]
+    /// Over its last 256 events, against its limits.
+    public var instructionsP50: Int
+    public var instructionsP99: Int
+    public var instructionLimit: Int
+    public var millisecondsP50: Double
+    public var millisecondsP99: Double
+    public var millisecondLimit: Int
+    public var memoryBytes: Int
+    public var memoryCap: Int
+    /// Its sends the transport has not taken yet.
+    public var outboxWaiting: Int
+    public var disabled: Bool
+}
+
+public struct LogLine: Codable, Sendable {
+    public var time: Double
+    public var level: String
+    public var bot: String?
+    public var plugin: String?
+    public var text: String
+}
