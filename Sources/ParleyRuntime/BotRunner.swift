@@ -114,6 +114,8 @@ public actor BotRunner {
     var timerWakeup: Scheduled<Void>?
     var wakeAt = Double.infinity
     var everOnline = false
+    /// The delay of the backoff the bot is in (or was last in), for `/readyz`.
+    var backoffDelay: Double = 0
     public internal(set) var stats = BotStats()
     public internal(set) var state: ConnectionState = .offline
 

@@ -17,6 +17,13 @@ struct CheckCommand: AsyncParsableCommand {
     @Argument(help: "The bot config (TOML).")
     var config: String
 
+    @Option(help: ArgumentHelp("Also print which bots each of N shards runs (`parley run --shard I/N`).", valueName: "N"))
+    var shards: Int?
+
+    func validate() throws {
+        if let shards, !(1...10_000).contains(shards) { throw ValidationError("--shards must be between 1 and 10000") }
+    }
+
     func run() async throws {
         let file: BotConfigFile
         do {
@@ -41,6 +48,13 @@ struct CheckCommand: AsyncParsableCommand {
         if failures > 0 {
             CommandOutput.print("parley: \(failures) plugin error\(failures == 1 ? "" : "s")", to: .error)
             throw ExitCode(2)
+        }
+        if let shards {
+            var placed = [[String]](repeating: [], count: shards)
+            for bot in file.bots { placed[Shard.place(bot.name, shards: shards)].append(bot.name) }
+            for (i, names) in placed.enumerated() {
+                CommandOutput.print("shard \(i)/\(shards): \(names.count) bot\(names.count == 1 ? "" : "s"): \(names.joined(separator: ", "))")
+            }
         }
         CommandOutput.print("ok: \(file.bots.count) bot\(file.bots.count == 1 ? "" : "s")")
     }

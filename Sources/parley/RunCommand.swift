@@ -31,18 +31,29 @@ struct RunCommand: AsyncParsableCommand {
                                valueName: "name"))
     var httpTokenEnv: String?
 
+    @Option(help: ArgumentHelp("Run only shard I of N of the config's bots (rendezvous hashing of their names); auto/N takes I from the host name's -ORDINAL (a StatefulSet's parley-3 is shard 3).",
+                               valueName: "I/N"))
+    var shard: String?
+
     @OptionGroup var loopOptions: LoopOptions
 
     @OptionGroup var logging: LogOptions
 
     func run() async throws {
         let logger = logging.bootstrap()
-        let file: BotConfigFile
+        var file: BotConfigFile
         do {
             file = try BotConfigFile.load(path: config)
         } catch {
             logger.error("\(error.description)")
             throw ExitCode(2)
+        }
+        if let shard {
+            let part: Shard
+            do { part = try Shard.parse(shard, hostname: ProcessInfo.processInfo.hostName) } catch { throw ValidationError(error.description) }
+            let all = file.bots.count
+            file.bots = file.bots.filter { part.owns($0.name) }
+            logger.info("shard \(part): \(file.bots.count) of \(all) bots")
         }
         let (listen, token) = try HTTPOptionsParsing.read(http: http, tokenEnv: httpTokenEnv)
         // Metrics are recorded only when something serves them.
@@ -77,7 +88,7 @@ struct RunCommand: AsyncParsableCommand {
         if let listen {
             let logger = logger
             services.append(HTTPServer.application(host: listen.host, port: listen.port, runners: fleet.fleet.runners, logger: logger,
-                                                   watch: watch, token: token) { port in
+                                                   watch: watch, token: token, readyBackoff: file.runtime.readyBackoff) { port in
                 logger.info("http at http://\(listen.host):\(port)/ (the dashboard; metrics at /metrics, webhooks at /hooks/BOT/PLUGIN/PATH)")
             })
         }

@@ -233,7 +233,11 @@ public struct BotConfigFile: Sendable {
         return (1...count).map { n in
             var b = BotConfig(name: count > 1 ? name.replacingOccurrences(of: "{n}", with: String(n)) : name,
                       transport: transport, server: server, rooms: rooms, plugins: plugins,
-                      journal: journal.map { count > 1 ? $0.replacingOccurrences(of: "{n}", with: String(n)) : $0 },
+                      // `{bot}`: a journal of its own per bot (`/data/{bot}`), wherever it runs.
+                      journal: journal.map { j in
+                          let named = count > 1 ? name.replacingOccurrences(of: "{n}", with: String(n)) : name
+                          return (count > 1 ? j.replacingOccurrences(of: "{n}", with: String(n)) : j).replacingOccurrences(of: "{bot}", with: named)
+                      },
                       fsync: fsync, history: history, commandPrefix: prefix,
                       limits: limits, pluginLimits: pluginLimits, pluginConfig: pluginConfig, line: line,
                       transportOptions: transportOptions!)

@@ -13,12 +13,13 @@ import Synchronization
 /// - `GET /`: the dashboard (with a `FleetWatch`), live from `GET /events`
 ///   (server-sent events) and `GET /api/fleet` (one snapshot).
 /// - `GET /metrics`: Prometheus text (swift-metrics' Prometheus backend).
+/// - `GET /healthz`, `GET /readyz`: for Kubernetes' probes (see `Health`).
 /// - `/hooks/BOT/PLUGIN/PATH`: a plugin's `bot.webhook`. The request
 ///   becomes an event of that bot; the answer is sent once the handler's
 ///   transaction is durable.
 ///
 /// With a token, every request but the webhooks' (which have their own
-/// signatures) must carry it: `Authorization: Bearer TOKEN`, or `?token=`
+/// signatures) and the probes' must carry it: `Authorization: Bearer TOKEN`, or `?token=`
 /// for the browser's page and event stream, which cannot set headers.
 public enum HTTPServer {
     /// Largest webhook body; larger is 413.
@@ -44,7 +45,7 @@ public enum HTTPServer {
     /// The server as a service of the process's service group.
     /// - Parameter onRunning: called with the bound port once it listens.
     public static func application(host: String, port: Int, runners: [BotRunner], logger: Logger,
-                                   watch: FleetWatch? = nil, token: String? = nil,
+                                   watch: FleetWatch? = nil, token: String? = nil, readyBackoff: Double = RuntimeOptions().readyBackoff,
                                    onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
         let registry = Self.registry
         let hooks = Webhooks(runners: runners, logger: logger)
@@ -55,6 +56,7 @@ public enum HTTPServer {
                      body: .init(byteBuffer: ByteBuffer(string: registry.emitToString())))
         }
         if let watch { Dashboard.routes(router, watch: watch, runners: runners) }
+        Health.routes(router, runners: runners, readyBackoff: readyBackoff)
         router.on("/hooks/**", method: .post) { req, ctx in await hooks.respond(req, ctx) }
         router.on("/hooks/**", method: .put) { req, ctx in await hooks.respond(req, ctx) }
         router.on("/hooks/**", method: .get) { req, ctx in await hooks.respond(req, ctx) }

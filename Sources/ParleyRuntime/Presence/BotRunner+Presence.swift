@@ -91,6 +91,7 @@ extension BotRunner {
             await setState(.gaveUp)
             return .gaveUp(why)
         }
+        backoffDelay = delay
         await setState(.backoff)
         await sleep(until: BotHost.now() + delay)
         return nil
