@@ -153,6 +153,7 @@ struct ShardUnitTests {
         #expect(try Shard.parse("2/3", hostname: "x") == Shard(index: 2, count: 3))
         #expect(try Shard.parse("auto/4", hostname: "parley-3") == Shard(index: 3, count: 4))
         #expect(try Shard.parse("auto/12", hostname: "bots-eu-11") == Shard(index: 11, count: 12))
+        #expect(try Shard.parse("auto/4", hostname: "parley-1.parley.default.svc.cluster.local") == Shard(index: 1, count: 4))
         for (bad, host) in [("3/3", "x"), ("-1/3", "x"), ("a/3", "x"), ("1/0", "x"), ("1", "x"), ("auto/3", "parley"),
                             ("auto/3", "parley-7"), ("auto/3", "parley3")] {
             #expect(throws: ShardError.self, "\(bad) on \(host)") { try Shard.parse(bad, hostname: host) }

@@ -26,8 +26,10 @@ public struct Shard: Sendable, Equatable, CustomStringConvertible {
         }
         let index: Int
         if parts[0] == "auto" {
-            let digits = hostname.reversed().prefix { $0.isNumber }
-            guard !digits.isEmpty, hostname.dropLast(digits.count).hasSuffix("-"), let i = Int(String(digits.reversed())) else {
+            // `parley-3`, or `parley-3.parley.default.svc.cluster.local`.
+            let host = hostname.split(separator: ".").first.map(String.init) ?? hostname
+            let digits = host.reversed().prefix { $0.isNumber }
+            guard !digits.isEmpty, host.dropLast(digits.count).hasSuffix("-"), let i = Int(String(digits.reversed())) else {
                 throw ShardError("--shard auto/\(count): the host name '\(hostname)' does not end in -ORDINAL (as parley-3 does)")
             }
             index = i

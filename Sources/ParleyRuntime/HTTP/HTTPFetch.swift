@@ -4,6 +4,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import ParleyCore
+import Synchronization
 
 /// One `bot.http` request, carried out: every hop (the request and each
 /// redirect) is checked against `[bot.http] allow` and then on the address
@@ -102,6 +103,8 @@ enum HTTPFetch {
         }
         var bytes: [UInt8] = []
         for try await chunk in response.body {
+            // A body that drips forever: the body stream need not heed cancellation, so look at the clock.
+            if NIODeadline.now() >= deadline || Task.isCancelled { throw CancellationError() }
             if bytes.count + chunk.readableBytes > maxBytes {
                 throw HTTPFailure("response larger than \(maxBytes) bytes ([bot.http] max_bytes)")
             }
@@ -111,16 +114,25 @@ enum HTTPFetch {
         return (Int(response.status.code), fields, bytes)
     }
 
-    /// Runs `body`, or fails with a timeout once `seconds` have passed (and cancels it).
+    /// Runs `body`, or fails with a timeout once `seconds` have passed and
+    /// cancels it. Unstructured, so the answer comes on time even when the
+    /// work takes a while to notice it was cancelled.
     private static func withDeadline<T: Sendable>(seconds: Double, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
-        try await withThrowingTaskGroup(of: T.self) { group in
-            group.addTask { try await body() }
-            group.addTask {
-                try await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
-                throw HTTPFailure("timed out after \(seconds.formatted(.number)) s")
+        let timeout = HTTPFailure("timed out after \(seconds.formatted(.number)) s")
+        let once = Mutex(false)
+        return try await withCheckedThrowingContinuation { (c: CheckedContinuation<T, any Error>) in
+            let finish: @Sendable (Result<T, any Error>) -> Bool = { r in
+                guard once.withLock({ done in defer { done = true }; return !done }) else { return false }
+                c.resume(with: r)
+                return true
             }
-            defer { group.cancelAll() }
-            return try await group.next()!
+            let work = Task {
+                do { _ = finish(.success(try await body())) } catch { _ = finish(.failure(error is CancellationError ? timeout : error)) }
+            }
+            Task {
+                try? await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
+                if finish(.failure(timeout)) { work.cancel() }
+            }
         }
     }
 }
