@@ -16,7 +16,7 @@
 # alone, last; it writes its tables to .build/chaos/<transport>.txt.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-heavy='FloodTests|ServeLimitsTests|DurableBurstTests|CrowdProcessTests'
+heavy='FloodTests|ServeLimitsTests|DurableBurstTests|CrowdProcessTests|ShardTests'
 
 started_rabbit=no
 if ! rabbitmqctl -q ping >/dev/null 2>&1; then

@@ -26,7 +26,7 @@ extension Bot {
                                 instructionsP50: i.0, instructionsP99: i.1, instructionLimit: p.limits.instructions,
                                 millisecondsP50: ms.0, millisecondsP99: ms.1, millisecondLimit: p.limits.timeMilliseconds,
                                 memoryBytes: p.vm.memoryUsed, memoryCap: p.limits.memoryBytes,
-                                outboxWaiting: waitingSends(plugin: p.name), disabled: p.isDisabled)
+                                outboxWaiting: waitingSends(plugin: p.name), isDisabled: p.isDisabled)
         }
     }
 }

@@ -42,7 +42,8 @@ public struct PluginReport: Codable, Sendable {
     public var memoryCap: Int
     /// Its sends the transport has not taken yet.
     public var outboxWaiting: Int
-    public var disabled: Bool
+    /// Switched off by the circuit breaker.
+    public var isDisabled: Bool
 }
 
 public struct LogLine: Codable, Sendable {

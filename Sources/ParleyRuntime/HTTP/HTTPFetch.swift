@@ -76,7 +76,6 @@ enum HTTPFetch {
                               deadline: NIODeadline, maxBytes: Int) async throws -> (Int, [HTTPHeader], [UInt8]) {
         var config = HTTPClient.Configuration(redirectConfiguration: .disallow)
         if IPAddress(target.host) == nil { config.dnsOverride = [target.host: "\(target.address)"] }
-        config.decompression = .disabled
         let client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: config)
         do {
             let result = try await exchange(client, target, method: method, headers: headers, body: body,

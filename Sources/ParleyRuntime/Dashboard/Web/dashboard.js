@@ -60,8 +60,8 @@ function pluginTable(plugins) {
       el("td", {}, `${p.millisecondsP50.toFixed(2)} / ${p.millisecondsP99.toFixed(2)} of ${p.millisecondLimit}`),
       el("td", {}, `${Math.round(p.memoryBytes / 1024)} of ${Math.round(p.memoryCap / 1048576)} MiB`),
       el("td", {}, String(p.outboxWaiting)),
-      el("td", {}, p.disabled ? "disabled" : ""));
-    if (p.disabled) row.lastChild.className = "bad";
+      el("td", {}, p.isDisabled ? "disabled" : ""));
+    if (p.isDisabled) row.lastChild.className = "bad";
     return row;
   });
   return el("table", {}, el("thead", {}, head), el("tbody", {}, ...rows));
