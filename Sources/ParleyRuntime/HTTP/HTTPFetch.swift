@@ -4,7 +4,6 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import ParleyCore
-import Synchronization
 
 /// One `bot.http` request, carried out: every hop (the request and each
 /// redirect) is checked against `[bot.http] allow` and then on the address
@@ -14,7 +13,8 @@ import Synchronization
 enum HTTPFetch {
     static func run(_ call: HTTPCall, options: HTTPOptions) async -> HTTPOutcome {
         do {
-            return try await withDeadline(seconds: call.timeout) {
+            let timeout = HTTPFailure("timed out after \(call.timeout.formatted(.number)) s")
+            return try await withDeadline(.milliseconds(Int(call.timeout * 1000)), timeout: timeout) {
                 try await follow(call, options: options)
             }
         } catch let failure as HTTPFailure {
@@ -111,28 +111,6 @@ enum HTTPFetch {
         }
         let fields = response.headers.map { HTTPHeader($0.name, $0.value) }
         return (Int(response.status.code), fields, bytes)
-    }
-
-    /// Runs `body`, or fails with a timeout once `seconds` have passed and
-    /// cancels it. Unstructured, so the answer comes on time even when the
-    /// work takes a while to notice it was cancelled.
-    private static func withDeadline<T: Sendable>(seconds: Double, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
-        let timeout = HTTPFailure("timed out after \(seconds.formatted(.number)) s")
-        let once = Mutex(false)
-        return try await withCheckedThrowingContinuation { (c: CheckedContinuation<T, any Error>) in
-            let finish: @Sendable (Result<T, any Error>) -> Bool = { r in
-                guard once.withLock({ done in defer { done = true }; return !done }) else { return false }
-                c.resume(with: r)
-                return true
-            }
-            let work = Task {
-                do { _ = finish(.success(try await body())) } catch { _ = finish(.failure(error is CancellationError ? timeout : error)) }
-            }
-            Task {
-                try? await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
-                if finish(.failure(timeout)) { work.cancel() }
-            }
-        }
     }
 }
 

@@ -27,6 +27,12 @@ public enum HTTPServer {
     /// Webhook requests a plugin takes per second (a burst of as many); more is 429.
     public static let webhookRate = 10.0
 
+    /// A plain-text answer (refusals, the probes).
+    static func text(_ status: HTTPResponse.Status, _ body: String) -> Response {
+        Response(status: status, headers: [.contentType: "text/plain; charset=utf-8"],
+                 body: .init(byteBuffer: ByteBuffer(string: body)))
+    }
+
     /// Bootstraps swift-metrics with the Prometheus backend, once per process
     /// (swift-metrics allows only one); the registry `/metrics` prints.
     public static let registry: PrometheusCollectorRegistry = {
@@ -81,27 +87,27 @@ final class Webhooks: Sendable {
 
     func respond(_ request: Request, _ context: some RequestContext) async -> Response {
         let parts = context.parameters.getCatchAll().map(String.init)
-        guard parts.count >= 3, let runner = runners[parts[0]] else { return Self.text(.notFound, "no such webhook\n") }
+        guard parts.count >= 3, let runner = runners[parts[0]] else { return HTTPServer.text(.notFound, "no such webhook\n") }
         let plugin = parts[1]
         let path = parts[2...].joined(separator: "/")
-        guard await runner.servesWebhook(plugin: plugin, path: path) else { return Self.text(.notFound, "no such webhook\n") }
+        guard await runner.servesWebhook(plugin: plugin, path: path) else { return HTTPServer.text(.notFound, "no such webhook\n") }
         var request = request
         let body: ByteBuffer
         do {
             body = try await request.body.collect(upTo: HTTPServer.maxBodyBytes)
         } catch {
-            return Self.text(.contentTooLarge, "body over \(HTTPServer.maxBodyBytes) bytes\n")
+            return HTTPServer.text(.contentTooLarge, "body over \(HTTPServer.maxBodyBytes) bytes\n")
         }
         let bytes = Array(body.readableBytesView)
         if let secret = runner.spec.webhookSecrets[plugin] {
             let signature = request.headers.first { $0.name.canonicalName == "x-hub-signature-256" }?.value ?? ""
             guard Self.verify(signature, body: bytes, secret: secret) else {
                 logger.warning("webhook \(runner.name)/\(plugin)/\(path): bad or missing X-Hub-Signature-256, refused (401)")
-                return Self.text(.unauthorized, "bad signature\n")
+                return HTTPServer.text(.unauthorized, "bad signature\n")
             }
         }
         guard take(token: runner.name + "/" + plugin) else {
-            return Self.text(.tooManyRequests, "more than \(Int(HTTPServer.webhookRate)) requests a second\n")
+            return HTTPServer.text(.tooManyRequests, "more than \(Int(HTTPServer.webhookRate)) requests a second\n")
         }
         // Credentials of whoever calls never reach plugin code; repeated names are joined.
         var headers: [HTTPHeader] = []
@@ -114,7 +120,7 @@ final class Webhooks: Sendable {
         let hook = WebhookRequest(method: request.method.rawValue, path: path, query: request.uri.query ?? "",
                                   headers: headers, body: bytes)
         let reply = await runner.webhook(plugin: plugin, hook)
-        return Self.text(HTTPResponse.Status(code: reply.status), reply.body)
+        return HTTPServer.text(HTTPResponse.Status(code: reply.status), reply.body)
     }
 
     /// GitHub's scheme: `sha256=` and the hex HMAC-SHA256 of the body, compared in constant time.
@@ -160,10 +166,5 @@ final class Webhooks: Sendable {
             b[key] = (tokens - 1, now)
             return true
         }
-    }
-
-    static func text(_ status: HTTPResponse.Status, _ body: String) -> Response {
-        Response(status: status, headers: [.contentType: "text/plain; charset=utf-8"],
-                 body: .init(byteBuffer: ByteBuffer(string: body)))
     }
 }

@@ -1,7 +1,5 @@
 import Foundation
 import Hummingbird
-import NIOCore
-import Synchronization
 
 /// `/healthz` and `/readyz` on the `--http` server, for Kubernetes' probes.
 ///
@@ -16,15 +14,15 @@ enum Health {
     static func routes(_ router: Router<BasicRequestContext>, runners: [BotRunner], readyBackoff: Double) {
         router.get("/healthz") { _, _ in
             let stuck = await stuckLoops(runners)
-            return stuck == 0 ? text(.ok, "ok\n") : text(.serviceUnavailable, "\(stuck) bot loop(s) did not answer within 2 s\n")
+            return stuck == 0 ? HTTPServer.text(.ok, "ok\n") : HTTPServer.text(.serviceUnavailable, "\(stuck) bot loop(s) did not answer within 2 s\n")
         }
         router.get("/readyz") { _, _ in
             var reasons: [String] = []
             for r in runners {
                 if let why = await r.unready(backoffBound: readyBackoff) { reasons.append("\(r.name): \(why)") }
             }
-            return reasons.isEmpty ? text(.ok, "ready: \(runners.count) bot\(runners.count == 1 ? "" : "s")\n")
-                : text(.serviceUnavailable, reasons.joined(separator: "\n") + "\n")
+            return reasons.isEmpty ? HTTPServer.text(.ok, "ready: \(runners.count) bot\(runners.count == 1 ? "" : "s")\n")
+                : HTTPServer.text(.serviceUnavailable, reasons.joined(separator: "\n") + "\n")
         }
     }
 
@@ -37,21 +35,10 @@ enum Health {
         return stuck
     }
 
-    /// Whether the runner's loop runs a job within the deadline. Unstructured
-    /// tasks: a wedged loop's job is left waiting, not awaited.
+    /// Whether the runner's loop runs a job within the deadline (a wedged
+    /// loop's job is left waiting, not awaited).
     static func answers(_ r: BotRunner) async -> Bool {
-        await withCheckedContinuation { (c: CheckedContinuation<Bool, Never>) in
-            let once = Mutex(false)
-            let resume: @Sendable (Bool) -> Void = { v in
-                if once.withLock({ done in defer { done = true }; return !done }) { c.resume(returning: v) }
-            }
-            Task { await r.answer(); resume(true) }
-            Task { try? await Task.sleep(for: loopDeadline); resume(false) }
-        }
-    }
-
-    static func text(_ status: HTTPResponse.Status, _ body: String) -> Response {
-        Response(status: status, headers: [.contentType: "text/plain; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: body)))
+        (try? await withDeadline(loopDeadline, timeout: CancellationError()) { await r.answer(); return true }) ?? false
     }
 }
 

@@ -40,11 +40,16 @@ extension Plugin {
         while path.hasPrefix("/") { path.removeFirst() }
         while path.hasSuffix("/") { path.removeLast() }
         guard !path.isEmpty, path.utf8.count <= 200,
-              path.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.urlPath($0)) }) else {
+              path.unicodeScalars.allSatisfy(Self.isPathCharacter) else {
             return .failure(HostCallError("bot.webhook: the path must be 1 to 200 of A-Z a-z 0-9 - . _ ~ /"))
         }
         webhooks.insert(path)
         return .success([.string(path)])
+    }
+
+    /// What a webhook path may hold: URL-safe ASCII, so the server's path and the plugin's match byte for byte.
+    static func isPathCharacter(_ c: Unicode.Scalar) -> Bool {
+        (c >= "a" && c <= "z") || (c >= "A" && c <= "Z") || (c >= "0" && c <= "9") || "-._~/".unicodeScalars.contains(c)
     }
 
     /// `webhook_reply(res)`: what the handler returned; nil is 204.
@@ -76,11 +81,6 @@ extension Plugin {
     }
 }
 
-private enum CharacterSet {
-    static func urlPath(_ c: Unicode.Scalar) -> Bool {
-        (c >= "a" && c <= "z") || (c >= "A" && c <= "Z") || (c >= "0" && c <= "9") || "-._~/".unicodeScalars.contains(c)
-    }
-}
 
 extension Bot {
     /// Whether a plugin serves this webhook path.

@@ -37,8 +37,8 @@ public final class PluginTestRun {
     private func hand(_ actions: [BotAction], to emit: (BotAction) -> Void) throws(StoreError) {
         for a in actions { emit(a) }
         try bot.markDelivered(actions)
-        for case .http(let call) in actions.map(\.kind) {
-            let plugin = actions.first { $0.kind == .http(call) }!.plugin
+        for a in actions {
+            guard case .http(let call) = a.kind else { continue }
             let outcome: HTTPOutcome
             if let i = replies.firstIndex(where: { call.url.hasPrefix($0.url) }) {
                 let r = replies.remove(at: i)
@@ -46,7 +46,7 @@ public final class PluginTestRun {
             } else {
                 outcome = .failed("no scripted reply")
             }
-            try hand(try bot.answer(plugin: plugin, request: call.id, outcome), to: emit)
+            try hand(try bot.answer(plugin: a.plugin, request: call.id, outcome), to: emit)
         }
     }
 
