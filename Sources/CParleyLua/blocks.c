@@ -1,48 +1,76 @@
 /*
- * A per-thread cache of small freed blocks for the plugin VMs' allocator.
+ * The pool of small blocks under the plugin VMs' allocator.
  *
- * Why: most of what a plugin VM allocates per event is small and short-lived
- * (the event table, its strings, a reply built with `..`), and generational
- * collection frees it in batches. glibc's own per-thread cache keeps only 7
- * blocks per size, so most of a batch goes through its general free path
- * (_int_free, then _int_malloc to take it back): about 400 instructions per
- * message event and some 25 cache lines of code on the hottest path Parley
- * has. Here a free pushes the block on a list and an allocation pops one
- * (the inline fast paths in blocks.h).
+ * Why a pool: a plugin VM is hundreds of small objects (strings, tables,
+ * closures, upvalues), and Lua always says how big a block is when it frees
+ * or resizes it. So a block needs no header: cut from a chunk at its exact
+ * class size, it costs its bytes and nothing more, where glibc adds 8 bytes
+ * to each and rounds it to 16. For a fleet of simulated users that is about
+ * a sixth of every VM.
  *
- * Sizes: class k holds blocks of 24 + 16k usable bytes (k < 16, up to 264),
- * the usable sizes of glibc's chunks. A block is always malloc'd at its class
- * size, which glibc rounds to exactly the chunk a direct request for the
- * nominal size would get, so caching costs no memory per block.
+ * Why per thread: most of what a VM allocates per event is small and
+ * short-lived (the event table, its strings, a reply built with `..`), and
+ * generational collection frees it in batches. A free pushes the block on
+ * its thread's list and an allocation pops one (the inline fast paths in
+ * blocks.h): no lock, and none of glibc's general free path.
  *
- * Bounds: at most PARLEY_BLOCKS_PER_CLASS blocks per class per thread (288
- * KiB of blocks, about 304 KiB with glibc's chunk headers, when every list is
- * full); a free beyond that goes to free(). Lua states may move between
- * threads: a block is a plain malloc'd block, so any thread's cache may hold
- * it, and free() may release it. A thread's cache is released when the
- * thread exits.
+ * Sizes: class k holds blocks of 8(k + 1) bytes (k < 32, up to 256), cut
+ * from chunks of PARLEY_CHUNK_BYTES. Larger blocks are plain malloc/realloc.
+ *
+ * What it keeps: a small block, once cut, stays in the pool for the life of
+ * the process, free for any VM of any thread: the pool holds the most small
+ * blocks the VMs ever held at once, bounded by their memory caps. Lua states
+ * may move between threads; a block goes to the list of whichever thread
+ * frees it. When a thread exits, its lists and the rest of its chunk go to
+ * a shared pool that the next thread short of a class takes them from.
  *
  * The caller's accounting (the plugin's memory cap) is untouched: it counts
- * nominal sizes, and blocks waiting in a cache belong to no plugin.
+ * nominal sizes, and blocks waiting in the pool belong to no plugin.
  */
 #include "blocks.h"
 
 #include <pthread.h>
 #include <string.h>
 
+#define PARLEY_CHUNK_BYTES (64 * 1024)
+
 __thread parley_block_cache *parley_block_cache_tls;
 static pthread_key_t cache_key;
 static pthread_once_t cache_key_once = PTHREAD_ONCE_INIT;
 
+/* Blocks of exited threads, and of frees on a thread that could not get a cache. */
+static pthread_mutex_t shared_lock = PTHREAD_MUTEX_INITIALIZER;
+static parley_free_block *shared_head[PARLEY_BLOCK_CLASSES];
+
+static void push_shared(parley_free_block *first, parley_free_block *last, int k) {
+    pthread_mutex_lock(&shared_lock);
+    last->next = shared_head[k];
+    shared_head[k] = first;
+    pthread_mutex_unlock(&shared_lock);
+}
+
+/* Cuts what is left of a chunk into blocks, largest first, onto lists. */
+static void cut_rest(parley_block_cache *bc) {
+    while (bc->carve_end - bc->carve >= 8) {
+        size_t left = (size_t)(bc->carve_end - bc->carve);
+        int k = parley_block_class(left > PARLEY_BLOCK_SMALL_MAX ? PARLEY_BLOCK_SMALL_MAX : left & ~(size_t)7);
+        parley_free_block *b = (parley_free_block *)bc->carve;
+        b->next = bc->head[k];
+        bc->head[k] = b;
+        bc->carve += parley_block_class_size(k);
+    }
+    bc->carve = bc->carve_end = NULL;
+}
+
 static void release_cache(void *p) {
     parley_block_cache *bc = p;
+    cut_rest(bc);
     for (int k = 0; k < PARLEY_BLOCK_CLASSES; k++) {
-        parley_free_block *b = bc->head[k];
-        while (b) {
-            parley_free_block *next = b->next;
-            free(b);
-            b = next;
-        }
+        parley_free_block *first = bc->head[k];
+        if (first == NULL) continue;
+        parley_free_block *last = first;
+        while (last->next) last = last->next;
+        push_shared(first, last, k);
     }
     free(bc);
     parley_block_cache_tls = NULL;
@@ -50,8 +78,7 @@ static void release_cache(void *p) {
 
 static void make_key(void) { (void)pthread_key_create(&cache_key, release_cache); }
 
-/* This thread's cache, made on first use; NULL when that fails (then every
- * block goes straight to free()). */
+/* This thread's cache, made on first use; NULL when that fails. */
 static parley_block_cache *thread_cache(void) {
     if (parley_block_cache_tls) return parley_block_cache_tls;
     pthread_once(&cache_key_once, make_key);
@@ -65,9 +92,41 @@ static parley_block_cache *thread_cache(void) {
     return bc;
 }
 
+void *parley_block_alloc_slow(int k) {
+    parley_block_cache *bc = thread_cache();
+    /* The whole shared list of the class, if there is one: taken in one go. */
+    pthread_mutex_lock(&shared_lock);
+    parley_free_block *taken = shared_head[k];
+    if (taken && bc) shared_head[k] = NULL;
+    else if (taken) shared_head[k] = taken->next;
+    pthread_mutex_unlock(&shared_lock);
+    if (taken) {
+        if (bc) bc->head[k] = taken->next;
+        return taken;
+    }
+    size_t size = parley_block_class_size(k);
+    if (bc == NULL) return malloc(size); /* no cache: such a block then simply stays in the pool when freed */
+    if (bc->carve_end - bc->carve < (ptrdiff_t)size) {
+        char *chunk = malloc(PARLEY_CHUNK_BYTES);
+        if (chunk == NULL) return NULL;
+        cut_rest(bc);
+        bc->carve = chunk;
+        bc->carve_end = chunk + PARLEY_CHUNK_BYTES;
+    }
+    void *p = bc->carve;
+    bc->carve += size;
+    return p;
+}
+
 void parley_block_free_slow(void *p, int k) {
     parley_block_cache *bc = thread_cache();
-    if (bc == NULL || !parley_block_push(bc, k, p)) free(p);
+    parley_free_block *b = p;
+    if (bc == NULL) {
+        push_shared(b, b, k);
+        return;
+    }
+    b->next = bc->head[k];
+    bc->head[k] = b;
 }
 
 void *parley_block_move(void *p, size_t osize, size_t nsize) {

@@ -1,10 +1,11 @@
 /*
- * Internal to CParleyLua: the per-thread cache of small freed blocks under
- * the plugin allocator (see blocks.c for why and for the bounds).
+ * Internal to CParleyLua: the pool of small blocks under the plugin
+ * allocator (see blocks.c for why, and for what it keeps).
  *
- * The fast paths (a pop, a push) are inline here because the allocator runs
- * several times per message event; what is rare (a thread's first free, a
- * full list, large blocks, moves between classes) is in blocks.c.
+ * The fast paths (a pop, a push, a carve) are inline here because the
+ * allocator runs several times per message event; what is rare (a thread's
+ * first block, a new chunk, large blocks, moves between classes) is in
+ * blocks.c.
  */
 #ifndef PARLEY_BLOCKS_INTERNAL_H
 #define PARLEY_BLOCKS_INTERNAL_H
@@ -12,10 +13,9 @@
 #include <stddef.h>
 #include <stdlib.h>
 
-#define PARLEY_BLOCK_CLASSES 16
-#define PARLEY_BLOCKS_PER_CLASS 128
-/* Class k holds blocks of 24 + 16k usable bytes: glibc's chunk sizes. */
-#define PARLEY_BLOCK_SMALL_MAX (24 + 16 * (PARLEY_BLOCK_CLASSES - 1))
+/* Class k holds blocks of 8(k + 1) bytes: 8 to 256. */
+#define PARLEY_BLOCK_CLASSES 32
+#define PARLEY_BLOCK_SMALL_MAX (8 * PARLEY_BLOCK_CLASSES)
 
 typedef struct parley_free_block {
     struct parley_free_block *next;
@@ -23,27 +23,22 @@ typedef struct parley_free_block {
 
 typedef struct parley_block_cache {
     parley_free_block *head[PARLEY_BLOCK_CLASSES];
-    unsigned count[PARLEY_BLOCK_CLASSES];
+    /* The part of this thread's current chunk no block was cut from yet. */
+    char *carve;
+    char *carve_end;
 } parley_block_cache;
 
-/* This thread's cache; NULL until its first free of a small block. */
+/* This thread's cache; NULL until its first small block. */
 extern __thread parley_block_cache *parley_block_cache_tls;
 
-static inline int parley_block_class(size_t n) { return n <= 24 ? 0 : (int)((n - 24 + 15) >> 4); }
-static inline size_t parley_block_class_size(int k) { return 24 + 16 * (size_t)k; }
+static inline int parley_block_class(size_t n) { return n == 0 ? 0 : (int)((n - 1) >> 3); }
+static inline size_t parley_block_class_size(int k) { return 8 * (size_t)(k + 1); }
 
-/* Gives back a small block to a thread without a cache yet or with a full list. */
+/* A block of class k when this thread has none at hand (a new cache, a new
+ * chunk, or blocks other threads left behind); NULL when memory is out. */
+void *parley_block_alloc_slow(int k);
+/* Takes back a block of class k on a thread without a cache yet. */
 void parley_block_free_slow(void *p, int k);
-
-/* Pushes a small block of class k on bc's list, if the list has room; 0 when it has not. */
-static inline int parley_block_push(parley_block_cache *bc, int k, void *p) {
-    if (bc->count[k] >= PARLEY_BLOCKS_PER_CLASS) return 0;
-    parley_free_block *b = p;
-    b->next = bc->head[k];
-    bc->head[k] = b;
-    bc->count[k]++;
-    return 1;
-}
 
 /* realloc with the nominal old size, for what parley_block_resize does not do inline. */
 void *parley_block_move(void *p, size_t osize, size_t nsize);
@@ -53,13 +48,20 @@ static inline void *parley_block_alloc(size_t n) {
     if (n > PARLEY_BLOCK_SMALL_MAX) return malloc(n);
     int k = parley_block_class(n);
     parley_block_cache *bc = parley_block_cache_tls;
-    if (bc && bc->head[k]) {
+    if (bc) {
         parley_free_block *b = bc->head[k];
-        bc->head[k] = b->next;
-        bc->count[k]--;
-        return b;
+        if (b) {
+            bc->head[k] = b->next;
+            return b;
+        }
+        size_t size = parley_block_class_size(k);
+        if ((size_t)(bc->carve_end - bc->carve) >= size) {
+            void *p = bc->carve;
+            bc->carve += size;
+            return p;
+        }
     }
-    return malloc(parley_block_class_size(k));
+    return parley_block_alloc_slow(k);
 }
 
 /* Gives back a block whose nominal size is n (NULL is ignored). */
@@ -71,7 +73,13 @@ static inline void parley_block_free(void *p, size_t n) {
     }
     int k = parley_block_class(n);
     parley_block_cache *bc = parley_block_cache_tls;
-    if (bc == NULL || !parley_block_push(bc, k, p)) parley_block_free_slow(p, k);
+    if (bc == NULL) {
+        parley_block_free_slow(p, k);
+        return;
+    }
+    parley_free_block *b = p;
+    b->next = bc->head[k];
+    bc->head[k] = b;
 }
 
 /* realloc with the nominal old size. NULL when it cannot grow, and then p is

@@ -16,7 +16,9 @@
 uint8_t *parley_buf_extend(parley_buf *b, size_t len) {
     /* Allocates even for 0 bytes, so success always returns a real pointer. */
     if (len > b->cap - b->len || b->data == NULL) {
-        size_t cap = b->cap ? b->cap : 256;
+        /* Small to begin with: every VM holds three of these, and most
+         * events put a few dozen bytes in them. */
+        size_t cap = b->cap ? b->cap : 64;
         while (cap - b->len < len) {
             if (cap > ((size_t)1 << 40)) return NULL;
             cap *= 2;

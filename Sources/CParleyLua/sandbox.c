@@ -9,6 +9,7 @@
  *   - collectgarbage: "count" only;
  *   - os: time, date, difftime, clock (time/date follow the bot's clock);
  *   - setmetatable rejects __gc (finalizers run with hooks off);
+ *   - getmetatable does not show the globals' metatable of lazy libraries;
  *   - xpcall skips the message handler once the budget tripped (handlers of
  *     hook-raised errors run with hooks off);
  *   - coroutine.resume/wrap/close never run the <close> handlers of a
@@ -16,6 +17,13 @@
  *     coroutine.close nesting is bounded (5.4.4's C-stack overflow);
  *   - string.find/match/gmatch/gsub are Parley's budgeted matcher;
  *   - the string metatable is locked.
+ *
+ * table, utf8, coroutine and os are opened on first use: the globals table's
+ * __index opens one the first time a plugin names it. Most plugins never
+ * touch most of them, and a fleet of simulated users would carry some 2 KB
+ * of them per VM. Until then `rawget(_G, "os")` is nil and `pairs(_G)` does
+ * not list it. That metatable is invisible (getmetatable(_G) is nil), and a
+ * plugin that sets its own on _G gets every library opened first.
  */
 #include "parley_codec.h"
 
@@ -80,6 +88,32 @@ static int sb_collectgarbage(lua_State *L) {
     return 1;
 }
 
+static void open_pending_libs(lua_State *L, int g);
+
+/* Registry key of the globals' metatable that opens libraries on first use. */
+static const char *const LAZY_MT_KEY = "parley.lazylibs";
+
+/* Whether the value at idx is that metatable. */
+static int is_lazy_mt(lua_State *L, int idx) {
+    idx = lua_absindex(L, idx);
+    lua_getfield(L, LUA_REGISTRYINDEX, LAZY_MT_KEY);
+    int same = lua_rawequal(L, idx, -1);
+    lua_pop(L, 1);
+    return same;
+}
+
+/* getmetatable, blind to the metatable that opens libraries: to a plugin,
+ * _G has none until it sets one. */
+static int sb_getmetatable(lua_State *L) {
+    luaL_checkany(L, 1);
+    if (!lua_getmetatable(L, 1) || is_lazy_mt(L, -1)) {
+        lua_pushnil(L);
+        return 1;
+    }
+    luaL_getmetafield(L, 1, "__metatable");
+    return 1;
+}
+
 static int sb_setmetatable(lua_State *L) {
     int t = lua_type(L, 2);
     luaL_checktype(L, 1, LUA_TTABLE);
@@ -90,6 +124,11 @@ static int sb_setmetatable(lua_State *L) {
     if (luaL_getmetafield(L, 1, "__metatable") != LUA_TNIL)
         return luaL_error(L, "cannot change a protected metatable");
     lua_settop(L, 2);
+    /* The metatable that opens libraries on first use is going: open them now. */
+    lua_pushglobaltable(L);
+    int is_globals = lua_rawequal(L, 1, -1);
+    lua_pop(L, 1);
+    if (is_globals) open_pending_libs(L, 1);
     lua_setmetatable(L, 1);
     return 1;
 }
@@ -321,31 +360,96 @@ static int sb_sort(lua_State *L) {
 
 /* ---------------------------------------------------------------- setup */
 
-static void keep_only(lua_State *L, const char *lib, const char *const keep[]) {
-    lua_getglobal(L, lib);
-    int t = lua_gettop(L);
-    lua_newtable(L);
-    int nt = t + 1;
-    for (int i = 0; keep[i]; i++) {
-        lua_getfield(L, t, keep[i]);
-        lua_setfield(L, nt, keep[i]);
-    }
-    lua_setglobal(L, lib);
-    lua_pop(L, 1);
-}
-
 static void set_fn(lua_State *L, int table, const char *name, lua_CFunction f) {
     lua_pushcfunction(L, f);
     lua_setfield(L, table, name);
 }
 
+/* The sandbox's version of a library just opened, on top of the stack. */
+
+static void adjust_table(lua_State *L) {
+    lua_getfield(L, -1, "sort");
+    lua_pushcclosure(L, sb_sort, 1);
+    lua_setfield(L, -2, "sort");
+}
+
+/* os: time, date (on the bot's clock), difftime, clock. */
+static void adjust_os(lua_State *L) {
+    int os = lua_gettop(L);
+    lua_createtable(L, 0, 4);
+    int kept = os + 1;
+    lua_getfield(L, os, "time");
+    lua_pushcclosure(L, sb_time, 1);
+    lua_setfield(L, kept, "time");
+    lua_getfield(L, os, "date");
+    lua_pushcclosure(L, sb_date, 1);
+    lua_setfield(L, kept, "date");
+    lua_getfield(L, os, "difftime");
+    lua_setfield(L, kept, "difftime");
+    lua_getfield(L, os, "clock");
+    lua_setfield(L, kept, "clock");
+    lua_replace(L, os);
+}
+
+/* coroutine: guarded resume, wrap and close. */
+static void adjust_coroutine(lua_State *L) {
+    int co = lua_gettop(L);
+    set_fn(L, co, "resume", sb_resume);
+    set_fn(L, co, "wrap", sb_wrap);
+    set_fn(L, co, "close", sb_close);
+}
+
+static const struct lazy_lib {
+    const char *name;
+    lua_CFunction open;
+    void (*adjust)(lua_State *L);
+} LAZY_LIBS[] = {
+    {LUA_TABLIBNAME, luaopen_table, adjust_table},
+    {LUA_UTF8LIBNAME, luaopen_utf8, NULL},
+    {LUA_COLIBNAME, luaopen_coroutine, adjust_coroutine},
+    {LUA_OSLIBNAME, luaopen_os, adjust_os},
+};
+#define LAZY_COUNT (int)(sizeof LAZY_LIBS / sizeof LAZY_LIBS[0])
+
+/* Opens lazy library i into the table at g (the globals) and pushes it. */
+static void open_lazy(lua_State *L, int g, int i) {
+    parley_ctx_of(L)->libs_opened |= 1u << i;
+    lua_pushcfunction(L, LAZY_LIBS[i].open);
+    lua_pushstring(L, LAZY_LIBS[i].name);
+    lua_call(L, 1, 1);
+    if (LAZY_LIBS[i].adjust) LAZY_LIBS[i].adjust(L);
+    lua_pushstring(L, LAZY_LIBS[i].name);
+    lua_pushvalue(L, -2);
+    lua_rawset(L, g);
+}
+
+static void open_pending_libs(lua_State *L, int g) {
+    g = lua_absindex(L, g);
+    for (int i = 0; i < LAZY_COUNT; i++) {
+        if (parley_ctx_of(L)->libs_opened & (1u << i)) continue;
+        open_lazy(L, g, i);
+        lua_pop(L, 1);
+    }
+}
+
+/* __index of the globals: a library's first use opens it. */
+static int lazy_index(lua_State *L) {
+    if (lua_type(L, 2) != LUA_TSTRING) return 0;
+    const char *k = lua_tostring(L, 2);
+    for (int i = 0; i < LAZY_COUNT; i++) {
+        if (strcmp(k, LAZY_LIBS[i].name) != 0) continue;
+        if (parley_ctx_of(L)->libs_opened & (1u << i)) return 0;
+        open_lazy(L, 1, i);
+        return 1;
+    }
+    return 0;
+}
+
 /* Run in protected mode by parley_state_new. */
 int parley_open_sandbox(lua_State *L) {
     static const luaL_Reg libs[] = {
-        {LUA_GNAME, luaopen_base},         {LUA_TABLIBNAME, luaopen_table},
-        {LUA_STRLIBNAME, luaopen_string},  {LUA_MATHLIBNAME, luaopen_math},
-        {LUA_UTF8LIBNAME, luaopen_utf8},   {LUA_COLIBNAME, luaopen_coroutine},
-        {LUA_OSLIBNAME, luaopen_os},       {NULL, NULL},
+        {LUA_GNAME, luaopen_base}, {LUA_STRLIBNAME, luaopen_string},
+        {LUA_MATHLIBNAME, luaopen_math}, {NULL, NULL},
     };
     for (const luaL_Reg *l = libs; l->func; l++) {
         luaL_requiref(L, l->name, l->func, 1);
@@ -365,6 +469,7 @@ int parley_open_sandbox(lua_State *L) {
     set_fn(L, g, "load", sb_load);
     set_fn(L, g, "collectgarbage", sb_collectgarbage);
     set_fn(L, g, "setmetatable", sb_setmetatable);
+    set_fn(L, g, "getmetatable", sb_getmetatable);
     set_fn(L, g, "xpcall", sb_xpcall);
 
     /* string: no dump; budgeted patterns; locked metatable. */
@@ -381,40 +486,21 @@ int parley_open_sandbox(lua_State *L) {
     lua_setfield(L, -2, "__metatable");
     lua_pop(L, 3);
 
-    lua_getglobal(L, "table");
-    lua_getfield(L, -1, "sort");
-    lua_pushcclosure(L, sb_sort, 1);
-    lua_setfield(L, -2, "sort");
-    lua_pop(L, 1);
-
-    /* os: time, date (on the bot's clock), difftime, clock. */
-    static const char *const os_keep[] = {"difftime", "clock", NULL};
-    lua_getglobal(L, "os");
-    lua_getfield(L, -1, "time");
-    lua_getfield(L, -2, "date");
-    keep_only(L, "os", os_keep);
-    lua_getglobal(L, "os");
-    lua_pushvalue(L, -3);
-    lua_pushcclosure(L, sb_time, 1);
-    lua_setfield(L, -2, "time");
-    lua_pushvalue(L, -2);
-    lua_pushcclosure(L, sb_date, 1);
-    lua_setfield(L, -2, "date");
-    lua_pop(L, 4);
-
-    /* coroutine: guarded resume, wrap and close. */
+    /* The weak set of coroutines the budget killed (see sb_resume). */
     lua_newtable(L);
     lua_newtable(L);
     lua_pushliteral(L, "k");
     lua_setfield(L, -2, "__mode");
     lua_setmetatable(L, -2);
     lua_setfield(L, LUA_REGISTRYINDEX, KILLED_KEY);
-    lua_getglobal(L, "coroutine");
-    int co = lua_gettop(L);
-    set_fn(L, co, "resume", sb_resume);
-    set_fn(L, co, "wrap", sb_wrap);
-    set_fn(L, co, "close", sb_close);
-    lua_pop(L, 1);
+
+    /* table, utf8, coroutine, os: on first use. */
+    lua_createtable(L, 0, 1);
+    lua_pushcfunction(L, lazy_index);
+    lua_setfield(L, -2, "__index");
+    lua_pushvalue(L, -1);
+    lua_setfield(L, LUA_REGISTRYINDEX, LAZY_MT_KEY);
+    lua_setmetatable(L, g);
 
     lua_pop(L, 1); /* globals */
     return 0;

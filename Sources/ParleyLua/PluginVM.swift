@@ -177,7 +177,11 @@ public final class PluginVM {
                 parley_load_plugin(L, s.baseAddress, s.count, "@" + chunkName)
             }
         }
-        return finish(L, status)
+        let result = finish(L, status)
+        // Loading leaves the compiler's and the prelude's setup garbage behind;
+        // collected now, a VM starts at its live size.
+        parley_collect(L)
+        return result
     }
 
     /// Delivers one event to the prelude's dispatcher.

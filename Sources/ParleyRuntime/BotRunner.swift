@@ -87,7 +87,9 @@ public actor BotRunner {
     let loops: BotLoops
     /// The transport's: every log line and outcome of this bot is masked with it.
     let redactor: Redactor
-    /// The observer's, with this bot's name and transport as metadata.
+    /// The observer's. Each line gets this bot's name and transport as
+    /// metadata when it is logged: a logger of its own would hold them in a
+    /// dictionary per bot for good.
     let logger: Logger
 
     var host: BotHost?
@@ -137,10 +139,7 @@ public actor BotRunner {
         self.loops = loops
         self.executor = loops.assign()
         self.redactor = spec.transport.redactor
-        var logger = observer.logger
-        logger[metadataKey: "bot"] = .string(spec.options.name)
-        logger[metadataKey: "transport"] = .string(spec.transport.capabilities.name)
-        self.logger = logger
+        self.logger = observer.logger
         self.outbox = Outbox(expiry: spec.presence.outboxExpiry)
         self.backoff = Backoff(options: spec.presence, seed: seed ?? UInt64.random(in: 1...UInt64.max))
         self.sendRate = SendRate(spec.flow, now: Self.monotonic())
@@ -154,14 +153,14 @@ public actor BotRunner {
         // write resumes the runner here directly, not through the pool.
         await withTaskExecutorPreference(executor) {
             do {
-                try await open()
+                try open()
             } catch {
                 log(.error, "cannot start: \(error)")
                 return .failed(redactor("\(error)"))
             }
             let outcome = masked(await presenceLoop())
             await quiesce()
-            await host?.close()
+            if let host { onLoop(host) { $0.close() } }
             log(.info, "stopped: \(outcome)")
             return outcome
         }
@@ -183,6 +182,7 @@ public actor BotRunner {
     /// Stops everything that could still write to the journal: timers stop
     /// firing, and a drain still finishing its last batch (the link has
     /// closed under it) records what was delivered before the journal closes.
+    @inline(never)
     func quiesce() async {
         closing = true
         timerWakeup?.cancel()
@@ -195,15 +195,26 @@ public actor BotRunner {
         }
     }
 
-    func open() async throws {
+    /// Makes the bot's host and starts it: the store opened, the plugins
+    /// loaded, their first actions taken.
+    @inline(never)
+    func open() throws {
+        let host = BotHost(executor: executor, plugins: spec.plugins, journal: spec.journal, fsync: spec.fsync)
+        self.host = host
         var options = spec.options
         options.transport = spec.transport.capabilities
-        let host = BotHost(executor: executor, options: options, plugins: spec.plugins,
-                           journal: spec.journal, fsync: spec.fsync)
-        self.host = host
-        let actions = try await host.start { [weak self] text in self?.log(.warn, text) }
-        await accept(actions)
-        rescheduleTimers(await host.nextDue)
+        let actions = try onLoop(host) { [options] host in
+            try host.start(options: options) { [weak self] text in self?.log(.warn, text) }
+        }
+        accept(actions)
+        rescheduleTimers(onLoop(host) { $0.nextDue })
+    }
+
+    /// Runs `body` on the bot's host without an actor hop: the host and this
+    /// runner share the bot's loop as their executor, so the runner's
+    /// isolation is the host's too (checked by `assumeIsolated`).
+    func onLoop<T: Sendable>(_ host: BotHost, _ body: (isolated BotHost) throws -> T) rethrows -> T {
+        try host.assumeIsolated(body)
     }
 
     /// Seconds on a clock that only moves forward (for the rate cap).
@@ -231,6 +242,8 @@ public actor BotRunner {
 
     /// Every line is masked with the transport's redactor before it reaches a logger.
     nonisolated func log(_ level: LogRecord.Level, _ text: String, plugin: String? = nil) {
-        logger.log(level: level.logLevel, "\(redactor(text))", metadata: plugin.map { ["plugin": .string($0)] })
+        var metadata: Logger.Metadata = ["bot": .string(name), "transport": .string(spec.transport.capabilities.name)]
+        if let plugin { metadata["plugin"] = .string(plugin) }
+        logger.log(level: level.logLevel, "\(redactor(text))", metadata: metadata)
     }
 }

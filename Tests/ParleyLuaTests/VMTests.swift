@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import ParleyLua
 import Synchronization
 import Testing
@@ -103,13 +104,10 @@ private func makeVM(_ source: String, limits: PluginLimits = PluginLimits()) thr
     #expect(failure?.message.contains("binary") == true)
 }
 
-/// Freed small blocks wait in a per-thread cache for the next allocation
-/// (blocks.c). Two VMs on two threads that swap every round, each freeing a
-/// round's garbage (strings of every small size, a table's parts grown and
-/// shrunk through every size class) that the other thread's cache may then
-/// hand out: nothing a plugin keeps may change under it.
-@Test func cachedBlocksMoveBetweenThreadsWithoutCorruption() throws {
-    let source = #"""
+/// A round's garbage of every small size (strings of 1 to 300 bytes, a
+/// table's parts grown and shrunk through every size class), and a check that
+/// what the previous round kept is intact; the reply is `0 3230` when it is.
+private let churnSource = #"""
     local keep = {}
     function on_x(ev)
       local bad = 0
@@ -127,7 +125,13 @@ private func makeVM(_ source: String, limits: PluginLimits = PluginLimits()) thr
       send("r", bad .. " " .. sum)
     end
     """#
-    nonisolated(unsafe) let vms = [try makeVM(source), try makeVM(source)]
+
+/// Freed small blocks wait on per-thread lists for the next allocation
+/// (blocks.c). Two VMs on two threads that swap every round, each freeing a
+/// round's garbage that the other thread may then hand out: nothing a plugin
+/// keeps may change under it.
+@Test func pooledBlocksMoveBetweenThreadsWithoutCorruption() throws {
+    nonisolated(unsafe) let vms = [try makeVM(churnSource), try makeVM(churnSource)]
     let queues = [DispatchQueue(label: "blocks-a"), DispatchQueue(label: "blocks-b")]
     // Both queues record at once: the replies are behind a lock.
     let replies = Mutex<[[VMAction]]>([[], []])
@@ -147,4 +151,74 @@ private func makeVM(_ source: String, limits: PluginLimits = PluginLimits()) thr
         #expect(got.count == 40)
         #expect(got.allSatisfy { $0 == .send(room: "r", text: "0 3230") }, "\(got.prefix(3))")
     }
+}
+
+/// A thread that exits hands its free blocks (and the rest of its chunk) to
+/// the shared pool, where the next thread short of a class takes them: a VM
+/// whose every event runs on a thread of its own, and one VM on a long-lived
+/// queue, keep their data intact while they reuse each other's blocks.
+@Test func blocksOfExitedThreadsAreReusedWithoutCorruption() throws {
+    nonisolated(unsafe) let vms = [try makeVM(churnSource), try makeVM(churnSource)]
+    let replies = Mutex<[[VMAction]]>([[], []])
+    @Sendable func run(_ v: Int) {
+        let (failure, actions) = vms[v].dispatch(kind: "x", now: 0) { $0.beginTable(array: 0, pairs: 0) }
+        replies.withLock { $0[v] += failure.map { [VMAction.log(.error, "\($0)")] } ?? actions }
+        vms[v].collectGarbage()
+    }
+    let queue = DispatchQueue(label: "blocks-kept")
+    for _ in 0..<30 {
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread { run(0); done.signal() }
+        thread.start()
+        done.wait()
+        queue.sync { run(1) }
+    }
+    for got in replies.withLock({ $0 }) {
+        #expect(got.count == 30)
+        #expect(got.allSatisfy { $0 == .send(room: "r", text: "0 3230") }, "\(got.prefix(3))")
+    }
+}
+
+/// `table`, `utf8`, `coroutine` and `os` open on first use: absent from the
+/// globals until named, then there for good, hardened as ever; the
+/// metatable that opens them is invisible, and one of the plugin's own on
+/// `_G` opens the rest first.
+@Test func lazyLibrariesOpenOnFirstUse() throws {
+    let vm = try makeVM(#"""
+    function on_x(ev)
+      local before = tostring(rawget(_G, "os")) .. " " .. tostring(rawget(_G, "table"))
+      local used = table.concat({ "a", "b" }, "-") .. " " .. utf8.char(72, 105) .. " " ..
+                   tostring(os.getenv) .. " " .. type(os.time()) .. " " ..
+                   coroutine.wrap(function() return "co" end)()
+      local after = type(rawget(_G, "os")) .. " " .. type(rawget(_G, "table"))
+      send("r", before .. " | " .. used .. " | " .. after)
+    end
+    """#)
+    let (f1, a1) = vm.dispatch(kind: "x", now: 0) { $0.beginTable(array: 0, pairs: 0) }
+    #expect(f1 == nil)
+    #expect(a1 == [.send(room: "r", text: "nil nil | a-b Hi nil number co | table table")])
+    let own = try makeVM(#"""
+    function on_y(ev)
+      local before = tostring(rawget(_G, "utf8")) .. " " .. tostring(getmetatable(_G))
+      setmetatable(_G, { __index = function(_, k) return "missing " .. k end })
+      send("r", before .. " " .. type(rawget(_G, "utf8")) .. " " .. type(rawget(_G, "coroutine")) .. " " .. nothere)
+    end
+    """#)
+    let (f2, a2) = own.dispatch(kind: "y", now: 0) { $0.beginTable(array: 0, pairs: 0) }
+    #expect(f2 == nil)
+    #expect(a2 == [.send(room: "r", text: "nil nil table table missing nothere")])
+}
+
+/// A plugin that sets a library to nil keeps it nil: a library opens once.
+@Test func aLibraryOpensOnlyOnce() throws {
+    let vm = try makeVM(#"""
+    function on_x(ev)
+      local first = type(os)
+      os = nil
+      send("r", first .. " " .. tostring(os) .. " " .. tostring(rawget(_G, "os")))
+    end
+    """#)
+    let (failure, actions) = vm.dispatch(kind: "x", now: 0) { $0.beginTable(array: 0, pairs: 0) }
+    #expect(failure == nil)
+    #expect(actions == [.send(room: "r", text: "table nil nil")])
 }

@@ -148,6 +148,9 @@ typedef struct parley_ctx {
      * its room hears. */
     uint32_t wants;
 
+    /* ---- libraries opened on first use (sandbox.c) ---- */
+    uint32_t libs_opened;           /* one bit per lazy library already opened */
+
     /* ---- misc guards ---- */
     int close_depth;                /* nesting of coroutine.close/wrap cleanup */
     int dispatch_ref;               /* registry ref of the prelude's dispatcher */

@@ -11,9 +11,10 @@ extension BotRunner {
         var journalSyncMilliseconds: Double?
     }
 
-    func report() async -> OwnReport {
-        OwnReport(transport: spec.transport.capabilities.name, state: state, reconnects: stats.reconnects,
-                  plugins: await host?.pluginReports() ?? [], journalSyncMilliseconds: await host?.journalSyncMilliseconds)
+    func report() -> OwnReport {
+        let (plugins, sync) = host.map { onLoop($0) { ($0.pluginReports(), $0.journalSyncMilliseconds) } } ?? ([], nil)
+        return OwnReport(transport: spec.transport.capabilities.name, state: state, reconnects: stats.reconnects,
+                         plugins: plugins, journalSyncMilliseconds: sync)
     }
 }
 

@@ -22,8 +22,8 @@ extension BotRunner {
     private func answered(plugin: String, id: Int64, _ outcome: HTTPOutcome) async {
         guard let host, failure == nil, !closing else { return }
         do {
-            let (actions, due) = try await host.answer(plugin: plugin, id: id, outcome)
-            await accept(actions)
+            let (actions, due) = try onLoop(host) { try $0.answer(plugin: plugin, id: id, outcome) }
+            accept(actions)
             rescheduleTimers(due)
         } catch {
             fail("journal failed: \(error)")
@@ -35,12 +35,13 @@ extension BotRunner {
     public func webhook(plugin: String, _ req: WebhookRequest) async -> WebhookReply {
         guard let host, failure == nil, !closing else { return WebhookReply(status: 503, body: "the bot is not running\n") }
         do {
-            let (actions, reply, due) = try await host.webhook(plugin: plugin, req)
-            await accept(actions)
+            let (actions, reply, due) = try onLoop(host) { try $0.webhook(plugin: plugin, req) }
+            accept(actions)
             rescheduleTimers(due)
-            if host.pipelined, !(await host.isDurable) {
+            if host.pipelined, !onLoop(host, { $0.isDurable }) {
+                // The continuation's body runs here, on the bot's loop.
                 let failed: StoreError? = await withCheckedContinuation { done in
-                    Task { await host.whenDurable { done.resume(returning: $0) } }
+                    host.assumeIsolated { $0.whenDurable { done.resume(returning: $0) } }
                 }
                 if let failed {
                     fail("journal failed: \(failed)")
@@ -55,8 +56,8 @@ extension BotRunner {
     }
 
     /// Whether a plugin of this bot serves the path (else the server answers 404).
-    public func servesWebhook(plugin: String, path: String) async -> Bool {
-        await host?.servesWebhook(plugin: plugin, path: path) ?? false
+    public func servesWebhook(plugin: String, path: String) -> Bool {
+        host.map { onLoop($0) { $0.servesWebhook(plugin: plugin, path: path) } } ?? false
     }
 
     /// A committed `bot.kick`, `bot.mute` or `bot.delete`: the server carries

@@ -91,7 +91,6 @@ final class Webhooks: Sendable {
         let plugin = parts[1]
         let path = parts[2...].joined(separator: "/")
         guard await runner.servesWebhook(plugin: plugin, path: path) else { return HTTPServer.text(.notFound, "no such webhook\n") }
-        var request = request
         let body: ByteBuffer
         do {
             body = try await request.body.collect(upTo: HTTPServer.maxBodyBytes)

@@ -19,7 +19,7 @@ extension BotRunner {
     /// Takes a handler's actions: sends join the outbox once their transaction
     /// is durable (at once without a pipelined journal, else when the journal
     /// says so), in commit order; everything else is carried out now.
-    func accept(_ actions: [BotAction], events: Int = 0) async {
+    func accept(_ actions: [BotAction], events: Int = 0) {
         guard let host else { return }
         let sends = actions.compactMap(\.message)
         dispatch(actions)
@@ -27,11 +27,15 @@ extension BotRunner {
         let request = outbox.commit(sends, events: events)
         // No journal, or one that acknowledges as it writes: nothing to wait for.
         guard host.pipelined else { return release(through: request) }
-        if await host.isDurable { return release(through: request) }
         let executor = self.executor
-        await host.whenDurable { [weak self] failure in
-            Task(executorPreference: executor) { await self?.committed(through: request, failure) }
+        let durable = onLoop(host) { host in
+            if host.isDurable { return true }
+            host.whenDurable { [weak self] failure in
+                Task(executorPreference: executor) { await self?.committed(through: request, failure) }
+            }
+            return false
         }
+        if durable { release(through: request) }
     }
 
     func committed(through request: UInt64, _ failure: StoreError?) {
@@ -102,6 +106,7 @@ extension BotRunner {
         if !typingQueue.isEmpty { kickDrain() }
     }
 
+    @inline(never)
     func flushQuotaLog(force: Bool) {
         for (plugin, line) in quotaLog.flush(now: BotHost.now(), force: force) {
             log(.error, "quota: \(line)", plugin: plugin)

@@ -77,7 +77,7 @@ extension BotRunner {
             }
             if !done.isEmpty {
                 do {
-                    try await host?.markDelivered(done)
+                    if let host { try onLoop(host) { try $0.markDelivered(done) } }
                 } catch {
                     fail("journal failed: \(error)")
                 }

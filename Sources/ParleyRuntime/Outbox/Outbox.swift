@@ -93,7 +93,9 @@ struct Outbox {
             turns.removeFirst()
             queues[plugin]?.removeFirst()
             queuedCount -= 1
-            if queues[plugin]?.isEmpty == false { turns.append(plugin) }
+            // A drained queue goes: every bot would otherwise keep the
+            // capacity of its largest burst for good.
+            if queues[plugin]?.isEmpty == false { turns.append(plugin) } else { queues[plugin] = nil }
             if isExpired { expired.append(q.message) } else { batch.append(q) }
         }
         inFlight += batch

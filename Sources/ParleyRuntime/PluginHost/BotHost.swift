@@ -14,7 +14,6 @@ actor BotHost {
     private let executor: BotLoop
     nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
-    private var options: BotOptions
     private let plugins: [BotSpec.PluginFile]
     private let journalDirectory: String?
     private let fsync: FsyncPolicy
@@ -30,9 +29,8 @@ actor BotHost {
     /// The clock plugins see: wall time.
     static func now() -> Double { Date().timeIntervalSince1970 }
 
-    init(executor: BotLoop, options: BotOptions, plugins: [BotSpec.PluginFile], journal: String?, fsync: FsyncPolicy) {
+    init(executor: BotLoop, plugins: [BotSpec.PluginFile], journal: String?, fsync: FsyncPolicy) {
         self.executor = executor
-        self.options = options
         self.plugins = plugins
         self.journalDirectory = journal
         self.fsync = fsync
@@ -42,7 +40,9 @@ actor BotHost {
     /// Opens the store, loads the plugins in order, then hands back sends a
     /// previous run committed but never delivered (they go out again, once,
     /// with their ids).
-    func start(log: @escaping @Sendable (String) -> Void) throws -> [BotAction] {
+    @inline(never)
+    func start(options: BotOptions, log: @escaping @Sendable (String) -> Void) throws -> [BotAction] {
+        var options = options
         let store: BotStore
         if let dir = journalDirectory {
             // `journal = "state/greeter"` on a fresh machine: make the parents.
@@ -108,6 +108,7 @@ actor BotHost {
     /// Fires what is due, then delivers events in order until all are
     /// handled or `slice` seconds have passed; says how many it handled (at
     /// least one, when there is one).
+    @inline(never)
     func handle(_ events: ArraySlice<BotEvent>, slice: Double) throws -> (actions: [BotAction], nextDue: Double?, handled: Int) {
         guard let bot else { return ([], nil, events.count) }
         let start = BotRunner.monotonic()

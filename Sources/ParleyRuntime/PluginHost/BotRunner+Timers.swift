@@ -23,8 +23,8 @@ extension BotRunner {
         timerWakeup = nil
         guard let host, failure == nil, !closing else { return }
         do {
-            let (actions, due) = try await host.tick()
-            await accept(actions)
+            let (actions, due) = try onLoop(host) { try $0.tick() }
+            accept(actions)
             rescheduleTimers(due)
         } catch {
             fail("journal failed: \(error)")
@@ -44,9 +44,9 @@ extension BotRunner {
     public func reload(_ plugin: String) async {
         guard let host, failure == nil, !closing else { return }
         do {
-            let (ok, actions, due) = try await host.reload(plugin: plugin)
+            let (ok, actions, due) = try onLoop(host) { try $0.reload(plugin: plugin) }
             log(ok ? .info : .error, ok ? "plugin \(plugin) reloaded" : "plugin \(plugin) not reloaded; the old version keeps running")
-            await accept(actions)
+            accept(actions)
             rescheduleTimers(due)
         } catch {
             fail("journal failed: \(error)")

@@ -15,74 +15,116 @@ extension BotRunner {
             await setState(.connecting)
             if stopping { break }
             let s: any TransportSession
-            do {
-                // The journal's last-seen cursors: a transport with catch-up
-                // resumes from them, so nothing is missed across a reconnect or a restart.
-                // The link lives on the bot's loop, beside its plugins.
-                let cursors = await host?.lastSeenCursors() ?? [:]
-                s = try await spec.transport.connect(resumingAfter: cursors, on: executor.loop)
-            } catch let error as TransportError where error.kind == .refused {
-                // The server is fine; the bot's own config is not (a name the
-                // protocol cannot carry). Retrying would never help.
-                log(.error, "cannot connect: \(error)")
-                return .failed(error.message)
-            } catch let error as TransportError where error.kind == .kicked {
-                log(.error, "kicked by the server: \(error.message)")
-                await setState(.kicked)
-                return .kicked(error.message)
-            } catch {
-                stats.connectFailures += 1
-                log(.warn, "cannot connect: \(error)")
-                if let outcome = await waitBackoff() { return outcome }
-                continue
+            switch await connect() {
+            case .online(let session): s = session
+            case .retry: continue
+            case .done(let outcome): return outcome
             }
             if stopping {
                 await s.leave()
                 break
             }
-            session = s
-            backoff.reset()
-            if everOnline {
-                stats.reconnects += 1
-                RuntimeMetrics.reconnects.increment()
-            }
-            everOnline = true
-            await setState(.online)
-            kickDrain()
+            await online(s)
             let kicked = await pump(s)
-            session = nil
-            typingQueue.removeAll()
-            if let kicked {
-                await s.close()
-                await setState(.kicked)
-                guard case .reclaim(let delay) = spec.transport.kickPolicy, !stopping else {
-                    log(.error, "kicked by the server: \(kicked)")
-                    return .kicked(kicked)
-                }
-                // The account is ours: take it back after the delay (no backoff: the server is fine).
-                log(.warn, "kicked by the server: \(kicked); logging in again in \(delay) s (kick_policy reclaim)")
-                await sleep(until: BotHost.now() + delay)
-                continue
-            }
-            if let failure {
-                await s.close()
-                return .failed(failure)
-            }
-            if stopping { break }
-            await setState(.offline)
-            if let until = awayUntil {
-                // A deliberate absence (`bot.away`): no backoff, come back on time.
-                awayUntil = nil
-                await sleep(until: until)
-                continue
-            }
-            if let outcome = await waitBackoff() { return outcome }
+            if let outcome = await offline(s, kicked: kicked) { return outcome }
         }
         if let failure { return .failed(failure) }
         return .stopped
     }
 
+    /// What one connection attempt came to.
+    enum Attempt {
+        case online(any TransportSession)
+        /// Failed, and the backoff is over: try again.
+        case retry
+        case done(BotOutcome)
+    }
+
+    // The steps of `presenceLoop`, each out of line: a bot's one long-lived
+    // task keeps the deepest its async frames ever went (Swift's task
+    // allocator reuses its slabs and never frees them), so the frame that
+    // stays under the pump for the whole session is kept small.
+
+    /// One connection attempt; a failed one waits out its backoff here.
+    @inline(never)
+    func connect() async -> Attempt {
+        do {
+            // The journal's last-seen cursors: a transport with catch-up
+            // resumes from them, so nothing is missed across a reconnect or a restart.
+            // The link lives on the bot's loop, beside its plugins.
+            let cursors = host.map { onLoop($0) { $0.lastSeenCursors() } } ?? [:]
+            // In a task of its own: a handshake's async frames (a WebSocket's
+            // are 2 KB) then go with that task instead of staying in the bot's.
+            let transport = spec.transport, loop = executor.loop
+            return .online(try await Task(executorPreference: executor) {
+                try await transport.connect(resumingAfter: cursors, on: loop)
+            }.value)
+        } catch let error as TransportError where error.kind == .refused {
+            // The server is fine; the bot's own config is not (a name the
+            // protocol cannot carry). Retrying would never help.
+            log(.error, "cannot connect: \(error)")
+            return .done(.failed(error.message))
+        } catch let error as TransportError where error.kind == .kicked {
+            log(.error, "kicked by the server: \(error.message)")
+            await setState(.kicked)
+            return .done(.kicked(error.message))
+        } catch {
+            stats.connectFailures += 1
+            log(.warn, "cannot connect: \(error)")
+            if let outcome = await waitBackoff() { return .done(outcome) }
+            return .retry
+        }
+    }
+
+    /// The link is up: the bot is online and its outbox drains.
+    @inline(never)
+    func online(_ s: any TransportSession) async {
+        session = s
+        backoff.reset()
+        if everOnline {
+            stats.reconnects += 1
+            RuntimeMetrics.reconnects.increment()
+        }
+        everOnline = true
+        await setState(.online)
+        kickDrain()
+    }
+
+    /// The session ended (kicked when `kicked` says why): nil to connect
+    /// again, once any wait the reason calls for is over.
+    @inline(never)
+    func offline(_ s: any TransportSession, kicked: String?) async -> BotOutcome? {
+        session = nil
+        typingQueue.removeAll()
+        if let kicked {
+            await s.close()
+            await setState(.kicked)
+            guard case .reclaim(let delay) = spec.transport.kickPolicy, !stopping else {
+                log(.error, "kicked by the server: \(kicked)")
+                return .kicked(kicked)
+            }
+            // The account is ours: take it back after the delay (no backoff: the server is fine).
+            log(.warn, "kicked by the server: \(kicked); logging in again in \(delay) s (kick_policy reclaim)")
+            await sleep(until: BotHost.now() + delay)
+            return nil
+        }
+        if let failure {
+            await s.close()
+            return .failed(failure)
+        }
+        if stopping { return nil }
+        await setState(.offline)
+        if let until = awayUntil {
+            // A deliberate absence (`bot.away`): no backoff, come back on time.
+            awayUntil = nil
+            await sleep(until: until)
+            return nil
+        }
+        return await waitBackoff()
+    }
+
     /// Waits before the next attempt; nil to try again, an outcome to give up.
+    @inline(never)
     func waitBackoff() async -> BotOutcome? {
         let delay = backoff.nextDelay()
         if backoff.gaveUp {
@@ -98,6 +140,7 @@ extension BotRunner {
     }
 
     /// Sleeps in short steps so `stop()` is never kept waiting by a backoff.
+    @inline(never)
     func sleep(until t: Double) async {
         while !stopping {
             let left = t - BotHost.now()
@@ -106,6 +149,7 @@ extension BotRunner {
         }
     }
 
+    @inline(never)
     func setState(_ s: ConnectionState) async {
         state = s
         observer.connection(name, s)

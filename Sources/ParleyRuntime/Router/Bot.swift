@@ -40,8 +40,11 @@ public struct BotOptions: Sendable {
     /// longest in a flood, and for handing them to the plugin that answers
     /// `help`; what counts as a command is still decided by the
     /// prelude's `parse_command`, which this mirrors loosely.
-    public func isAddressed(_ text: String) -> Bool {
-        if !commandPrefix.isEmpty, text.hasPrefix(commandPrefix) { return true }
+    public func isAddressed(_ text: String) -> Bool { Self.isAddressed(text, to: name, prefix: commandPrefix) }
+
+    /// Whether `text` speaks to a bot called `name` whose commands start with `prefix`.
+    public static func isAddressed(_ text: String, to name: String, prefix: String) -> Bool {
+        if !prefix.isEmpty, text.hasPrefix(prefix) { return true }
         var t = text.drop { $0 == " " || $0 == "\t" }
         if t.first == "@" { t = t.dropFirst() }
         return t.prefix(name.count).lowercased() == name.lowercased()

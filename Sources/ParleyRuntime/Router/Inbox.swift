@@ -152,6 +152,8 @@ final class Inbox: Sendable {
             }
             s.ready = next
         }
+        // Every lane drained: the table's storage goes too.
+        if s.lanes.isEmpty { s.lanes = [:] }
         return out
     }
 

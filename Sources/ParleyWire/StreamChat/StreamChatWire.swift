@@ -371,8 +371,9 @@ struct ByteWindow: Sendable {
 
     mutating func append<C: Collection>(_ bytes: C) where C.Element == UInt8 {
         if start == buffer.count {
-            // Drained: give back a buffer that one large frame made big.
-            buffer.removeAll(keepingCapacity: buffer.capacity <= 4096)
+            // Drained: give back a buffer that a burst made big. Only a
+            // line's worth is kept, as every bot holds one of these.
+            buffer.removeAll(keepingCapacity: buffer.capacity <= 256)
             start = 0
             scanFrom = 0
         } else if start > 0 && start >= buffer.count / 2 {
