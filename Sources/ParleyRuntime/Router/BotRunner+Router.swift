@@ -186,6 +186,7 @@ extension BotRunner {
     }
 
     /// History from before the bot joined a room: into the journal, not to plugins.
+    @inline(never)
     func backfill(_ event: TransportEvent) {
         guard case .backfill(let room, let messages, let through) = event, let host, failure == nil else { return }
         do {
