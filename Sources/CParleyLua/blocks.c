@@ -21,13 +21,17 @@
  * the process, free for any VM of any thread: the pool holds the most small
  * blocks the VMs ever held at once, bounded by their memory caps. Lua states
  * may move between threads; a block goes to the list of whichever thread
- * frees it. When a thread exits, its lists and the rest of its chunk go to
- * a shared pool that the next thread short of a class takes them from.
+ * frees it. A thread keeps at most PARLEY_BLOCK_LIST_BYTES of free blocks a
+ * class; past that, and when it exits, its blocks go to a shared pool, which
+ * a thread short of a class takes from (up to the same bound) before it cuts
+ * new ones. So a thread that frees what another allocates hands the memory
+ * back instead of hoarding it.
  *
  * The caller's accounting (the plugin's memory cap) is untouched: it counts
  * nominal sizes, and blocks waiting in the pool belong to no plugin.
  */
 #include "blocks.h"
+#include "parley_lua.h"
 
 #include <pthread.h>
 #include <string.h>
@@ -35,6 +39,13 @@
 #define PARLEY_CHUNK_BYTES (64 * 1024)
 
 __thread parley_block_cache *parley_block_cache_tls;
+
+size_t parley_block_free_bytes(void) {
+    parley_block_cache *bc = parley_block_cache_tls;
+    size_t n = 0;
+    for (int k = 0; bc && k < PARLEY_BLOCK_CLASSES; k++) n += bc->count[k] * parley_block_class_size(k);
+    return n;
+}
 static pthread_key_t cache_key;
 static pthread_once_t cache_key_once = PTHREAD_ONCE_INIT;
 
@@ -49,15 +60,28 @@ static void push_shared(parley_free_block *first, parley_free_block *last, int k
     pthread_mutex_unlock(&shared_lock);
 }
 
+/* Pushes b on bc's list of class k (no bound check: the callers' lists are short). */
+static void push_local(parley_block_cache *bc, int k, parley_free_block *b) {
+    b->next = bc->head[k];
+    if (b->next == NULL) bc->tail[k] = b;
+    bc->head[k] = b;
+    bc->count[k]++;
+}
+
+void parley_block_spill(parley_block_cache *bc, int k) {
+    push_shared(bc->head[k], bc->tail[k], k);
+    bc->head[k] = NULL;
+    bc->count[k] = 0;
+}
+
 /* Cuts what is left of a chunk into blocks, largest first, onto lists. */
 static void cut_rest(parley_block_cache *bc) {
     while (bc->carve_end - bc->carve >= 8) {
         size_t left = (size_t)(bc->carve_end - bc->carve);
         int k = parley_block_class(left > PARLEY_BLOCK_SMALL_MAX ? PARLEY_BLOCK_SMALL_MAX : left & ~(size_t)7);
         parley_free_block *b = (parley_free_block *)bc->carve;
-        b->next = bc->head[k];
-        bc->head[k] = b;
         bc->carve += parley_block_class_size(k);
+        push_local(bc, k, b);
     }
     bc->carve = bc->carve_end = NULL;
 }
@@ -65,13 +89,8 @@ static void cut_rest(parley_block_cache *bc) {
 static void release_cache(void *p) {
     parley_block_cache *bc = p;
     cut_rest(bc);
-    for (int k = 0; k < PARLEY_BLOCK_CLASSES; k++) {
-        parley_free_block *first = bc->head[k];
-        if (first == NULL) continue;
-        parley_free_block *last = first;
-        while (last->next) last = last->next;
-        push_shared(first, last, k);
-    }
+    for (int k = 0; k < PARLEY_BLOCK_CLASSES; k++)
+        if (bc->head[k]) parley_block_spill(bc, k);
     free(bc);
     parley_block_cache_tls = NULL;
 }
@@ -94,15 +113,26 @@ static parley_block_cache *thread_cache(void) {
 
 void *parley_block_alloc_slow(int k) {
     parley_block_cache *bc = thread_cache();
-    /* The whole shared list of the class, if there is one: taken in one go. */
+    /* Shared blocks of the class first: one for a thread without a cache,
+     * up to half a list's bound for the others (the first is returned). */
+    unsigned want = bc ? parley_block_list_max(k) / 2 : 1;
     pthread_mutex_lock(&shared_lock);
-    parley_free_block *taken = shared_head[k];
-    if (taken && bc) shared_head[k] = NULL;
-    else if (taken) shared_head[k] = taken->next;
+    parley_free_block *first = shared_head[k], *last = first;
+    unsigned n = first ? 1 : 0;
+    while (first && n < want && last->next) {
+        last = last->next;
+        n++;
+    }
+    if (first) shared_head[k] = last->next;
     pthread_mutex_unlock(&shared_lock);
-    if (taken) {
-        if (bc) bc->head[k] = taken->next;
-        return taken;
+    if (first) {
+        last->next = NULL;
+        if (bc && first != last) {
+            bc->head[k] = first->next;
+            bc->tail[k] = last;
+            bc->count[k] = n - 1;
+        }
+        return first;
     }
     size_t size = parley_block_class_size(k);
     if (bc == NULL) return malloc(size); /* no cache: such a block then simply stays in the pool when freed */
@@ -125,8 +155,7 @@ void parley_block_free_slow(void *p, int k) {
         push_shared(b, b, k);
         return;
     }
-    b->next = bc->head[k];
-    bc->head[k] = b;
+    push_local(bc, k, b);
 }
 
 void *parley_block_move(void *p, size_t osize, size_t nsize) {

@@ -21,8 +21,15 @@ typedef struct parley_free_block {
     struct parley_free_block *next;
 } parley_free_block;
 
+/* Bytes of free blocks a thread keeps per class; past it, its list goes to
+ * the shared pool (a thread that frees what others allocate must not hoard). */
+#define PARLEY_BLOCK_LIST_BYTES (64 * 1024)
+
 typedef struct parley_block_cache {
     parley_free_block *head[PARLEY_BLOCK_CLASSES];
+    /* The end of each list (valid while it is not empty), and its length. */
+    parley_free_block *tail[PARLEY_BLOCK_CLASSES];
+    unsigned count[PARLEY_BLOCK_CLASSES];
     /* The part of this thread's current chunk no block was cut from yet. */
     char *carve;
     char *carve_end;
@@ -39,6 +46,12 @@ static inline size_t parley_block_class_size(int k) { return 8 * (size_t)(k + 1)
 void *parley_block_alloc_slow(int k);
 /* Takes back a block of class k on a thread without a cache yet. */
 void parley_block_free_slow(void *p, int k);
+/* Hands bc's list of class k to the shared pool (it grew past its bound). */
+void parley_block_spill(parley_block_cache *bc, int k);
+
+static inline unsigned parley_block_list_max(int k) {
+    return (unsigned)(PARLEY_BLOCK_LIST_BYTES / parley_block_class_size(k));
+}
 
 /* realloc with the nominal old size, for what parley_block_resize does not do inline. */
 void *parley_block_move(void *p, size_t osize, size_t nsize);
@@ -52,6 +65,7 @@ static inline void *parley_block_alloc(size_t n) {
         parley_free_block *b = bc->head[k];
         if (b) {
             bc->head[k] = b->next;
+            bc->count[k]--;
             return b;
         }
         size_t size = parley_block_class_size(k);
@@ -79,7 +93,9 @@ static inline void parley_block_free(void *p, size_t n) {
     }
     parley_free_block *b = p;
     b->next = bc->head[k];
+    if (b->next == NULL) bc->tail[k] = b;
     bc->head[k] = b;
+    if (++bc->count[k] > parley_block_list_max(k)) parley_block_spill(bc, k);
 }
 
 /* realloc with the nominal old size. NULL when it cannot grow, and then p is

@@ -157,6 +157,10 @@ public final class PluginVM {
 
     /// Bytes the VM has allocated.
     public var memoryUsed: Int { state.map { parley_mem_used($0) } ?? 0 }
+
+    /// Bytes of free small blocks the calling thread keeps for the VMs' next
+    /// allocations (at most 64 KiB a size class; see blocks.c).
+    public static var pooledFreeBytesOfThisThread: Int { parley_block_free_bytes() }
     /// Instructions the last event used, counted in the budget hook's steps
     /// (1,000 instructions), so a small handler reads as 0.
     public var lastEventInstructions: Int { state.map { Int(parley_instructions_used($0)) } ?? 0 }

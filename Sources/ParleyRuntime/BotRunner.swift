@@ -182,6 +182,8 @@ public actor BotRunner {
     /// Stops everything that could still write to the journal: timers stop
     /// firing, and a drain still finishing its last batch (the link has
     /// closed under it) records what was delivered before the journal closes.
+    /// Out of line: inlined, its locals would stay in the frame of `run`,
+    /// under the pump for the bot's whole life.
     @inline(never)
     func quiesce() async {
         closing = true
@@ -196,7 +198,7 @@ public actor BotRunner {
     }
 
     /// Makes the bot's host and starts it: the store opened, the plugins
-    /// loaded, their first actions taken.
+    /// loaded, their first actions taken. Out of line, as `quiesce`.
     @inline(never)
     func open() throws {
         let host = BotHost(executor: executor, plugins: spec.plugins, journal: spec.journal, fsync: spec.fsync)

@@ -222,3 +222,36 @@ private let churnSource = #"""
     #expect(failure == nil)
     #expect(actions == [.send(room: "r", text: "table nil nil")])
 }
+
+/// A thread that frees what another allocates hands the blocks back: the
+/// plugin's kept strings are made on one thread and collected on another,
+/// round after round, and the freeing thread never keeps more than its bound
+/// (64 KiB a size class, 32 classes); the rest goes to the shared pool.
+@Test func aThreadThatFreesWhatAnotherAllocatesHandsTheBlocksBack() throws {
+    nonisolated(unsafe) let vm = try makeVM(churnSource)
+    let held = Mutex<[Int]>([])
+    let finished = DispatchSemaphore(value: 0)
+    let collect = DispatchSemaphore(value: 0), collected = DispatchSemaphore(value: 0)
+    let freer = Thread {
+        for _ in 1...300 {
+            collect.wait()
+            vm.collectGarbage()
+            held.withLock { $0.append(PluginVM.pooledFreeBytesOfThisThread) }
+            collected.signal()
+        }
+    }
+    let allocator = Thread {
+        for _ in 1...300 {
+            _ = vm.dispatch(kind: "x", now: 0) { $0.beginTable(array: 0, pairs: 0) }
+            collect.signal()
+            collected.wait()
+        }
+        finished.signal()
+    }
+    freer.start()
+    allocator.start()
+    finished.wait()
+    let most = held.withLock { $0.max() ?? 0 }
+    // Hoarded, the freed strings (about 45 KB a round) would pile up there: 13 MB.
+    #expect(most > 0 && most <= 32 * 64 * 1024 + 256, "the freeing thread held up to \(most) bytes")
+}

@@ -292,6 +292,8 @@ int parley_dispatch_message(lua_State *L, const parley_message *m, const uint8_t
 
 /* Bytes currently allocated by the state. */
 size_t parley_mem_used(lua_State *L);
+/* Bytes of free small blocks on the calling thread's lists (blocks.c). */
+size_t parley_block_free_bytes(void);
 int64_t parley_instructions_used(lua_State *L);
 
 /*

@@ -106,6 +106,7 @@ extension BotRunner {
         if !typingQueue.isEmpty { kickDrain() }
     }
 
+    /// Out of line: the pump calls it (see `pump`'s frame in the router).
     @inline(never)
     func flushQuotaLog(force: Bool) {
         for (plugin, line) in quotaLog.flush(now: BotHost.now(), force: force) {

@@ -40,7 +40,6 @@ actor BotHost {
     /// Opens the store, loads the plugins in order, then hands back sends a
     /// previous run committed but never delivered (they go out again, once,
     /// with their ids).
-    @inline(never)
     func start(options: BotOptions, log: @escaping @Sendable (String) -> Void) throws -> [BotAction] {
         var options = options
         let store: BotStore
@@ -108,7 +107,6 @@ actor BotHost {
     /// Fires what is due, then delivers events in order until all are
     /// handled or `slice` seconds have passed; says how many it handled (at
     /// least one, when there is one).
-    @inline(never)
     func handle(_ events: ArraySlice<BotEvent>, slice: Double) throws -> (actions: [BotAction], nextDue: Double?, handled: Int) {
         guard let bot else { return ([], nil, events.count) }
         let start = BotRunner.monotonic()

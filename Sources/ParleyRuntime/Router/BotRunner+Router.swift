@@ -7,6 +7,10 @@ import ParleyLua
 
 /// The router side of a runner: the session's events into the per-room
 /// inbox (own echoes dropped), and from there to the plugins in batches.
+///
+/// What the pump calls is out of line (`@inline(never)`) where inlined code
+/// would add slots to the pump's frame, which the bot's task keeps for its
+/// whole life (see docs/architecture.md, "Threading").
 extension BotRunner {
     /// Runs one session's events through the plugins until the link ends;
     /// returns the reason when the server kicked the bot out.
