@@ -102,8 +102,9 @@ struct OutputFailureTests {
         p.arguments = ["-c", script, parleyBinary, dir.appendingPathComponent("bot.toml").path, pidFile, statusFile]
         let out = Pipe()
         p.standardOutput = out
-        try p.run()
+        // In the room before the bot: StreamChat tells of a join only those already there.
         let alice = try await Person("alice", port: server.port)
+        try p.run()
         #expect(await eventually { alice.joins(of: "loud") >= 1 })
         for i in 1...5 {
             try await alice.say("!ping \(i)")
