@@ -39,13 +39,6 @@
 #define PARLEY_CHUNK_BYTES (64 * 1024)
 
 __thread parley_block_cache *parley_block_cache_tls;
-
-size_t parley_block_free_bytes(void) {
-    parley_block_cache *bc = parley_block_cache_tls;
-    size_t n = 0;
-    for (int k = 0; bc && k < PARLEY_BLOCK_CLASSES; k++) n += bc->count[k] * parley_block_class_size(k);
-    return n;
-}
 static pthread_key_t cache_key;
 static pthread_once_t cache_key_once = PTHREAD_ONCE_INIT;
 
@@ -169,4 +162,11 @@ void *parley_block_move(void *p, size_t osize, size_t nsize) {
     memcpy(q, p, osize < nsize ? osize : nsize);
     parley_block_free(p, osize);
     return q;
+}
+
+size_t parley_block_free_bytes(void) {
+    parley_block_cache *bc = parley_block_cache_tls;
+    size_t n = 0;
+    for (int k = 0; bc && k < PARLEY_BLOCK_CLASSES; k++) n += bc->count[k] * parley_block_class_size(k);
+    return n;
 }

@@ -89,17 +89,17 @@ static int sb_collectgarbage(lua_State *L) {
 }
 
 static void open_pending_libs(lua_State *L, int g);
+static int lazy_index(lua_State *L);
 
-/* Registry key of the globals' metatable that opens libraries on first use. */
-static const char *const LAZY_MT_KEY = "parley.lazylibs";
-
-/* Whether the value at idx is that metatable. */
+/* Whether the metatable at idx is the globals' one that opens libraries on
+ * first use: its __index is lazy_index, which no plugin can reach. */
 static int is_lazy_mt(lua_State *L, int idx) {
     idx = lua_absindex(L, idx);
-    lua_getfield(L, LUA_REGISTRYINDEX, LAZY_MT_KEY);
-    int same = lua_rawequal(L, idx, -1);
+    lua_pushliteral(L, "__index");
+    lua_rawget(L, idx);
+    int lazy = lua_tocfunction(L, -1) == lazy_index;
     lua_pop(L, 1);
-    return same;
+    return lazy;
 }
 
 /* getmetatable, blind to the metatable that opens libraries: to a plugin,
@@ -413,7 +413,6 @@ static const struct lazy_lib {
 
 /* Opens lazy library i into the table at g (the globals) and pushes it. */
 static void open_lazy(lua_State *L, int g, int i) {
-    parley_ctx_of(L)->libs_opened |= 1u << i;
     lua_pushcfunction(L, LAZY_LIBS[i].open);
     lua_pushstring(L, LAZY_LIBS[i].name);
     lua_call(L, 1, 1);
@@ -421,6 +420,8 @@ static void open_lazy(lua_State *L, int g, int i) {
     lua_pushstring(L, LAZY_LIBS[i].name);
     lua_pushvalue(L, -2);
     lua_rawset(L, g);
+    /* Only once it is in place: an open that ran out of memory is retried. */
+    parley_ctx_of(L)->libs_opened |= 1u << i;
 }
 
 static void open_pending_libs(lua_State *L, int g) {
@@ -498,8 +499,6 @@ int parley_open_sandbox(lua_State *L) {
     lua_createtable(L, 0, 1);
     lua_pushcfunction(L, lazy_index);
     lua_setfield(L, -2, "__index");
-    lua_pushvalue(L, -1);
-    lua_setfield(L, LUA_REGISTRYINDEX, LAZY_MT_KEY);
     lua_setmetatable(L, g);
 
     lua_pop(L, 1); /* globals */

@@ -181,11 +181,7 @@ public final class PluginVM {
                 parley_load_plugin(L, s.baseAddress, s.count, "@" + chunkName)
             }
         }
-        let result = finish(L, status)
-        // Loading leaves the compiler's and the prelude's setup garbage behind;
-        // collected now, a VM starts at its live size.
-        parley_collect(L)
-        return result
+        return finish(L, status)
     }
 
     /// Delivers one event to the prelude's dispatcher.
