@@ -128,6 +128,8 @@ enum SocketIOBench {
         var results: [Result] = []
         // This disk's fdatasync latency: the bound the bot with a journal is held to.
         let durableSync = try BurstBench.fdatasyncLatency()
+        // The paced targets' floor on this machine: a thread doing only a reply's system calls.
+        let floor = try WakeFloor.measure(seconds: seconds)
         for server in [ServerKind.python, .embedded] {
             for r in try await measure(server: server, seconds: seconds, slices: slices, paths: paths) {
                 results.append(r)
@@ -181,6 +183,9 @@ enum SocketIOBench {
             print("targets, embedded server:")
             print("  CPU per reply at 1,000 msg/s ≤ 60 µs: " + String(format: "%.0f µs ", cpu) + verdict(cpu <= 60))
             print("  context switches per reply at 1,000 msg/s ≤ 1.2: " + String(format: "%.1f ", switches) + verdict(switches <= 1.2))
+            // What no bot gets under: the server sends each reply back to its sender, a second wake.
+            print("  the floor under both (a thread making only a reply's system calls: two wakes, two reads, one write): "
+                  + String(format: "%.0f µs and %.1f switches a reply", floor.cpuPerReply, floor.switchesPerReply))
             print("  every message answered, p99 ≤ the python bot's: \(pa.missing) missing, p99 \(ms(pa.p99)) against \(ms(py.p99)) ms "
                   + verdict(pa.missing == 0 && pa.p99 <= py.p99))
             print("  CPU per reply, closed loop ≤ 25 µs: " + String(format: "%.1f µs ", closed) + verdict(closed <= 25))

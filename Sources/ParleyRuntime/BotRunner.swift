@@ -219,6 +219,13 @@ public actor BotRunner {
         try host.assumeIsolated(body)
     }
 
+    /// Runs `body` isolated to this runner on its loop, from any thread,
+    /// without a task: a job on the loop's queue (from the loop itself that
+    /// costs no wake), for the journal's completions and the plugins' timers.
+    nonisolated func later(_ body: @escaping @Sendable (isolated BotRunner) -> Void) {
+        executor.loop.execute { [self] in self.assumeIsolated(body) }
+    }
+
     /// Seconds on a clock that only moves forward (for the rate cap).
     static func monotonic() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
 

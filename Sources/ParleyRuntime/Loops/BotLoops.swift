@@ -90,6 +90,13 @@ public final class BotLoop: SerialExecutor, TaskExecutor, @unchecked Sendable {
     }
 
     public func asUnownedSerialExecutor() -> UnownedSerialExecutor { UnownedSerialExecutor(ordinary: self) }
+
+    /// Isolated when on the loop's thread, job or not: so a plain loop
+    /// callback (a scheduled task, an `execute`) may `assumeIsolated` to the
+    /// loop's actors instead of starting a task to reach them.
+    public func checkIsolated() {
+        precondition(loop.inEventLoop, "not on the bot loop's thread")
+    }
     public func asUnownedTaskExecutor() -> UnownedTaskExecutor { UnownedTaskExecutor(ordinary: self) }
 
     /// Runs `action` on this loop once `seconds` have passed, unless the

@@ -27,11 +27,11 @@ extension BotRunner {
         let request = outbox.commit(sends, events: events)
         // No journal, or one that acknowledges as it writes: nothing to wait for.
         guard host.pipelined else { return release(through: request) }
-        let executor = self.executor
         let durable = onLoop(host) { host in
             if host.isDurable { return true }
+            // Called on the journal's thread: back to this loop without a task.
             host.whenDurable { [weak self] failure in
-                Task(executorPreference: executor) { await self?.committed(through: request, failure) }
+                self?.later { $0.committed(through: request, failure) }
             }
             return false
         }

@@ -12,13 +12,13 @@ extension BotRunner {
         wakeAt = due
         timerWakeup?.cancel()
         // A millisecond late rather than early: the host fires what is due by then.
-        let executor = self.executor
+        // Fires on the bot's loop, which is this runner's executor: no task needed.
         timerWakeup = executor.schedule(after: max(0, due - BotHost.now()) + 0.001) { [weak self] in
-            Task(executorPreference: executor) { await self?.fireTimers() }
+            self?.assumeIsolated { $0.fireTimers() }
         }
     }
 
-    func fireTimers() async {
+    func fireTimers() {
         wakeAt = .infinity
         timerWakeup = nil
         guard let host, failure == nil, !closing else { return }

@@ -57,6 +57,9 @@ final class Inbox: Sendable {
     /// Total events shed over this inbox's life.
     var shedTotal: Int { state.withLock { $0.shedTotal } }
 
+    /// Whether events wait to be taken.
+    var hasEvents: Bool { state.withLock { $0.count > 0 } }
+
     /// Rooms holding a queue now (drained ones are let go; see `take`).
     var lanesHeld: Int { state.withLock { $0.lanes.count } }
 

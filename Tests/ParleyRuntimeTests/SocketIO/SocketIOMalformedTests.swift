@@ -324,7 +324,9 @@ struct SocketIOMalformedTests {
         let (error, took, conn) = try await connectFailure(Self.transport(peer, connectTimeout: 0.5), peer) { _ in }
         let e = try #require(error as? TransportError, "\(String(describing: error))")
         #expect(e.message.contains("no Engine.IO open packet within 0.5 s"), "\(e)")
-        #expect(took < .seconds(3))
+        // The connect ends on its own rather than waiting for ever; the bound
+        // is loose because this pass shares two cores with 160 other tests.
+        #expect(took < .seconds(10))
         #expect(await conn.waitUntilClosed(timeout: 3))
         await peer.stop()
     }

@@ -1,0 +1,134 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The least a reply can cost a bot on this machine, measured beside the
+/// echo bots: one thread that does nothing but the bot's system calls.
+///
+/// A SocketChat server sends everything said in a room to everyone in it,
+/// the sender too, so an echo bot wakes twice a reply: for the message, and
+/// for its own reply coming back. Here a responder thread blocks in
+/// `poll` on a loopback TCP socket; a driver thread sends it a
+/// 60-byte message every millisecond and sends each 60-byte answer straight
+/// back, as the server does. The responder reads, answers, and later reads
+/// its echo: two wakes, two reads and one write a reply, and no work at all.
+/// Its CPU time and context switches (`RUSAGE_THREAD`) are the floor under
+/// the paced targets, for any bot and any language.
+enum WakeFloor {
+    struct Figures {
+        var cpuPerReply: Double
+        var switchesPerReply: Double
+        var replies: Int
+    }
+
+    static let frameBytes = 60
+
+    static func measure(seconds: Double, perSecond: Int = 1_000) throws -> Figures {
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard listener >= 0 else { throw BenchError("wake floor: socket failed (errno \(errno))") }
+        defer { close(listener) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = in_addr_t(0x7F00_0001).bigEndian
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        try withSockaddr(&address) { guard bind(listener, $0, length) == 0 else { throw BenchError("wake floor: bind failed (errno \(errno))") } }
+        try withSockaddr(&address) { guard getsockname(listener, $0, &length) == 0 else { throw BenchError("wake floor: getsockname failed") } }
+        guard listen(listener, 1) == 0 else { throw BenchError("wake floor: listen failed") }
+
+        let driver = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard driver >= 0 else { throw BenchError("wake floor: socket failed") }
+        defer { close(driver) }
+        try withSockaddr(&address) { guard connect(driver, $0, length) == 0 else { throw BenchError("wake floor: connect failed (errno \(errno))") } }
+        let responder = accept(listener, nil, nil)
+        guard responder >= 0 else { throw BenchError("wake floor: accept failed") }
+        defer { close(responder) }
+        for fd in [driver, responder] { noDelay(fd) }
+
+        let count = max(1, Int(seconds * Double(perSecond)))
+        let result = Box()
+        let done = DispatchSemaphore(value: 0)
+        let answer = Thread {
+            result.figures = respond(on: responder, replies: count)
+            done.signal()
+        }
+        answer.start()
+        drive(driver, messages: count, perSecond: perSecond)
+        done.wait()
+        guard let figures = result.figures else { throw BenchError("wake floor: the responder failed") }
+        return figures
+    }
+
+    /// The bot's side: wait, read, answer a message, swallow an echo.
+    private static func respond(on fd: Int32, replies: Int) -> Figures? {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let reply = [UInt8](repeating: 0x72, count: frameBytes)
+        var before = rusage(), after = rusage()
+        getrusage(rusageThread, &before)
+        // Messages start with "m", echoes with "r"; a read may hold both.
+        var answered = 0, echoes = 0, position = 0
+        while echoes < replies {
+            // `poll` rather than epoll: one descriptor, the same sleep and wake.
+            var ready = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&ready, 1, -1) == 1 else { continue }
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            guard n > 0 else { return nil }
+            // TCP may split a frame: a frame starts every `frameBytes` of the stream.
+            for i in 0..<n {
+                defer { position += 1 }
+                guard position % frameBytes == 0 else { continue }
+                if buffer[i] == 0x6D {
+                    _ = reply.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+                    answered += 1
+                } else {
+                    echoes += 1
+                }
+            }
+        }
+        getrusage(rusageThread, &after)
+        let cpu = seconds(after.ru_utime) + seconds(after.ru_stime) - seconds(before.ru_utime) - seconds(before.ru_stime)
+        let switches = (after.ru_nvcsw + after.ru_nivcsw) - (before.ru_nvcsw + before.ru_nivcsw)
+        return Figures(cpuPerReply: cpu / Double(answered) * 1e6, switchesPerReply: Double(switches) / Double(answered), replies: answered)
+    }
+
+    /// The server's side: a message on a fixed schedule, every answer straight back.
+    private static func drive(_ fd: Int32, messages: Int, perSecond: Int) {
+        let message = [UInt8](repeating: 0x6D, count: frameBytes)
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        var due = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &due)
+        let step = 1_000_000_000 / perSecond
+        for _ in 0..<messages {
+            _ = message.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            // The answer, whole, then back to its sender.
+            var got = 0
+            while got < frameBytes {
+                let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + got, frameBytes - got) }
+                if n <= 0 { return }
+                got += n
+            }
+            _ = buffer.withUnsafeBytes { write(fd, $0.baseAddress, frameBytes) }
+            due.tv_nsec += step
+            if due.tv_nsec >= 1_000_000_000 { due.tv_sec += 1; due.tv_nsec -= 1_000_000_000 }
+            clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &due, nil)
+        }
+    }
+
+    /// Linux's `RUSAGE_THREAD`, which Glibc's Swift overlay does not name.
+    private static let rusageThread = __rusage_who_t(1)
+
+    private static func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
+
+    private static func noDelay(_ fd: Int32) {
+        var one: Int32 = 1
+        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+    }
+
+    private static func withSockaddr<T>(_ a: inout sockaddr_in, _ body: (UnsafeMutablePointer<sockaddr>) throws -> T) rethrows -> T {
+        try withUnsafeMutablePointer(to: &a) { try $0.withMemoryRebound(to: sockaddr.self, capacity: 1, body) }
+    }
+
+    private final class Box: @unchecked Sendable {
+        var figures: Figures?
+    }
+}
