@@ -97,6 +97,7 @@ public final class BotLoop: SerialExecutor, TaskExecutor, @unchecked Sendable {
     public func checkIsolated() {
         precondition(loop.inEventLoop, "not on the bot loop's thread")
     }
+
     public func asUnownedTaskExecutor() -> UnownedTaskExecutor { UnownedTaskExecutor(ordinary: self) }
 
     /// Runs `action` on this loop once `seconds` have passed, unless the
