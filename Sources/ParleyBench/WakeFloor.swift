@@ -9,7 +9,7 @@ import Glibc
 /// A SocketChat server sends everything said in a room to everyone in it,
 /// the sender too, so an echo bot wakes twice a reply: for the message, and
 /// for its own reply coming back. Here a responder thread blocks in
-/// `poll` on a loopback TCP socket; a driver thread sends it a
+/// `poll` on a loopback TCP socket; a driver process sends it a
 /// 60-byte message every millisecond and sends each 60-byte answer straight
 /// back, as the server does. The responder reads, answers, and later reads
 /// its echo: two wakes, two reads and one write a reply, and no work at all.
@@ -36,27 +36,35 @@ enum WakeFloor {
         try withSockaddr(&address) { guard getsockname(listener, $0, &length) == 0 else { throw BenchError("wake floor: getsockname failed") } }
         guard listen(listener, 1) == 0 else { throw BenchError("wake floor: listen failed") }
 
-        let driver = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard driver >= 0 else { throw BenchError("wake floor: socket failed") }
-        defer { close(driver) }
-        try withSockaddr(&address) { guard connect(driver, $0, length) == 0 else { throw BenchError("wake floor: connect failed (errno \(errno))") } }
+        // The driver is a process of its own, as the server is for the bots:
+        // a wake from another process costs more than one from a thread.
+        let count = max(1, Int(seconds * Double(perSecond)))
+        let driver = Process()
+        driver.executableURL = URL(fileURLWithPath: BenchProcess.executable)
+        driver.arguments = ["--wake-floor-driver", "\(UInt16(bigEndian: address.sin_port))", "\(count)", "\(perSecond)"]
+        try driver.run()
+        defer { if driver.isRunning { driver.terminate() }; driver.waitUntilExit() }
         let responder = accept(listener, nil, nil)
         guard responder >= 0 else { throw BenchError("wake floor: accept failed") }
         defer { close(responder) }
-        for fd in [driver, responder] { noDelay(fd) }
-
-        let count = max(1, Int(seconds * Double(perSecond)))
-        let result = Box()
-        let done = DispatchSemaphore(value: 0)
-        let answer = Thread {
-            result.figures = respond(on: responder, replies: count)
-            done.signal()
-        }
-        answer.start()
-        drive(driver, messages: count, perSecond: perSecond)
-        done.wait()
-        guard let figures = result.figures else { throw BenchError("wake floor: the responder failed") }
+        noDelay(responder)
+        guard let figures = respond(on: responder, replies: count) else { throw BenchError("wake floor: the driver went away") }
         return figures
+    }
+
+    /// Child mode `--wake-floor-driver PORT COUNT RATE`: the server's side.
+    static func driver(port: Int, messages: Int, perSecond: Int) throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw BenchError("wake floor driver: socket failed") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = in_addr_t(0x7F00_0001).bigEndian
+        address.sin_port = UInt16(port).bigEndian
+        let length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        try withSockaddr(&address) { guard connect(fd, $0, length) == 0 else { throw BenchError("wake floor driver: connect failed (errno \(errno))") } }
+        noDelay(fd)
+        drive(fd, messages: messages, perSecond: perSecond)
     }
 
     /// The bot's side: wait, read, answer a message, swallow an echo.
@@ -128,7 +136,4 @@ enum WakeFloor {
         try withUnsafeMutablePointer(to: &a) { try $0.withMemoryRebound(to: sockaddr.self, capacity: 1, body) }
     }
 
-    private final class Box: @unchecked Sendable {
-        var figures: Figures?
-    }
 }

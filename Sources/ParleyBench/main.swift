@@ -45,6 +45,14 @@ if let i = CommandLine.arguments.firstIndex(of: "--socketio-echo-bot") {
     }
     exit(0)
 }
+// Child mode of the Socket.IO bench's wake floor: the server's side, against the responder on PORT.
+if let i = CommandLine.arguments.firstIndex(of: "--wake-floor-driver"), i + 3 < CommandLine.arguments.count,
+   let port = Int(CommandLine.arguments[i + 1]), let count = Int(CommandLine.arguments[i + 2]), let rate = Int(CommandLine.arguments[i + 3]) {
+    do { try WakeFloor.driver(port: port, messages: count, perSecond: rate) } catch {
+        FileHandle.standardError.write(Data("wake floor driver failed: \(error)\n".utf8)); exit(1)
+    }
+    exit(0)
+}
 // Child mode of the flood bench: the moderator bot on port PORT, journal in DIR.
 if let i = CommandLine.arguments.firstIndex(of: "--flood-bot"), i + 2 < CommandLine.arguments.count,
    let port = Int(CommandLine.arguments[i + 1]) {
