@@ -25,12 +25,9 @@ enum WakeFloor {
     static let frameBytes = 60
 
     static func measure(seconds: Double, perSecond: Int = 1_000) throws -> Figures {
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard listener >= 0 else { throw BenchError("wake floor: socket failed (errno \(errno))") }
+        let listener = try tcpSocket()
         defer { close(listener) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = in_addr_t(0x7F00_0001).bigEndian
+        var address = loopback(port: 0)
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         try withSockaddr(&address) { guard bind(listener, $0, length) == 0 else { throw BenchError("wake floor: bind failed (errno \(errno))") } }
         try withSockaddr(&address) { guard getsockname(listener, $0, &length) == 0 else { throw BenchError("wake floor: getsockname failed") } }
@@ -44,6 +41,9 @@ enum WakeFloor {
         driver.arguments = ["--wake-floor-driver", "\(UInt16(bigEndian: address.sin_port))", "\(count)", "\(perSecond)"]
         try driver.run()
         defer { if driver.isRunning { driver.terminate() }; driver.waitUntilExit() }
+        // A driver that died before it connected must not hang the bench in `accept`.
+        var incoming = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
+        guard poll(&incoming, 1, 10_000) == 1 else { throw BenchError("wake floor: the driver process did not connect within 10 s") }
         let responder = accept(listener, nil, nil)
         guard responder >= 0 else { throw BenchError("wake floor: accept failed") }
         defer { close(responder) }
@@ -54,13 +54,9 @@ enum WakeFloor {
 
     /// Child mode `--wake-floor-driver PORT COUNT RATE`: the server's side.
     static func driver(port: Int, messages: Int, perSecond: Int) throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw BenchError("wake floor driver: socket failed") }
+        let fd = try tcpSocket()
         defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = in_addr_t(0x7F00_0001).bigEndian
-        address.sin_port = UInt16(port).bigEndian
+        var address = loopback(port: port)
         let length = socklen_t(MemoryLayout<sockaddr_in>.size)
         try withSockaddr(&address) { guard connect(fd, $0, length) == 0 else { throw BenchError("wake floor driver: connect failed (errno \(errno))") } }
         noDelay(fd)
@@ -126,6 +122,21 @@ enum WakeFloor {
     private static let rusageThread = __rusage_who_t(1)
 
     private static func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
+
+    private static func tcpSocket() throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw BenchError("wake floor: socket failed (errno \(errno))") }
+        return fd
+    }
+
+    /// 127.0.0.1:`port` (0: any free port, for a listener).
+    private static func loopback(port: Int) -> sockaddr_in {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = in_addr_t(0x7F00_0001).bigEndian
+        address.sin_port = UInt16(port).bigEndian
+        return address
+    }
 
     private static func noDelay(_ fd: Int32) {
         var one: Int32 = 1
