@@ -130,6 +130,7 @@ enum SocketIOBench {
         let durableSync = try BurstBench.fdatasyncLatency()
         // The paced targets' floor on this machine: a thread doing only a reply's system calls.
         let floor = try WakeFloor.measure(seconds: seconds)
+        let nioFloor = try WakeFloor.measure(seconds: seconds, through: .nio)
         for server in [ServerKind.python, .embedded] {
             for r in try await measure(server: server, seconds: seconds, slices: slices, paths: paths) {
                 results.append(r)
@@ -186,6 +187,8 @@ enum SocketIOBench {
             // What no bot gets under: the server sends each reply back to its sender, a second wake.
             print("  the floor under both (a thread making only a reply's system calls: two wakes, two reads, one write): "
                   + String(format: "%.0f µs and %.1f switches a reply", floor.cpuPerReply, floor.switchesPerReply))
+            print("  the same through a NIO channel on one event loop (epoll, the loop, a one-handler pipeline): "
+                  + String(format: "%.0f µs and %.1f switches a reply", nioFloor.cpuPerReply, nioFloor.switchesPerReply))
             print("  every message answered, p99 ≤ the python bot's: \(pa.missing) missing, p99 \(ms(pa.p99)) against \(ms(py.p99)) ms "
                   + verdict(pa.missing == 0 && pa.p99 <= py.p99))
             print("  CPU per reply, closed loop ≤ 25 µs: " + String(format: "%.1f µs ", closed) + verdict(closed <= 25))

@@ -1,4 +1,6 @@
 import Foundation
+import NIOCore
+import NIOPosix
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -15,7 +17,14 @@ import Glibc
 /// its echo: two wakes, two reads and one write a reply, and no work at all.
 /// Its CPU time and context switches (`RUSAGE_THREAD`) are the floor under
 /// the paced targets, for any bot and any language.
+///
+/// The same exchange through a NIO channel on one event loop (`.nio`) is
+/// the floor for a bot built on NIO: `epoll`, the loop's own bookkeeping and
+/// a pipeline of one handler, and still no work.
 enum WakeFloor {
+    /// What answers the driver: a bare `poll` loop, or a NIO channel.
+    enum Responder { case poll, nio }
+
     struct Figures {
         var cpuPerReply: Double
         var switchesPerReply: Double
@@ -24,7 +33,7 @@ enum WakeFloor {
 
     static let frameBytes = 60
 
-    static func measure(seconds: Double, perSecond: Int = 1_000) throws -> Figures {
+    static func measure(seconds: Double, perSecond: Int = 1_000, through responder: Responder = .poll) throws -> Figures {
         let listener = try tcpSocket()
         defer { close(listener) }
         var address = loopback(port: 0)
@@ -44,11 +53,18 @@ enum WakeFloor {
         // A driver that died before it connected must not hang the bench in `accept`.
         var incoming = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
         guard poll(&incoming, 1, 10_000) == 1 else { throw BenchError("wake floor: the driver process did not connect within 10 s") }
-        let responder = accept(listener, nil, nil)
-        guard responder >= 0 else { throw BenchError("wake floor: accept failed") }
-        defer { close(responder) }
-        noDelay(responder)
-        guard let figures = respond(on: responder, replies: count) else { throw BenchError("wake floor: the driver went away") }
+        let fd = accept(listener, nil, nil)
+        guard fd >= 0 else { throw BenchError("wake floor: accept failed") }
+        noDelay(fd)
+        let figures: Figures?
+        switch responder {
+        case .poll:
+            defer { close(fd) }
+            figures = respond(on: fd, replies: count)
+        case .nio:
+            figures = try respondThroughNIO(on: fd, replies: count)
+        }
+        guard let figures else { throw BenchError("wake floor: the driver went away") }
         return figures
     }
 
@@ -67,8 +83,7 @@ enum WakeFloor {
     private static func respond(on fd: Int32, replies: Int) -> Figures? {
         var buffer = [UInt8](repeating: 0, count: 4096)
         let reply = [UInt8](repeating: 0x72, count: frameBytes)
-        var before = rusage(), after = rusage()
-        getrusage(rusageThread, &before)
+        let before = threadUsage()
         // Messages start with "m", echoes with "r"; a read may hold both.
         var answered = 0, echoes = 0, position = 0
         while echoes < replies {
@@ -89,7 +104,76 @@ enum WakeFloor {
                 }
             }
         }
-        getrusage(rusageThread, &after)
+        return figures(since: before, answered: answered)
+    }
+
+    /// The bot's side on NIO: the accepted socket handed to a channel on a
+    /// one-thread group, whose handler answers as `respond` does.
+    private static func respondThroughNIO(on fd: Int32, replies: Int) throws -> Figures? {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        defer { try? group.syncShutdownGracefully() }
+        let done = group.next().makePromise(of: Figures?.self)
+        let channel = try ClientBootstrap(group: group)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(EchoResponder(replies: replies, done: done))
+                }
+            }
+            .withConnectedSocket(fd).wait()
+        defer { try? channel.close().wait() }
+        return try done.futureResult.wait()
+    }
+
+    /// `respond`'s loop body as a channel handler: one write and flush a message.
+    private final class EchoResponder: ChannelInboundHandler {
+        typealias InboundIn = ByteBuffer
+        typealias OutboundOut = ByteBuffer
+        private let replies: Int
+        private let done: EventLoopPromise<Figures?>
+        private let reply = ByteBuffer(repeating: 0x72, count: WakeFloor.frameBytes)
+        private var before = rusage()
+        private var answered = 0, echoes = 0, position = 0
+
+        init(replies: Int, done: EventLoopPromise<Figures?>) {
+            self.replies = replies
+            self.done = done
+        }
+
+        func handlerAdded(context: ChannelHandlerContext) { before = WakeFloor.threadUsage() }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            for byte in unwrapInboundIn(data).readableBytesView {
+                defer { position += 1 }
+                guard position % WakeFloor.frameBytes == 0 else { continue }
+                if byte == 0x6D {
+                    context.writeAndFlush(wrapOutboundOut(reply), promise: nil)
+                    answered += 1
+                } else {
+                    echoes += 1
+                    if echoes == replies { finish(WakeFloor.figures(since: before, answered: answered)) }
+                }
+            }
+        }
+
+        func channelInactive(context: ChannelHandlerContext) { finish(nil) }
+
+        private var finished = false
+        private func finish(_ figures: Figures?) {
+            guard !finished else { return }
+            finished = true
+            done.succeed(figures)
+        }
+    }
+
+    /// This thread's CPU time and context switches so far.
+    private static func threadUsage() -> rusage {
+        var usage = rusage()
+        getrusage(rusageThread, &usage)
+        return usage
+    }
+
+    private static func figures(since before: rusage, answered: Int) -> Figures {
+        let after = threadUsage()
         let cpu = seconds(after.ru_utime) + seconds(after.ru_stime) - seconds(before.ru_utime) - seconds(before.ru_stime)
         let switches = (after.ru_nvcsw + after.ru_nivcsw) - (before.ru_nvcsw + before.ru_nivcsw)
         return Figures(cpuPerReply: cpu / Double(answered) * 1e6, switchesPerReply: Double(switches) / Double(answered), replies: answered)
