@@ -8,7 +8,7 @@ import PackageDescription
 //   CParleyLua      C side of the sandbox: hook, allocator, trampolines, pattern matcher
 //   ParleyLua       Swift VM wrapper: one sandboxed lua_State per plugin
 //   ParleyConfig    TOML parser and config readers with file:line errors
-//   CParleyJournal  CRC32C and fdatasync helpers for the journal
+//   CParleyJournal  CRC32C and thread names for the journal (and the bot loops)
 //   ParleyJournal   crash-safe append-only file journal
 //   ParleyCore      the vocabulary: events, actions, the Transport protocols, the transport registry
 //   ParleyStore     what a bot keeps (state, history, outbox, timers, cursors), in memory or in the journal
@@ -132,7 +132,7 @@ let package = Package(
         .target(
             name: "ParleyRuntime",
             dependencies: [
-                "ParleyCore", "ParleyStore", "ParleyConfig", "ParleyJournal", "ParleyLua", "ParleyWire", "CParleyLua", "ParleyNet", "ParleyStreamChat", "ParleySocketIO", "ParleyREST", "ParleySTOMP",
+                "ParleyCore", "ParleyStore", "ParleyConfig", "ParleyJournal", "ParleyLua", "ParleyWire", "CParleyJournal", "ParleyNet", "ParleyStreamChat", "ParleySocketIO", "ParleyREST", "ParleySTOMP",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

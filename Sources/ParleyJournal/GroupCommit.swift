@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import CParleyJournal
 import Dispatch
 import Synchronization
 
@@ -871,12 +872,16 @@ final class GroupCommitWriter: Sendable {
 // MARK: a plain detached thread (no Foundation)
 
 private final class ThreadBody {
+    let name: String
     let body: () -> Void
-    init(_ body: @escaping () -> Void) { self.body = body }
+    init(_ name: String, _ body: @escaping () -> Void) {
+        self.name = name
+        self.body = body
+    }
 }
 
 func startDetachedThread(name: String, _ body: @escaping @Sendable () -> Void) throws {
-    let box = Unmanaged.passRetained(ThreadBody(body)).toOpaque()
+    let box = Unmanaged.passRetained(ThreadBody(name, body)).toOpaque()
     #if canImport(Darwin)
     var thread: pthread_t?
     #else
@@ -889,6 +894,7 @@ func startDetachedThread(name: String, _ body: @escaping @Sendable () -> Void) t
         guard let raw = arg else { return nil }
         #endif
         let work = Unmanaged<ThreadBody>.fromOpaque(raw).takeRetainedValue()
+        _ = parley_set_thread_name(work.name)
         work.body()
         return nil
     }, box)

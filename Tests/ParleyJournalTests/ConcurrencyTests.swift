@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 import Testing
 @testable import ParleyJournal
@@ -96,5 +97,19 @@ import Testing
         #expect(all.first?.firstSequence ?? 401 == recovery.snapshotSequence + 1)
         #expect(all.last?.lastSequence ?? recovery.snapshotSequence == 400)
         try await j2.close()
+    }
+
+    /// The writer's thread carries its name to the OS, so `top -H` and perf
+    /// tell it from the bot loops.
+    @Test func writerThreadIsNamedForTheOS() throws {
+        let seen = Mutex<String?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        try startDetachedThread(name: "parley-name-test") {
+            let comm = try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)
+            seen.withLock { $0 = comm?.trimmingCharacters(in: .whitespacesAndNewlines) }
+            done.signal()
+        }
+        #expect(done.wait(timeout: .now() + 10) == .success)
+        #expect(seen.withLock { $0 } == "parley-name-tes")  // the kernel keeps 15 bytes
     }
 }

@@ -2,7 +2,7 @@
 #define PARLEY_JOURNAL_C_H
 /*
  * C side of ParleyJournal: CRC32C (Castagnoli, polynomial 0x1EDC6F41,
- * reflected 0x82F63B78).
+ * reflected 0x82F63B78), and OS thread names.
  *
  * All functions use "extend" semantics like LevelDB's crc32c::Extend: `crc` is
  * the finished CRC of the data seen so far (0 for none) and the result is the
@@ -26,5 +26,12 @@ uint32_t parley_crc32c_hw(uint32_t crc, const void *data, size_t len);
 
 /* 1 when the CPU supports SSE4.2 (runtime check), else 0. */
 int parley_crc32c_hw_available(void);
+
+/*
+ * Names the calling thread for the OS (threads.c), cut to the kernel's 15
+ * bytes, so `top -H`, perf and gdb tell a bot loop from the journal's writer.
+ * Foundation's Thread.name does not reach the OS on Linux. 0 on success.
+ */
+int parley_set_thread_name(const char *name);
 
 #endif

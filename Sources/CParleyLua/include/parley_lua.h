@@ -329,15 +329,6 @@ int parley_compile_chunk(const char *src, size_t len, const char *name, parley_b
 /* Run a full garbage collection (after an event that failed on memory). */
 void parley_collect(lua_State *L);
 
-/*
- * The calling thread's OS name (threads.c): set it (cut to the kernel's 15
- * bytes) so `top -H`, perf and gdb show which threads are Lua threads, and
- * read it back into buf (NUL-terminated). Foundation's Thread.name does not
- * reach the OS on Linux. Return 0 on success.
- */
-int parley_set_thread_name(const char *name);
-int parley_thread_name(char *buf, size_t len);
-
 #ifdef __cplusplus
 }
 #endif

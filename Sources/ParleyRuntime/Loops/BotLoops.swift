@@ -1,4 +1,4 @@
-import CParleyLua
+import CParleyJournal
 import Foundation
 import NIOCore
 import NIOPosix
