@@ -84,27 +84,35 @@ enum WakeFloor {
         var buffer = [UInt8](repeating: 0, count: 4096)
         let reply = [UInt8](repeating: 0x72, count: frameBytes)
         let before = threadUsage()
-        // Messages start with "m", echoes with "r"; a read may hold both.
-        var answered = 0, echoes = 0, position = 0
-        while echoes < replies {
+        var frames = FrameCounter()
+        while frames.echoes < replies {
             // `poll` rather than epoll: one descriptor, the same sleep and wake.
             var ready = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             guard poll(&ready, 1, -1) == 1 else { continue }
             let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             guard n > 0 else { return nil }
-            // TCP may split a frame: a frame starts every `frameBytes` of the stream.
-            for i in 0..<n {
-                defer { position += 1 }
-                guard position % frameBytes == 0 else { continue }
-                if buffer[i] == 0x6D {
-                    _ = reply.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-                    answered += 1
-                } else {
-                    echoes += 1
-                }
+            for i in 0..<n where frames.isMessage(buffer[i]) {
+                _ = reply.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
             }
         }
-        return figures(since: before, answered: answered)
+        return figures(since: before, answered: frames.messages)
+    }
+
+    /// Frames in the byte stream from the driver: messages start with "m",
+    /// echoes with "r", and a read may hold both or split one (TCP), so a
+    /// frame starts every `frameBytes` of the stream.
+    private struct FrameCounter {
+        private(set) var messages = 0, echoes = 0
+        private var position = 0
+
+        /// Counts `byte`; true when it starts a message, which wants an answer.
+        mutating func isMessage(_ byte: UInt8) -> Bool {
+            defer { position += 1 }
+            guard position % WakeFloor.frameBytes == 0 else { return false }
+            if byte == 0x6D { messages += 1; return true }
+            echoes += 1
+            return false
+        }
     }
 
     /// The bot's side on NIO: the accepted socket handed to a channel on a
@@ -132,7 +140,7 @@ enum WakeFloor {
         private let done: EventLoopPromise<Figures?>
         private let reply = ByteBuffer(repeating: 0x72, count: WakeFloor.frameBytes)
         private var before = rusage()
-        private var answered = 0, echoes = 0, position = 0
+        private var frames = FrameCounter()
 
         init(replies: Int, done: EventLoopPromise<Figures?>) {
             self.replies = replies
@@ -142,17 +150,10 @@ enum WakeFloor {
         func handlerAdded(context: ChannelHandlerContext) { before = WakeFloor.threadUsage() }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-            for byte in unwrapInboundIn(data).readableBytesView {
-                defer { position += 1 }
-                guard position % WakeFloor.frameBytes == 0 else { continue }
-                if byte == 0x6D {
-                    context.writeAndFlush(wrapOutboundOut(reply), promise: nil)
-                    answered += 1
-                } else {
-                    echoes += 1
-                    if echoes == replies { finish(WakeFloor.figures(since: before, answered: answered)) }
-                }
+            for byte in unwrapInboundIn(data).readableBytesView where frames.isMessage(byte) {
+                context.writeAndFlush(wrapOutboundOut(reply), promise: nil)
             }
+            if frames.echoes >= replies { finish(WakeFloor.figures(since: before, answered: frames.messages)) }
         }
 
         func channelInactive(context: ChannelHandlerContext) { finish(nil) }
