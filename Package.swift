@@ -165,7 +165,8 @@ let package = Package(
             name: "ParleyBench",
             dependencies: ["ParleyCore", "ParleyStore", "ParleyLua", "ParleyJournal", "CSQLite", "ParleyRuntime", "ParleyNet", "ParleyStreamChat", "ParleySocketIO", "ParleyWire",
                            .product(name: "NIOCore", package: "swift-nio"),
-                           .product(name: "NIOPosix", package: "swift-nio")]
+                           .product(name: "NIOPosix", package: "swift-nio"),
+                           .product(name: "NIOWebSocket", package: "swift-nio")]
         ),
         .target(
             name: "ParleyFuzzTargets",

@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import NIOPosix
+import NIOWebSocket
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -20,10 +21,15 @@ import Glibc
 ///
 /// The same exchange through a NIO channel on one event loop (`.nio`) is
 /// the floor for a bot built on NIO: `epoll`, the loop's own bookkeeping and
-/// a pipeline of one handler, and still no work.
+/// a pipeline of one handler, and still no work. With `.webSocket` each
+/// message and answer is a WebSocket text frame (the driver sends unmasked
+/// frames as a server does, the responder masked ones as a client must),
+/// read and written through NIOWebSocket's codec: the floor for a WebSocket
+/// bot on NIO, before Engine.IO, Socket.IO and the bot itself.
 enum WakeFloor {
-    /// What answers the driver: a bare `poll` loop, or a NIO channel.
-    enum Responder { case poll, nio }
+    /// What answers the driver: a bare `poll` loop, a NIO channel, or a NIO
+    /// channel speaking WebSocket frames.
+    enum Responder { case poll, nio, webSocket }
 
     struct Figures {
         var cpuPerReply: Double
@@ -48,6 +54,7 @@ enum WakeFloor {
         let driver = Process()
         driver.executableURL = URL(fileURLWithPath: BenchProcess.executable)
         driver.arguments = ["--wake-floor-driver", "\(UInt16(bigEndian: address.sin_port))", "\(count)", "\(perSecond)"]
+            + (responder == .webSocket ? ["websocket"] : [])
         try driver.run()
         defer { if driver.isRunning { driver.terminate() }; driver.waitUntilExit() }
         // A driver that died before it connected must not hang the bench in `accept`.
@@ -61,22 +68,22 @@ enum WakeFloor {
         case .poll:
             defer { close(fd) }
             figures = respond(on: fd, replies: count)
-        case .nio:
-            figures = try respondThroughNIO(on: fd, replies: count)
+        case .nio, .webSocket:
+            figures = try respondThroughNIO(on: fd, replies: count, webSocket: responder == .webSocket)
         }
         guard let figures else { throw BenchError("wake floor: the driver went away") }
         return figures
     }
 
-    /// Child mode `--wake-floor-driver PORT COUNT RATE`: the server's side.
-    static func driver(port: Int, messages: Int, perSecond: Int) throws {
+    /// Child mode `--wake-floor-driver PORT COUNT RATE [websocket]`: the server's side.
+    static func driver(port: Int, messages: Int, perSecond: Int, webSocket: Bool) throws {
         let fd = try tcpSocket()
         defer { close(fd) }
         var address = loopback(port: port)
         let length = socklen_t(MemoryLayout<sockaddr_in>.size)
         try withSockaddr(&address) { guard connect(fd, $0, length) == 0 else { throw BenchError("wake floor driver: connect failed (errno \(errno))") } }
         noDelay(fd)
-        drive(fd, messages: messages, perSecond: perSecond)
+        drive(fd, messages: messages, perSecond: perSecond, webSocket: webSocket)
     }
 
     /// The bot's side: wait, read, answer a message, swallow an echo.
@@ -116,15 +123,22 @@ enum WakeFloor {
     }
 
     /// The bot's side on NIO: the accepted socket handed to a channel on a
-    /// one-thread group, whose handler answers as `respond` does.
-    private static func respondThroughNIO(on fd: Int32, replies: Int) throws -> Figures? {
+    /// one-thread group, whose handler answers as `respond` does (behind
+    /// NIOWebSocket's frame codec with `webSocket`).
+    private static func respondThroughNIO(on fd: Int32, replies: Int, webSocket: Bool) throws -> Figures? {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         defer { try? group.syncShutdownGracefully() }
         let done = group.next().makePromise(of: Figures?.self)
         let channel = try ClientBootstrap(group: group)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(EchoResponder(replies: replies, done: done))
+                    let pipeline = channel.pipeline.syncOperations
+                    if webSocket {
+                        try pipeline.addHandler(ByteToMessageHandler(WebSocketFrameDecoder()))
+                        try pipeline.addHandler(WebSocketFrameEncoder())
+                        try pipeline.addHandler(FramePayloads())
+                    }
+                    try pipeline.addHandler(EchoResponder(replies: replies, done: done))
                 }
             }
             .withConnectedSocket(fd).wait()
@@ -166,6 +180,24 @@ enum WakeFloor {
         }
     }
 
+    /// Frames to their payloads inbound, payloads to masked text frames
+    /// outbound, so `EchoResponder` sees the same 60-byte units either way.
+    private final class FramePayloads: ChannelDuplexHandler {
+        typealias InboundIn = WebSocketFrame
+        typealias InboundOut = ByteBuffer
+        typealias OutboundIn = ByteBuffer
+        typealias OutboundOut = WebSocketFrame
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            context.fireChannelRead(wrapInboundOut(unwrapInboundIn(data).unmaskedData))
+        }
+
+        func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+            let frame = WebSocketFrame(fin: true, opcode: .text, maskKey: .random(), data: unwrapOutboundIn(data))
+            context.write(wrapOutboundOut(frame), promise: promise)
+        }
+    }
+
     /// This thread's CPU time and context switches so far.
     private static func threadUsage() -> rusage {
         var usage = rusage()
@@ -180,9 +212,14 @@ enum WakeFloor {
         return Figures(cpuPerReply: cpu / Double(answered) * 1e6, switchesPerReply: Double(switches) / Double(answered), replies: answered)
     }
 
-    /// The server's side: a message on a fixed schedule, every answer straight back.
-    private static func drive(_ fd: Int32, messages: Int, perSecond: Int) {
-        let message = [UInt8](repeating: 0x6D, count: frameBytes)
+    /// The server's side: a message on a fixed schedule, every answer straight
+    /// back. With `webSocket`, messages go out as unmasked text frames and each
+    /// masked answer comes back unmasked, as a server relays it.
+    private static func drive(_ fd: Int32, messages: Int, perSecond: Int, webSocket: Bool) {
+        // A frame of up to 125 bytes: FIN and text, then the length (and for a client, the mask bit and key).
+        let header: [UInt8] = webSocket ? [0x81, UInt8(frameBytes)] : []
+        let answerBytes = webSocket ? 2 + 4 + frameBytes : frameBytes
+        let message = header + [UInt8](repeating: 0x6D, count: frameBytes)
         var buffer = [UInt8](repeating: 0, count: 4096)
         var due = timespec()
         clock_gettime(CLOCK_MONOTONIC, &due)
@@ -191,12 +228,17 @@ enum WakeFloor {
             _ = message.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
             // The answer, whole, then back to its sender.
             var got = 0
-            while got < frameBytes {
-                let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + got, frameBytes - got) }
+            while got < answerBytes {
+                let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + got, answerBytes - got) }
                 if n <= 0 { return }
                 got += n
             }
-            _ = buffer.withUnsafeBytes { write(fd, $0.baseAddress, frameBytes) }
+            var echo = Array(buffer[(answerBytes - frameBytes)..<answerBytes])
+            if webSocket {
+                for i in echo.indices { echo[i] ^= buffer[2 + i % 4] }
+                echo = header + echo
+            }
+            _ = echo.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
             due.tv_nsec += step
             if due.tv_nsec >= 1_000_000_000 { due.tv_sec += 1; due.tv_nsec -= 1_000_000_000 }
             clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &due, nil)
