@@ -163,7 +163,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "ParleyBench",
-            dependencies: ["ParleyCore", "ParleyStore", "ParleyLua", "ParleyJournal", "CSQLite", "ParleyRuntime", "ParleyNet", "ParleyStreamChat", "ParleySocketIO", "ParleyWire",
+            dependencies: ["ParleyCore", "ParleyStore", "ParleyLua", "CLua", "ParleyJournal", "CSQLite", "ParleyRuntime", "ParleyNet", "ParleyStreamChat", "ParleySocketIO", "ParleyWire",
                            .product(name: "NIOCore", package: "swift-nio"),
                            .product(name: "NIOPosix", package: "swift-nio"),
                            .product(name: "NIOWebSocket", package: "swift-nio")]

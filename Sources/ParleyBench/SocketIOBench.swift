@@ -132,6 +132,7 @@ enum SocketIOBench {
         let floor = try WakeFloor.measure(seconds: seconds)
         let nioFloor = try WakeFloor.measure(seconds: seconds, through: .nio)
         let webSocketFloor = try WakeFloor.measure(seconds: seconds, through: .webSocket)
+        let leanBot = try WakeFloor.measure(seconds: seconds, through: .leanBot)
         for server in [ServerKind.python, .embedded] {
             for r in try await measure(server: server, seconds: seconds, slices: slices, paths: paths) {
                 results.append(r)
@@ -192,6 +193,8 @@ enum SocketIOBench {
                   + String(format: "%.0f µs and %.1f switches a reply", nioFloor.cpuPerReply, nioFloor.switchesPerReply))
             print("  the same in WebSocket frames through NIOWebSocket's codec (no Engine.IO, Socket.IO or bot): "
                   + String(format: "%.0f µs and %.1f switches a reply", webSocketFloor.cpuPerReply, webSocketFloor.switchesPerReply))
+            print("  a lean Lua echo bot on the same codec (Socket.IO JSON parsed, a plain Lua function, no runtime): "
+                  + String(format: "%.0f µs and %.1f switches a reply", leanBot.cpuPerReply, leanBot.switchesPerReply))
             print("  every message answered, p99 ≤ the python bot's: \(pa.missing) missing, p99 \(ms(pa.p99)) against \(ms(py.p99)) ms "
                   + verdict(pa.missing == 0 && pa.p99 <= py.p99))
             print("  CPU per reply, closed loop ≤ 25 µs: " + String(format: "%.1f µs ", closed) + verdict(closed <= 25))

@@ -25,11 +25,17 @@ import Glibc
 /// message and answer is a WebSocket text frame (the driver sends unmasked
 /// frames as a server does, the responder masked ones as a client must),
 /// read and written through NIOWebSocket's codec: the floor for a WebSocket
-/// bot on NIO, before Engine.IO, Socket.IO and the bot itself.
+/// bot on NIO, before Engine.IO, Socket.IO and the bot itself. With
+/// `.leanBot` the frames carry SocketChat messages and `LeanEcho` answers
+/// them through a Lua function: not a floor, but the least a Lua bot does.
 enum WakeFloor {
-    /// What answers the driver: a bare `poll` loop, a NIO channel, or a NIO
-    /// channel speaking WebSocket frames.
-    enum Responder { case poll, nio, webSocket }
+    /// What answers the driver: a bare `poll` loop, a NIO channel, a NIO
+    /// channel speaking WebSocket frames, or `LeanEcho` behind the same codec.
+    enum Responder { case poll, nio, webSocket, leanBot }
+
+    /// What the driver sends: the bare 60 bytes, or a text frame holding them
+    /// or a SocketChat message (`--wake-floor-driver`'s last argument).
+    enum Framing: String { case raw, websocket, socketio }
 
     struct Figures {
         var cpuPerReply: Double
@@ -54,7 +60,7 @@ enum WakeFloor {
         let driver = Process()
         driver.executableURL = URL(fileURLWithPath: BenchProcess.executable)
         driver.arguments = ["--wake-floor-driver", "\(UInt16(bigEndian: address.sin_port))", "\(count)", "\(perSecond)"]
-            + (responder == .webSocket ? ["websocket"] : [])
+            + [(responder == .leanBot ? Framing.socketio : responder == .webSocket ? .websocket : .raw).rawValue]
         try driver.run()
         defer { if driver.isRunning { driver.terminate() }; driver.waitUntilExit() }
         // A driver that died before it connected must not hang the bench in `accept`.
@@ -68,22 +74,22 @@ enum WakeFloor {
         case .poll:
             defer { close(fd) }
             figures = respond(on: fd, replies: count)
-        case .nio, .webSocket:
-            figures = try respondThroughNIO(on: fd, replies: count, webSocket: responder == .webSocket)
+        case .nio, .webSocket, .leanBot:
+            figures = try respondThroughNIO(on: fd, replies: count, responder: responder)
         }
         guard let figures else { throw BenchError("wake floor: the driver went away") }
         return figures
     }
 
-    /// Child mode `--wake-floor-driver PORT COUNT RATE [websocket]`: the server's side.
-    static func driver(port: Int, messages: Int, perSecond: Int, webSocket: Bool) throws {
+    /// Child mode `--wake-floor-driver PORT COUNT RATE FRAMING`: the server's side.
+    static func driver(port: Int, messages: Int, perSecond: Int, framing: Framing) throws {
         let fd = try tcpSocket()
         defer { close(fd) }
         var address = loopback(port: port)
         let length = socklen_t(MemoryLayout<sockaddr_in>.size)
         try withSockaddr(&address) { guard connect(fd, $0, length) == 0 else { throw BenchError("wake floor driver: connect failed (errno \(errno))") } }
         noDelay(fd)
-        drive(fd, messages: messages, perSecond: perSecond, webSocket: webSocket)
+        drive(fd, messages: messages, perSecond: perSecond, framing: framing)
     }
 
     /// The bot's side: wait, read, answer a message, swallow an echo.
@@ -124,8 +130,8 @@ enum WakeFloor {
 
     /// The bot's side on NIO: the accepted socket handed to a channel on a
     /// one-thread group, whose handler answers as `respond` does (behind
-    /// NIOWebSocket's frame codec with `webSocket`).
-    private static func respondThroughNIO(on fd: Int32, replies: Int, webSocket: Bool) throws -> Figures? {
+    /// NIOWebSocket's frame codec, or `LeanEcho` behind it).
+    private static func respondThroughNIO(on fd: Int32, replies: Int, responder: Responder) throws -> Figures? {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         defer { try? group.syncShutdownGracefully() }
         let done = group.next().makePromise(of: Figures?.self)
@@ -133,12 +139,16 @@ enum WakeFloor {
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let pipeline = channel.pipeline.syncOperations
-                    if webSocket {
+                    if responder != .nio {
                         try pipeline.addHandler(ByteToMessageHandler(WebSocketFrameDecoder()))
                         try pipeline.addHandler(WebSocketFrameEncoder())
-                        try pipeline.addHandler(FramePayloads())
                     }
-                    try pipeline.addHandler(EchoResponder(replies: replies, done: done))
+                    if responder == .leanBot {
+                        try pipeline.addHandler(LeanEcho(replies: replies, done: done))
+                    } else {
+                        if responder == .webSocket { try pipeline.addHandler(FramePayloads()) }
+                        try pipeline.addHandler(EchoResponder(replies: replies, done: done))
+                    }
                 }
             }
             .withConnectedSocket(fd).wait()
@@ -199,13 +209,13 @@ enum WakeFloor {
     }
 
     /// This thread's CPU time and context switches so far.
-    private static func threadUsage() -> rusage {
+    static func threadUsage() -> rusage {
         var usage = rusage()
         getrusage(rusageThread, &usage)
         return usage
     }
 
-    private static func figures(since before: rusage, answered: Int) -> Figures {
+    static func figures(since before: rusage, answered: Int) -> Figures {
         let after = threadUsage()
         let cpu = seconds(after.ru_utime) + seconds(after.ru_stime) - seconds(before.ru_utime) - seconds(before.ru_stime)
         let switches = (after.ru_nvcsw + after.ru_nivcsw) - (before.ru_nvcsw + before.ru_nivcsw)
@@ -213,30 +223,38 @@ enum WakeFloor {
     }
 
     /// The server's side: a message on a fixed schedule, every answer straight
-    /// back. With `webSocket`, messages go out as unmasked text frames and each
-    /// masked answer comes back unmasked, as a server relays it.
-    private static func drive(_ fd: Int32, messages: Int, perSecond: Int, webSocket: Bool) {
-        // A frame of up to 125 bytes: FIN and text, then the length (and for a client, the mask bit and key).
-        let header: [UInt8] = webSocket ? [0x81, UInt8(frameBytes)] : []
-        let answerBytes = webSocket ? 2 + 4 + frameBytes : frameBytes
-        let message = header + [UInt8](repeating: 0x6D, count: frameBytes)
+    /// back. In WebSocket frames, messages go out unmasked and each masked
+    /// answer comes back unmasked, as a server relays it.
+    private static func drive(_ fd: Int32, messages: Int, perSecond: Int, framing: Framing) {
+        let payload = framing == .socketio ? LeanEcho.message : [UInt8](repeating: 0x6D, count: frameBytes)
+        // A frame of up to 125 bytes: FIN and text, then the length (a client's also sets the mask bit and adds a key).
+        let message = framing == .raw ? payload : [0x81, UInt8(payload.count)] + payload
         var buffer = [UInt8](repeating: 0, count: 4096)
+        /// Exactly `count` bytes into `buffer`, or false when the link is gone.
+        func read(_ count: Int) -> Bool {
+            var got = 0
+            while got < count {
+                let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + got, count - got) }
+                if n <= 0 { return false }
+                got += n
+            }
+            return true
+        }
         var due = timespec()
         clock_gettime(CLOCK_MONOTONIC, &due)
         let step = 1_000_000_000 / perSecond
         for _ in 0..<messages {
             _ = message.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
             // The answer, whole, then back to its sender.
-            var got = 0
-            while got < answerBytes {
-                let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + got, answerBytes - got) }
-                if n <= 0 { return }
-                got += n
-            }
-            var echo = Array(buffer[(answerBytes - frameBytes)..<answerBytes])
-            if webSocket {
-                for i in echo.indices { echo[i] ^= buffer[2 + i % 4] }
-                echo = header + echo
+            var echo: [UInt8]
+            if framing == .raw {
+                guard read(frameBytes) else { return }
+                echo = Array(buffer[0..<frameBytes])
+            } else {
+                guard read(2) else { return }
+                let length = Int(buffer[1] & 0x7F)
+                guard length < 126, read(4 + length) else { return }
+                echo = [0x81, UInt8(length)] + (0..<length).map { buffer[4 + $0] ^ buffer[$0 % 4] }
             }
             _ = echo.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
             due.tv_nsec += step
