@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import ParleyCore
 import ParleyStore
 import ParleyLua
@@ -211,19 +212,23 @@ enum UsersBench {
         return result
     }
 
-    /// Counters the observer updates from many threads.
+    /// Counters the observer updates from many threads. The two per-line
+    /// counts are atomics: under one lock, every loop's every delivery would
+    /// contend for it, and the bench would time its own lock.
     final class Tally: @unchecked Sendable {
         private let lock = NSLock()
         private var onlineAt: [String: Date] = [:]
         private var latencies: [Double] = []
         private var greetedUsers: Set<String> = []
-        private(set) var sentCount = 0
-        private(set) var deliveryCount = 0
+        private let sends = Atomic<Int>(0)
+        private let deliveries = Atomic<Int>(0)
 
         func online(_ bot: String) { lock.withLock { if onlineAt[bot] == nil { onlineAt[bot] = Date() } } }
         var onlineCount: Int { lock.withLock { onlineAt.count } }
-        func sent() { lock.withLock { sentCount += 1 } }
-        func delivery() { lock.withLock { deliveryCount += 1 } }
+        func sent() { sends.add(1, ordering: .relaxed) }
+        func delivery() { deliveries.add(1, ordering: .relaxed) }
+        var sentCount: Int { sends.load(ordering: .relaxed) }
+        var deliveryCount: Int { deliveries.load(ordering: .relaxed) }
         func greeted(_ bot: String) {
             lock.withLock {
                 guard greetedUsers.insert(bot).inserted, let t = onlineAt[bot] else { return }
