@@ -25,9 +25,8 @@ final class LeanEcho: ChannelInboundHandler {
     static let plugin = #"function on_message(user, text) return text:match("^!echo (.+)") end"#
 
     private let replies: Int
-    private let done: EventLoopPromise<WakeFloor.Figures?>
     private let lua: OpaquePointer
-    private var before = WakeFloor.threadUsage()
+    private var measurement: WakeFloor.Measurement
     private var answered = 0, echoes = 0
 
     init(replies: Int, done: EventLoopPromise<WakeFloor.Figures?>) throws {
@@ -39,25 +38,30 @@ final class LeanEcho: ChannelInboundHandler {
         }
         lua = state
         self.replies = replies
-        self.done = done
+        measurement = WakeFloor.Measurement(done: done)
     }
 
     deinit { lua_close(lua) }
 
-    func handlerAdded(context: ChannelHandlerContext) { before = WakeFloor.threadUsage() }
+    func handlerAdded(context: ChannelHandlerContext) { measurement.start() }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let payload = unwrapInboundIn(data).unmaskedData
         // Engine.IO "4" (message), Socket.IO "2" (event), then the JSON array.
         guard payload.readableBytes > 2, payload.getInteger(at: payload.readerIndex, as: UInt16.self) == 0x3432,
               case .array(let args)? = try? JSONValue.parse(bytes: payload.readableBytesView.dropFirst(2)),
-              args.count >= 3, case .string(let user) = args[1], case .string(let text) = args[2] else { return }
+              args.count >= 3, case .string(let user) = args[1], case .string(let text) = args[2] else {
+            // Unanswered, the driver would wait for the answer for ever: stop with why.
+            return measurement.end(.failure(BenchError("lean echo: a frame that is not a SocketChat message")))
+        }
         if user == Self.name {
             echoes += 1
-            if echoes >= replies { finish(WakeFloor.figures(since: before, answered: answered)) }
+            if echoes >= replies { measurement.end(answered: answered) }
             return
         }
-        guard let reply = answer(user: user, text: text) else { return }
+        guard let reply = answer(user: user, text: text) else {
+            return measurement.end(.failure(BenchError("lean echo: the Lua handler gave no answer to \"\(text)\"")))
+        }
         var event = #"42["chatMessage","echo","#
         JSONText.appendString(reply, to: &event)
         event += "]"
@@ -66,7 +70,7 @@ final class LeanEcho: ChannelInboundHandler {
         answered += 1
     }
 
-    func channelInactive(context: ChannelHandlerContext) { finish(nil) }
+    func channelInactive(context: ChannelHandlerContext) { measurement.end(.success(nil)) }
 
     /// `on_message(user, text)` in Lua; its string result, if any.
     private func answer(user: String, text: String) -> String? {
@@ -78,12 +82,5 @@ final class LeanEcho: ChannelInboundHandler {
         var length = 0
         guard let bytes = lua_tolstring(lua, -1, &length) else { return nil }
         return String(decoding: UnsafeRawBufferPointer(start: bytes, count: length), as: UTF8.self)
-    }
-
-    private var finished = false
-    private func finish(_ figures: WakeFloor.Figures?) {
-        guard !finished else { return }
-        finished = true
-        done.succeed(figures)
     }
 }

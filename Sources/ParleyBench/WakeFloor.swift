@@ -31,7 +31,18 @@ import Glibc
 enum WakeFloor {
     /// What answers the driver: a bare `poll` loop, a NIO channel, a NIO
     /// channel speaking WebSocket frames, or `LeanEcho` behind the same codec.
-    enum Responder { case poll, nio, webSocket, leanBot }
+    enum Responder {
+        case poll, nio, webSocket, leanBot
+
+        /// What the driver sends this responder.
+        var framing: Framing {
+            switch self {
+            case .poll, .nio: .raw
+            case .webSocket: .websocket
+            case .leanBot: .socketio
+            }
+        }
+    }
 
     /// What the driver sends: the bare 60 bytes, or a text frame holding them
     /// or a SocketChat message (`--wake-floor-driver`'s last argument).
@@ -59,8 +70,8 @@ enum WakeFloor {
         let count = max(1, Int(seconds * Double(perSecond)))
         let driver = Process()
         driver.executableURL = URL(fileURLWithPath: BenchProcess.executable)
-        driver.arguments = ["--wake-floor-driver", "\(UInt16(bigEndian: address.sin_port))", "\(count)", "\(perSecond)"]
-            + [(responder == .leanBot ? Framing.socketio : responder == .webSocket ? .websocket : .raw).rawValue]
+        driver.arguments = ["--wake-floor-driver", "\(UInt16(bigEndian: address.sin_port))", "\(count)", "\(perSecond)",
+                            responder.framing.rawValue]
         try driver.run()
         defer { if driver.isRunning { driver.terminate() }; driver.waitUntilExit() }
         // A driver that died before it connected must not hang the bench in `accept`.
@@ -156,38 +167,49 @@ enum WakeFloor {
         return try done.futureResult.wait()
     }
 
+    /// A NIO responder's measurement: it starts when the handler joins the
+    /// pipeline (on the loop's thread) and ends once, with the figures, with
+    /// nil when the driver went away, or with an error.
+    struct Measurement {
+        private let done: EventLoopPromise<Figures?>
+        private var before = rusage()
+        private var ended = false
+
+        init(done: EventLoopPromise<Figures?>) { self.done = done }
+
+        mutating func start() { before = WakeFloor.threadUsage() }
+        mutating func end(answered: Int) { end(.success(WakeFloor.figures(since: before, answered: answered))) }
+        mutating func end(_ result: Result<Figures?, any Error>) {
+            guard !ended else { return }
+            ended = true
+            done.completeWith(result)
+        }
+    }
+
     /// `respond`'s loop body as a channel handler: one write and flush a message.
     private final class EchoResponder: ChannelInboundHandler {
         typealias InboundIn = ByteBuffer
         typealias OutboundOut = ByteBuffer
         private let replies: Int
-        private let done: EventLoopPromise<Figures?>
         private let reply = ByteBuffer(repeating: 0x72, count: WakeFloor.frameBytes)
-        private var before = rusage()
+        private var measurement: Measurement
         private var frames = FrameCounter()
 
         init(replies: Int, done: EventLoopPromise<Figures?>) {
             self.replies = replies
-            self.done = done
+            measurement = Measurement(done: done)
         }
 
-        func handlerAdded(context: ChannelHandlerContext) { before = WakeFloor.threadUsage() }
+        func handlerAdded(context: ChannelHandlerContext) { measurement.start() }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             for byte in unwrapInboundIn(data).readableBytesView where frames.isMessage(byte) {
                 context.writeAndFlush(wrapOutboundOut(reply), promise: nil)
             }
-            if frames.echoes >= replies { finish(WakeFloor.figures(since: before, answered: frames.messages)) }
+            if frames.echoes >= replies { measurement.end(answered: frames.messages) }
         }
 
-        func channelInactive(context: ChannelHandlerContext) { finish(nil) }
-
-        private var finished = false
-        private func finish(_ figures: Figures?) {
-            guard !finished else { return }
-            finished = true
-            done.succeed(figures)
-        }
+        func channelInactive(context: ChannelHandlerContext) { measurement.end(.success(nil)) }
     }
 
     /// Frames to their payloads inbound, payloads to masked text frames

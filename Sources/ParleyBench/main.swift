@@ -45,10 +45,12 @@ if let i = CommandLine.arguments.firstIndex(of: "--socketio-echo-bot") {
     }
     exit(0)
 }
-// Child mode of the Socket.IO bench's wake floor: the server's side, against the responder on PORT.
+// Child mode of the Socket.IO bench's wake floors: the server's side, against the responder on PORT.
 if let i = CommandLine.arguments.firstIndex(of: "--wake-floor-driver"), i + 3 < CommandLine.arguments.count,
    let port = Int(CommandLine.arguments[i + 1]), let count = Int(CommandLine.arguments[i + 2]), let rate = Int(CommandLine.arguments[i + 3]) {
-    let framing = CommandLine.arguments.dropFirst(i + 4).first.flatMap(WakeFloor.Framing.init(rawValue:)) ?? .raw
+    guard let framing = CommandLine.arguments.dropFirst(i + 4).first.flatMap(WakeFloor.Framing.init(rawValue:)) else {
+        FileHandle.standardError.write(Data("--wake-floor-driver PORT COUNT RATE FRAMING: FRAMING is raw, websocket or socketio\n".utf8)); exit(2)
+    }
     do { try WakeFloor.driver(port: port, messages: count, perSecond: rate, framing: framing) } catch {
         FileHandle.standardError.write(Data("wake floor driver failed: \(error)\n".utf8)); exit(1)
     }
