@@ -7,13 +7,13 @@ import Synchronization
 /// `TransportEvents` consumer, which never waits for the plugins), emptied in
 /// batches by the bot's handler loop.
 ///
-/// Why a bound: a flood the plugins cannot keep up with used to pile up in an
-/// unbounded stream until the process ran out of memory. A bounded queue
-/// turns the flood into a policy (`FlowOptions`): past the
-/// bound a room sheds its oldest message or typing event (messages that
-/// speak to the bot last), counts it and
-/// carries on, so memory stays flat and the newest message (a canary, a
-/// moderator's next case) is still answered promptly.
+/// Why a bound: without one, a flood the plugins cannot keep up with piles
+/// up until the process runs out of memory. A bounded queue turns the flood
+/// into a policy (`FlowOptions`): past the bound a room sheds its oldest
+/// message or typing event (messages that speak to the bot last), counts it
+/// and carries on, so memory stays flat and the newest message (a canary, a
+/// moderator's next case) is still answered promptly. A full room sheds in
+/// constant time (see `Lane`), so it takes events in as fast as an empty one.
 ///
 /// Why batches: one resumption of the bot's runner per batch instead of per
 /// event; under load the batch grows and that cost is shared.
@@ -23,12 +23,6 @@ final class Inbox: Sendable {
         case events([TransportEvent])
         /// The session ended; `error` is why the link was lost (nil: a clean end).
         case end(error: (any Error)?)
-    }
-
-    private struct Lane {
-        var queue = CircularBuffer<TransportEvent>()
-        /// Events shed since the last `takeShed()`.
-        var shed = 0
     }
 
     private struct State {
@@ -67,16 +61,10 @@ final class Inbox: Sendable {
     func push(_ event: TransportEvent) {
         let key = Self.room(of: event)
         let waiter: CheckedContinuation<Void, Never>? = state.withLock { s in
-            // Mutated in place through the dictionary: a copy of the lane would copy its queue.
-            if s.lanes[key] == nil { s.lanes[key] = Lane() }
-            if s.lanes[key]!.queue.isEmpty { s.ready.append(key) }
-            if s.lanes[key]!.queue.count >= bound, Self.sheddable(event), shedOne(&s.lanes[key]!.queue) {
-                s.lanes[key]!.shed += 1
-                s.shedTotal += 1
-                s.count -= 1
-            }
-            s.lanes[key]!.queue.append(event)
-            s.count += 1
+            // One lookup, the lane mutated in place: a copy would copy its queues.
+            let (wasEmpty, shed) = s.lanes[key, default: Lane()].push(event, bound: bound, addressed: addressed)
+            if wasEmpty { s.ready.append(key) }
+            if shed { s.shedTotal += 1 } else { s.count += 1 }
             defer { s.waiter = nil }
             return s.waiter
         }
@@ -124,7 +112,7 @@ final class Inbox: Sendable {
                 out.append((key, s.lanes[key]!.shed))
                 s.lanes[key]!.shed = 0
                 // Kept only to report its count: a drained lane goes now.
-                if s.lanes[key]!.queue.isEmpty { s.lanes[key] = nil }
+                if s.lanes[key]!.count == 0 { s.lanes[key] = nil }
             }
             return out
         }
@@ -133,67 +121,33 @@ final class Inbox: Sendable {
     private static func take(_ s: inout State, limit: Int) -> [TransportEvent] {
         var out: [TransportEvent] = []
         out.reserveCapacity(min(limit, s.count))
-        // One event per room per turn until the batch is full or every room is empty.
+        var next: [String] = []
+        // One event per room per turn until the batch is full or every room
+        // is empty. Every room in `ready` has an event: shedding never empties one.
         while out.count < limit, !s.ready.isEmpty {
-            var next: [String] = []
+            next.removeAll(keepingCapacity: true)
             for key in s.ready {
-                // In place through the dictionary: a copy of the lane would copy its whole queue.
-                guard out.count < limit, let e = s.lanes[key]?.queue.popFirst() else {
-                    if s.lanes[key]?.queue.isEmpty == false { next.append(key) }
+                guard out.count < limit else {
+                    next.append(key)
                     continue
                 }
-                out.append(e)
+                guard let (event, left, shed) = s.lanes[key]?.popFirst() else { continue }
+                out.append(event)
                 s.count -= 1
-                if s.lanes[key]?.queue.isEmpty == false {
+                if left > 0 {
                     next.append(key)
-                } else if s.lanes[key]?.shed == 0 {
+                } else if shed == 0 {
                     // A drained lane gives its burst's memory back: a quiet
                     // room (most of them, across thousands of bots) would keep
                     // the queue capacity of its largest burst for good.
                     s.lanes[key] = nil
                 }
             }
-            s.ready = next
+            swap(&s.ready, &next)
         }
         // Every lane drained: the table's storage goes too.
         if s.lanes.isEmpty { s.lanes = [:] }
         return out
-    }
-
-    /// Removes the oldest typing event or message not addressed to the bot;
-    /// failing that, the oldest addressed message; failing that, the oldest
-    /// join/leave/roster. History catch-up and kicks are never shed.
-    private func shedOne(_ q: inout CircularBuffer<TransportEvent>) -> Bool {
-        var second: CircularBuffer<TransportEvent>.Index?
-        var third: CircularBuffer<TransportEvent>.Index?
-        var i = q.startIndex
-        while i != q.endIndex {
-            if case .chat(let e) = q[i] {
-                switch e {
-                case .typing:
-                    q.remove(at: i)
-                    return true
-                case .message(let m):
-                    if !addressed(m.text) {
-                        q.remove(at: i)
-                        return true
-                    }
-                    if second == nil { second = i }
-                case .connection: break
-                default: if third == nil { third = i }
-                }
-            }
-            i = q.index(after: i)
-        }
-        guard let victim = second ?? third else { return false }
-        q.remove(at: victim)
-        return true
-    }
-
-    private static func sheddable(_ e: TransportEvent) -> Bool {
-        if case .chat(let c) = e, case .connection = c { return false }
-        if case .chat = e { return true }
-        return false
     }
 
     /// The lane an event queues in: its room, or "" for what concerns the whole session.
@@ -207,6 +161,109 @@ final class Inbox: Sendable {
             case .join(let room, _, _), .leave(let room, _, _), .typing(let room, _, _), .roster(let room, _): room
             case .connection: ""
             }
+        }
+    }
+}
+
+extension Inbox {
+    /// One room's waiting events, held in four queues by the order the
+    /// policy sheds them in, each in arrival order; a sequence number puts
+    /// the room's order back together when they are taken.
+    ///
+    /// Why four: a full room sheds on every event it takes in, so finding
+    /// the victim must not mean walking the room's queue. Each queue's
+    /// oldest is its first, so pushing, shedding and taking are O(1) (a
+    /// message is checked for being addressed at most once).
+    fileprivate struct Lane {
+        typealias Entry = (seq: Int, event: TransportEvent)
+        /// Typing and messages not yet found to speak to the bot: shed first.
+        private var chatter: CircularBuffer<Entry>?
+        /// Messages that speak to the bot, moved here from `chatter` when a shed met them.
+        private var addressed: CircularBuffer<Entry>?
+        /// Joins, leaves and rosters: shed when no message is left to shed.
+        private var presence: CircularBuffer<Entry>?
+        /// Connection changes, history catch-up and kicks: never shed.
+        private var kept: CircularBuffer<Entry>?
+        private var nextSeq = 0
+        /// Events waiting.
+        private(set) var count = 0
+        /// Events shed since the last `takeShed()`.
+        var shed = 0
+
+        /// Appends `event`, first shedding one per the policy when the room
+        /// holds `bound`; whether the lane was empty, and whether it shed.
+        mutating func push(_ event: TransportEvent, bound: Int, addressed isAddressed: (String) -> Bool) -> (wasEmpty: Bool, shed: Bool) {
+            let wasEmpty = count == 0
+            var didShed = false
+            if count >= bound, Self.sheddable(event), shedOne(isAddressed) {
+                shed += 1
+                didShed = true
+            }
+            let entry = (nextSeq, event)
+            nextSeq += 1
+            count += 1
+            switch event {
+            case .chat(.typing), .chat(.message): Self.append(entry, to: &chatter)
+            case .chat(.join), .chat(.leave), .chat(.roster): Self.append(entry, to: &presence)
+            case .chat(.connection), .backfill, .kicked: Self.append(entry, to: &kept)
+            }
+            return (wasEmpty, didShed)
+        }
+
+        /// The room's oldest event, with how many are left and the shed count.
+        mutating func popFirst() -> (event: TransportEvent, left: Int, shed: Int)? {
+            var oldest = Int.max
+            var from = -1
+            func consider(_ seq: Int?, _ i: Int) {
+                if let seq, seq < oldest { (oldest, from) = (seq, i) }
+            }
+            consider(chatter?.first?.seq, 0)
+            consider(addressed?.first?.seq, 1)
+            consider(presence?.first?.seq, 2)
+            consider(kept?.first?.seq, 3)
+            let entry: Entry?
+            switch from {
+            case 0: entry = chatter?.popFirst()
+            case 1: entry = addressed?.popFirst()
+            case 2: entry = presence?.popFirst()
+            case 3: entry = kept?.popFirst()
+            default: entry = nil
+            }
+            guard let entry else { return nil }
+            count -= 1
+            return (entry.event, count, shed)
+        }
+
+        /// Removes the oldest typing event or message not addressed to the bot;
+        /// failing that, the oldest addressed message; failing that, the oldest
+        /// join/leave/roster. History catch-up and kicks are never shed.
+        private mutating func shedOne(_ isAddressed: (String) -> Bool) -> Bool {
+            while let entry = chatter?.popFirst() {
+                if case .chat(.message(let m)) = entry.event, isAddressed(m.text) {
+                    // Older than everything left in `chatter`, newer than all in `addressed`: the order holds.
+                    Self.append(entry, to: &addressed)
+                    continue
+                }
+                count -= 1
+                return true
+            }
+            if addressed?.popFirst() != nil || presence?.popFirst() != nil {
+                count -= 1
+                return true
+            }
+            return false
+        }
+
+        private static func append(_ entry: Entry, to queue: inout CircularBuffer<Entry>?) {
+            // Created on first use: most rooms only ever hold one kind at a time.
+            if queue == nil { queue = CircularBuffer(initialCapacity: 4) }
+            queue!.append(entry)
+        }
+
+        private static func sheddable(_ e: TransportEvent) -> Bool {
+            if case .chat(let c) = e, case .connection = c { return false }
+            if case .chat = e { return true }
+            return false
         }
     }
 }

@@ -1,4 +1,5 @@
 import ParleyCore
+import Synchronization
 import Testing
 @testable import ParleyRuntime
 
@@ -75,6 +76,106 @@ struct FlowUnitTests {
         for u in ["a", "b", "c"] { inbox.push(.chat(.join(room: "lobby", user: u, time: nil))) }
         guard case .events(let batch) = await inbox.next(limit: 100) else { return }
         #expect(texts(batch) == ["join b", "join c"])
+    }
+
+    /// The policy as plainly as it can be said: one queue per room, and a
+    /// full room walks its queue for the victim. The inbox must match it.
+    private struct ShedModel {
+        let bound: Int
+        let addressed: (String) -> Bool
+        var rooms: [String: [TransportEvent]] = [:]
+        var ready: [String] = []
+
+        mutating func push(_ e: TransportEvent, room: String) {
+            var q = rooms[room] ?? []
+            if q.isEmpty { ready.append(room) }
+            var sheddable = false
+            if case .chat(let c) = e { if case .connection = c {} else { sheddable = true } }
+            if q.count >= bound, sheddable, let victim = victim(in: q) { q.remove(at: victim) }
+            q.append(e)
+            rooms[room] = q
+        }
+
+        func victim(in q: [TransportEvent]) -> Int? {
+            let rank: (TransportEvent) -> Int = { e in
+                guard case .chat(let c) = e else { return 9 }
+                switch c {
+                case .typing: return 0
+                case .message(let m): return addressed(m.text) ? 1 : 0
+                case .join, .leave, .roster: return 2
+                case .connection: return 9
+                }
+            }
+            for r in 0...2 { if let i = q.firstIndex(where: { rank($0) == r }) { return i } }
+            return nil
+        }
+
+        mutating func take(limit: Int) -> [TransportEvent] {
+            var out: [TransportEvent] = []
+            while out.count < limit, !ready.isEmpty {
+                var next: [String] = []
+                for room in ready {
+                    guard out.count < limit else { next.append(room); continue }
+                    out.append(rooms[room]!.removeFirst())
+                    if !rooms[room]!.isEmpty { next.append(room) }
+                }
+                ready = next
+            }
+            return out
+        }
+    }
+
+    /// Random runs of every kind of event over three rooms, taken in random
+    /// batches: the inbox's order and its choice of victims are the model's.
+    @Test func sheddingAndOrderMatchThePlainPolicy() async {
+        var rng = SystemRandomNumberGenerator()
+        for run in 0..<40 {
+            let bound = [1, 2, 3, 5, 8][run % 5]
+            let addressed: @Sendable (String) -> Bool = { $0.hasPrefix("!") }
+            let inbox = Inbox(bound: bound, addressed: addressed)
+            var model = ShedModel(bound: bound, addressed: addressed)
+            for step in 0..<300 {
+                let room = ["lobby", "dev", "ops"][Int.random(in: 0..<3, using: &rng)]
+                let e: TransportEvent
+                switch Int.random(in: 0..<10, using: &rng) {
+                case 0...3: e = msg("m\(step)", room: room)
+                case 4: e = msg("!cmd\(step)", room: room)
+                case 5: e = .chat(.typing(room: room, user: "t\(step)", on: true))
+                case 6: e = .chat(.join(room: room, user: "j\(step)", time: nil))
+                case 7: e = .chat(.leave(room: room, user: "l\(step)", time: nil))
+                case 8: e = .backfill(room: room, messages: [], through: RoomCursor(cursor: "c\(step)", time: 0))
+                default: e = .chat(.roster(room: room, users: [RosterEntry(user: "r\(step)", online: true)]))
+                }
+                inbox.push(e)
+                model.push(e, room: room)
+                if Int.random(in: 0..<8, using: &rng) == 0 {
+                    let limit = Int.random(in: 1...6, using: &rng)
+                    guard case .events(let got) = await inbox.next(limit: limit) else { return }
+                    let want = model.take(limit: limit)
+                    #expect(got == want, "run \(run), bound \(bound), step \(step)")
+                    if got != want { return }
+                }
+            }
+            while inbox.hasEvents {
+                guard case .events(let got) = await inbox.next(limit: 100) else { return }
+                #expect(got == model.take(limit: 100), "run \(run): the rest")
+            }
+            #expect(model.ready.isEmpty)
+        }
+    }
+
+    /// A full room sheds on every event it takes in; finding the victim must
+    /// not walk the queue. Each message is asked "addressed?" once at most,
+    /// however long a flood of addressed messages holds the room full.
+    @Test func aFullRoomFindsItsVictimWithoutWalkingItsQueue() async {
+        let asked = Mutex(0)
+        let inbox = Inbox(bound: 1000, addressed: { _ in asked.withLock { $0 += 1 }; return true })
+        for i in 0..<5000 { inbox.push(msg("!flood \(i)")) }
+        #expect(asked.withLock { $0 } <= 5000)
+        #expect(inbox.shedTotal == 4000)
+        guard case .events(let batch) = await inbox.next(limit: 5000) else { return }
+        #expect(batch.count == 1000)
+        #expect(texts(batch).first == "!flood 4000" && texts(batch).last == "!flood 4999")
     }
 
     @Test func batchesAreBoundedAndTheEndComesAfterEverythingQueued() async {
