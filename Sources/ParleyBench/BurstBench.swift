@@ -207,9 +207,12 @@ enum BurstBench {
         var times: [Double] = []
         times.reserveCapacity(count)
         for _ in 0..<count {
-            _ = block.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            // A failed write (a full disk) would leave nothing to sync and make the disk look fast.
+            guard block.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) == block.count else {
+                throw BenchError("cannot write to \(path) (errno \(errno)) to time fdatasync")
+            }
             let t = monoNow()
-            fdatasync(fd)
+            guard fdatasync(fd) == 0 else { throw BenchError("fdatasync of \(path) failed (errno \(errno))") }
             times.append(Double(monoNow() - t) / 1e9)
         }
         return times

@@ -39,7 +39,7 @@ enum SocketIOBench {
     static let sliceWarmupSeconds = 0.25
     /// Latency slices per bot: 1 s each in `--quick` runs, 2 s in full ones.
     static func slices(quick: Bool) -> Int { quick ? 3 : 5 }
-    /// `fdatasync`s sampled after each of the journal bot's slices (about 50 ms of a quiet disk's time).
+    /// `fdatasync`s sampled after each of the journal bot's slices (30 to 60 ms of this disk's time).
     static let syncsPerSlice = 200
 
     enum ServerKind: String { case python, embedded }

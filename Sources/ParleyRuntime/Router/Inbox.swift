@@ -194,18 +194,20 @@ extension Inbox {
         /// holds `bound`; whether the lane was empty, and whether it shed.
         mutating func push(_ event: TransportEvent, bound: Int, addressed isAddressed: (String) -> Bool) -> (wasEmpty: Bool, shed: Bool) {
             let wasEmpty = count == 0
+            let part = Self.part(of: event)
             var didShed = false
-            if count >= bound, Self.sheddable(event), shedOne(isAddressed) {
+            // An event that is never shed itself makes no room either: the lane grows past the bound.
+            if count >= bound, part != .kept, shedOne(isAddressed) {
                 shed += 1
                 didShed = true
             }
             let entry = (nextSeq, event)
             nextSeq += 1
             count += 1
-            switch event {
-            case .chat(.typing), .chat(.message): Self.append(entry, to: &chatter)
-            case .chat(.join), .chat(.leave), .chat(.roster): Self.append(entry, to: &presence)
-            case .chat(.connection), .backfill, .kicked: Self.append(entry, to: &kept)
+            switch part {
+            case .chatter: Self.append(entry, to: &chatter)
+            case .presence: Self.append(entry, to: &presence)
+            case .kept: Self.append(entry, to: &kept)
             }
             return (wasEmpty, didShed)
         }
@@ -260,10 +262,15 @@ extension Inbox {
             queue!.append(entry)
         }
 
-        private static func sheddable(_ e: TransportEvent) -> Bool {
-            if case .chat(let c) = e, case .connection = c { return false }
-            if case .chat = e { return true }
-            return false
+        /// The queue an event joins (`addressed` is reached only through `chatter`).
+        private enum Part { case chatter, presence, kept }
+
+        private static func part(of e: TransportEvent) -> Part {
+            switch e {
+            case .chat(.typing), .chat(.message): .chatter
+            case .chat(.join), .chat(.leave), .chat(.roster): .presence
+            case .chat(.connection), .backfill, .kicked: .kept
+            }
         }
     }
 }
