@@ -224,6 +224,8 @@ enum SocketIOBench {
                        pad(cells[2], 16), pad(switches, 13), pad(lag, 17), pad(scheduled, 18), lost].joined(separator: " "))
             }
         }
+        // The same reply in instructions, which repeat where the CPU times above do not.
+        try await ReplyInstructions.report(paths: paths)
     }
 
     static func pad(_ s: String, _ width: Int, right: Bool = false) -> String {
@@ -248,10 +250,12 @@ enum SocketIOBench {
         var tracker: Tracker
         var pids: Pids
 
-        static func open(server kind: ServerKind, bot: BotKind, paths: Paths) async throws -> Rig {
+        /// `startBot` starts the bot some other way than `startBot(_:port:_:)` (under callgrind, say).
+        static func open(server kind: ServerKind, bot: BotKind, paths: Paths,
+                         startBot start: ((Int) throws -> BenchChild)? = nil) async throws -> Rig {
             let (serverChild, port) = try startServer(kind, paths)
             let botChild: BenchChild
-            do { botChild = try startBot(bot, port: port, paths) } catch {
+            do { botChild = try start?(port) ?? startBot(bot, port: port, paths) } catch {
                 serverChild.stop()
                 throw error
             }
@@ -282,6 +286,20 @@ enum SocketIOBench {
             session.events.detach()
             botChild.stop()
             server.stop()
+        }
+
+        /// Opens a rig, runs `body` on the load generator's thread, and closes the rig however `body` ends.
+        static func withRig<T>(server kind: ServerKind, bot: BotKind, paths: Paths, startBot: ((Int) throws -> BenchChild)? = nil,
+                               _ body: (Rig) async throws -> T) async throws -> T {
+            let rig = try await open(server: kind, bot: bot, paths: paths, startBot: startBot)
+            do {
+                let result = try await withTaskExecutorPreference(loadThread) { try await body(rig) }
+                await rig.close()
+                return result
+            } catch {
+                await rig.close()
+                throw error
+            }
         }
     }
 

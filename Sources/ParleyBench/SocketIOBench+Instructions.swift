@@ -1,0 +1,132 @@
+import Foundation
+import ParleyCore
+
+/// Instructions per paced reply of Parley's echo bot, counted by callgrind.
+///
+/// CPU time per paced reply moves by ±10 µs from run to run on this shared
+/// machine, so a cut of a few per cent cannot be seen in it; an instruction
+/// count repeats to a few in a million. The bot runs under
+/// `valgrind --tool=callgrind` behind the embedded server, and the load
+/// generator sends `!echo` at 50 msg/s: each message is its own wake, as at
+/// 1,000 msg/s without valgrind's slowdown. After a warm-up the counters are
+/// zeroed, `measured` messages are answered, and the counters are dumped.
+/// A reply is all the bot does for one message: four frames read (the
+/// message and its typing update, then the same for its own reply coming
+/// back), one written.
+enum ReplyInstructions {
+    static let perSecond = 50
+    static let warmup = 40
+    static let measured = 200
+
+    struct Figures {
+        var perReply: Double
+        /// Instructions per reply by where the code lives, largest first.
+        var byObject: [(name: String, perReply: Double)]
+    }
+
+    /// Nil (with the reason printed) when valgrind is not installed.
+    static func run(paths: SocketIOBench.Paths) async throws -> Figures? {
+        guard let valgrind = which("valgrind"), let control = which("callgrind_control"), let strip = which("strip") else {
+            print("instructions per reply: skipped (valgrind, callgrind_control or strip not found)")
+            return nil
+        }
+        let dir = try BenchProcess.scratchDirectory("parley-reply-instructions")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        // Valgrind 3.19 cannot read the toolchain's DWARF; symbols are enough.
+        let binary = dir + "/ParleyBench"
+        try runTool(strip, ["--strip-debug", "-o", binary, paths.bench])
+        let out = dir + "/callgrind.out"
+        let figures = try await SocketIOBench.Rig.withRig(server: .embedded, bot: .parley, paths: paths, startBot: { port in
+            let child = try BenchChild(role: "Parley echo bot under callgrind", executable: valgrind,
+                                       arguments: ["--tool=callgrind", "--compress-strings=no", "--callgrind-out-file=\(out)", binary, "--socketio-echo-bot", String(port)])
+            do { _ = try child.line(startingWith: "READY", timeout: 120) } catch {
+                child.stop()
+                throw error
+            }
+            return child
+        }) { rig in
+            try await paced(rig, base: 1, count: warmup)
+            try runTool(control, ["--zero", String(rig.pids.bot)])
+            try await paced(rig, base: 1_000, count: measured)
+            try runTool(control, ["--dump", String(rig.pids.bot)])
+            return try read(out + ".1", replies: measured)
+        }
+        return figures
+    }
+
+    /// Measures and prints the figure.
+    static func report(paths: SocketIOBench.Paths) async throws {
+        guard let f = try await run(paths: paths) else { return }
+        let parts = f.byObject.filter { $0.perReply >= 50 }.map { "\($0.name) \(Int($0.perReply.rounded()))" }
+        print("\ninstructions per reply, Parley's echo bot under callgrind (\(measured) replies at \(perSecond) msg/s, each its own wake): "
+              + "\(Int(f.perReply.rounded()))")
+        print("  by where the code lives: " + parts.joined(separator: "; "))
+    }
+
+    /// Sends `count` messages at `perSecond` and waits for every reply.
+    static func paced(_ rig: SocketIOBench.Rig, base: Int, count: Int) async throws {
+        rig.tracker.start(base: base, count: count)
+        let period = UInt64(1_000_000_000 / perSecond)
+        let t0 = monoNow()
+        for i in 0..<count {
+            let due = t0 + UInt64(i) * period
+            let now = monoNow()
+            if now < due { try await Task.sleep(for: .nanoseconds(Int64(due - now))) }
+            try await rig.session.send(OutgoingMessage(id: "", room: "lobby", text: "!echo \(base + i) \(monoNow())"))
+        }
+        let end = monoNow() + 30_000_000_000
+        while rig.tracker.answered(base..<(base + count)) < count {
+            guard monoNow() < end else { throw BenchError("the echo bot under callgrind answered \(rig.tracker.answered(base..<(base + count))) of \(count) within 30 s") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    /// The dump's self costs summed by object file (`ob=`), per reply.
+    static func read(_ path: String, replies: Int) throws -> Figures {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { throw BenchError("callgrind wrote no dump at \(path)") }
+        var byObject: [String: Int] = [:]
+        var object = "?"
+        var afterCalls = false
+        for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
+            if line.hasPrefix("ob=") { object = String(line.dropFirst(3)) }
+            else if line.hasPrefix("calls=") { afterCalls = true }
+            else if let first = line.first, first.isNumber || first == "+" || first == "-" || first == "*" {
+                // The line after `calls=` is the callee's inclusive cost, already counted in its own function.
+                if afterCalls { afterCalls = false; continue }
+                let fields = line.split(separator: " ")
+                if fields.count >= 2, let cost = Int(fields[1]) { byObject[Self.label(object), default: 0] += cost }
+            }
+        }
+        let total = byObject.values.reduce(0, +)
+        guard total > 0 else { throw BenchError("callgrind's dump at \(path) has no costs") }
+        let n = Double(replies)
+        return Figures(perReply: Double(total) / n,
+                       byObject: byObject.sorted { $0.value > $1.value }.map { ($0.key, Double($0.value) / n) })
+    }
+
+    /// A short name for an object file: its last path component, the bench
+    /// binary as "Parley, NIO, Lua (the binary)".
+    static func label(_ object: String) -> String {
+        let name = String(object.split(separator: "/").last ?? Substring(object))
+        return name == "ParleyBench" ? "Parley, NIO and Lua (the binary)" : name
+    }
+
+    static func which(_ tool: String) -> String? {
+        for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
+            let path = "\(dir)/\(tool)"
+            if FileManager.default.isExecutableFile(atPath: path) { return path }
+        }
+        return nil
+    }
+
+    static func runTool(_ path: String, _ arguments: [String]) throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: path)
+        p.arguments = arguments
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        p.waitUntilExit()
+        guard p.terminationStatus == 0 else { throw BenchError("\(path) \(arguments.joined(separator: " ")) failed (exit \(p.terminationStatus))") }
+    }
+}
