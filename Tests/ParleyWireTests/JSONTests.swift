@@ -94,6 +94,40 @@ struct JSONStringTests {
         #expect(v.text == #""a\"b\\c\nd\u0001\u001e\u2028é😀""#)
         #expect((try? JSONValue.parse(v.text)) == v)
     }
+
+    /// The writer appends unescaped runs whole; this is the rule it must
+    /// keep, written a scalar at a time.
+    private static func escapedByScalar(_ s: String) -> String {
+        var out = "\""
+        for u in s.unicodeScalars {
+            switch u {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where u.value < 0x20 || u.value == 0x2028 || u.value == 0x2029:
+                let hex = String(u.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(u)
+            }
+        }
+        return out + "\""
+    }
+
+    @Test func writingMatchesTheScalarRuleOnRandomText() throws {
+        // U+2020 and U+20AC share the lead byte E2 with U+2028/U+2029; "e" plus
+        // U+0301 is one character of two scalars; CR LF is one character.
+        let pieces = ["a", "Z", " ", "\"", "\\", "\n", "\r", "\r\n", "\t", "\u{0}", "\u{1f}", "\u{7f}", "\u{2028}", "\u{2029}",
+                      "\u{2020}", "€", "é", "e\u{301}", "😀", "\u{E2}", "/"]
+        var rng = SeededRandom(seed: 11)
+        for _ in 0..<3_000 {
+            let text = (0..<Int(rng.next() % 12)).map { _ in pieces[Int(rng.next() % UInt64(pieces.count))] }.joined()
+            let written = JSONText.string(text)
+            #expect(written == Self.escapedByScalar(text), "\(Array(text.unicodeScalars))")
+            #expect(try JSONValue.parse(written) == .string(text))
+        }
+    }
 }
 
 @Suite("JSON numbers")
@@ -185,6 +219,22 @@ struct JSONRejectTests {
         #expect(error?.message.contains("64") == true)
         #expect(throws: JSONError.self) { try JSONValue.parse(#"{"a":[1]}"#, maxDepth: 1) }
         #expect(try JSONValue.parse(#"{"a":1}"#, maxDepth: 1) == ["a": 1])
+    }
+
+    @Test func stringBytesParseExactlyWhenTheyAreValidUTF8() throws {
+        // Plain ASCII runs take a path without validation; any byte above
+        // 0x7F anywhere in the string must still be checked.
+        let alphabet: [UInt8] = Array("ab ~".utf8) + [0x7F, 0x80, 0xBF, 0xC3, 0xA9, 0xE2, 0x82, 0xAC, 0xED, 0xA0, 0xF0, 0x9F, 0x98, 0x80, 0xFF]
+        var rng = SeededRandom(seed: 5)
+        var valid = 0
+        for _ in 0..<4_000 {
+            let body = (0..<Int(rng.next() % 10)).map { _ in alphabet[Int(rng.next() % UInt64(alphabet.count))] }
+            let expected = String(validating: body, as: UTF8.self)
+            let parsed = try? JSONValue.parse(bytes: [0x5B, 0x22] + body + [0x22, 0x2C, 0x22, 0x61, 0x22, 0x5D])
+            #expect(parsed == expected.map { .array([.string($0), .string("a")]) }, "\(body)")
+            if expected != nil { valid += 1 }
+        }
+        #expect(valid > 100)
     }
 
     @Test func invalidUTF8InAStringIsRefused() {
