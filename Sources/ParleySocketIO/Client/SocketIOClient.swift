@@ -30,6 +30,7 @@ package final class SocketIOClient: Sendable {
 
     private struct State {
         var reassembler = SocketIO.Reassembler()
+        var repeats: StateRepeats
         var nextAckID = 0
         var acks: [Int: CheckedContinuation<[JSONValue], Error>] = [:]
         var connects: [String: CheckedContinuation<String, Error>] = [:]
@@ -37,7 +38,7 @@ package final class SocketIOClient: Sendable {
         var ended: TransportError?
     }
 
-    private let state = NIOLockedValueBox(State())
+    private let state: NIOLockedValueBox<State>
     private let engineBox = NIOLockedValueBox<EngineIOConnection?>(nil)
     private let notify: @Sendable (Notice) -> Void
     private let log: @Sendable (String) -> Void
@@ -46,16 +47,20 @@ package final class SocketIOClient: Sendable {
 
     package var linkName: String { engine.linkName }
 
-    private init(notify: @escaping @Sendable (Notice) -> Void, log: @escaping @Sendable (String) -> Void) {
+    private init(wholeState: Set<String>, notify: @escaping @Sendable (Notice) -> Void, log: @escaping @Sendable (String) -> Void) {
+        state = NIOLockedValueBox(State(repeats: StateRepeats(events: wholeState)))
         self.notify = notify
         self.log = log
     }
 
     /// Opens the Engine.IO session. `ended` is called once when it is over.
-    package static func open(_ settings: EngineIOConnection.Settings, notify: @escaping @Sendable (Notice) -> Void,
-                     ended: @escaping @Sendable (TransportError?) -> Void,
-                     log: @escaping @Sendable (String) -> Void) async throws -> SocketIOClient {
-        let client = SocketIOClient(notify: notify, log: log)
+    /// `wholeState` names the events that carry a whole state each time: one
+    /// the same as the last of its event and namespace is not delivered again.
+    package static func open(_ settings: EngineIOConnection.Settings, wholeState: Set<String> = [],
+                             notify: @escaping @Sendable (Notice) -> Void,
+                             ended: @escaping @Sendable (TransportError?) -> Void,
+                             log: @escaping @Sendable (String) -> Void) async throws -> SocketIOClient {
+        let client = SocketIOClient(wholeState: wholeState, notify: notify, log: log)
         let engine = try await EngineIOConnection.open(settings, deliver: { [weak client] p in client?.receive(p) },
                                                        ended: { [weak client] e in
                                                            client?.failAll(e ?? TransportError(.closed, "the session was closed"))
@@ -166,8 +171,13 @@ package final class SocketIOClient: Sendable {
         do {
             switch packet {
             case .message(let text):
+                // Not while a binary packet waits: any text packet breaks that sequence, a repeat too.
+                if state.withLockedValue({ !$0.reassembler.waiting && $0.repeats.isRepeat(text) }) { return }
                 let (p, expecting) = try SocketIO.decode(text)
-                complete = state.withLockedValue { $0.reassembler.add(p, expecting: expecting) }
+                complete = state.withLockedValue { s in
+                    s.repeats.record(text, p)
+                    return s.reassembler.add(p, expecting: expecting)
+                }
             case .binary(let bytes):
                 complete = try state.withLockedValue { s throws(SocketIO.DecodeError) in try s.reassembler.add(binary: bytes) }
             default:

@@ -74,7 +74,9 @@ public struct SocketIOTransport: Transport {
         let settings = EngineIOConnection.Settings(
             endpoint: endpoint, links: options.transports, headers: options.headers, caFile: options.caFile,
             connectTimeout: connectTimeout, loop: loop)
-        let client = try await SocketIOClient.open(settings, notify: { notice in
+        // The typing set comes with every message; the mapper only reports who started or stopped.
+        let wholeState: Set<String> = options.events.typingUpdate.isEmpty ? [] : [options.events.typingUpdate]
+        let client = try await SocketIOClient.open(settings, wholeState: wholeState, notify: { notice in
             switch notice {
             case .event(let e):
                 guard let room = rooms[e.namespace] else { return }

@@ -1,4 +1,5 @@
 import ParleyCore
+import ParleyJournal
 @testable import ParleySocketIO
 import ParleyWire
 import Testing
@@ -35,6 +36,61 @@ import Testing
         #expect(m.map("userTypingUpdate", [["ben": 1]], room: "b") == [.typing(room: "b", user: "ben", on: true)])
         #expect(m.map("userTypingUpdate", [[:]], room: "a")
             == [.typing(room: "a", user: "amy", on: false), .typing(room: "a", user: "ben", on: false)])
+    }
+
+    /// A typing set the same, byte for byte, as the last of its namespace is
+    /// dropped before it is decoded: over random runs of packets in two
+    /// namespaces (typing sets, messages, acked and binary events), plugins
+    /// hear exactly what they hear with every packet decoded.
+    @Test func droppingRepeatedWholeStatesChangesNothingPluginsHear() throws {
+        let namespaces = ["/a": "a", "/b": "b"]
+        let sets: [JSONValue] = [[:], ["amy": 1], ["amy": 1, "ben": 1], ["ben": 1], ["parley": 1]]
+        var rng = SeededRandom(seed: 3)
+        var dropped = 0
+        for _ in 0..<200 {
+            var all = SocketChatMapper(events: SocketChatEvents(), botName: "parley")
+            var kept = SocketChatMapper(events: SocketChatEvents(), botName: "parley")
+            var repeats = StateRepeats(events: ["userTypingUpdate"])
+            var heardAll: [BotEvent] = [], heardKept: [BotEvent] = []
+            for _ in 0..<40 {
+                let ns = rng.next() % 2 == 0 ? "/a" : "/b"
+                let packet: SocketIO.Packet = switch rng.next() % 6 {
+                case 0: .event("newChatMessage", ["amy", "hi"], namespace: ns)
+                case 1: .event("userTypingUpdate", [sets[Int(rng.next() % 3)]], namespace: ns, id: 7)
+                // Its placeholder object maps as a typing set of its own keys: a change of state.
+                case 2: SocketIO.Packet(type: .binaryEvent, namespace: ns, data: ["userTypingUpdate", SocketIO.placeholder(0)], attachments: [[1]])
+                default: .event("userTypingUpdate", [sets[Int(rng.next() % UInt64(sets.count))]], namespace: ns)
+                }
+                let text = SocketIO.encode(packet).text
+                let decoded = try SocketIO.decode(text).packet
+                heardAll += all.map(decoded.eventName!, decoded.eventArguments, room: namespaces[ns]!)
+                if repeats.isRepeat(text) {
+                    dropped += 1
+                    continue
+                }
+                repeats.record(text, decoded)
+                heardKept += kept.map(decoded.eventName!, decoded.eventArguments, room: namespaces[ns]!)
+            }
+            #expect(heardKept == heardAll)
+        }
+        #expect(dropped > 300)
+    }
+
+    /// Only a plain event can be a repeat: one asking for an ack is answered
+    /// every time, and it still changes the state, so it makes the last plain one stale.
+    @Test func anAckedWholeStateIsNeverARepeat() throws {
+        var repeats = StateRepeats(events: ["userTypingUpdate"])
+        let acked = SocketIO.encode(.event("userTypingUpdate", [[:]], id: 4)).text
+        repeats.record(acked, try SocketIO.decode(acked).packet)
+        #expect(!repeats.isRepeat(acked))
+        let plain = SocketIO.encode(.event("userTypingUpdate", [[:]])).text
+        repeats.record(plain, try SocketIO.decode(plain).packet)
+        #expect(repeats.isRepeat(plain))
+        let other = SocketIO.encode(.event("userTypingUpdate", [["amy": 1]], id: 5)).text
+        repeats.record(other, try SocketIO.decode(other).packet)
+        #expect(!repeats.isRepeat(plain))
+        // Another event with the same arguments is not the same state.
+        #expect(!repeats.isRepeat(SocketIO.encode(.event("userList", [[:]])).text))
     }
 
     /// Renamed events: the same mapping for a server with other names.

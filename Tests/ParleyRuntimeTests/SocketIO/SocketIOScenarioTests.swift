@@ -57,8 +57,18 @@ struct SocketIOScenarioTests {
 
         try await alice.typing(true)
         #expect(await eventually { alice.texts(from: "parley").contains("alice started typing") })
+        // Every message comes with the same typing set while alice types (the
+        // bot reads repeats without decoding them): still one start, one stop.
+        let bob = try await Person("bob", transport: server.transport("bob"))
+        for i in 1...3 { try await bob.say("meanwhile \(i)") }
+        #expect(await eventually { alice.texts(from: "bob").contains("meanwhile 3") })
         try await alice.typing(false)
         #expect(await eventually { alice.texts(from: "parley").contains("alice stopped typing") })
+        try await bob.say("!echo after")
+        #expect(await eventually { alice.texts(from: "parley").contains("after") })
+        #expect(alice.texts(from: "parley").filter { $0 == "alice started typing" }.count == 1)
+        #expect(alice.texts(from: "parley").filter { $0 == "alice stopped typing" }.count == 1)
+        await bob.leave()
 
         // The bot's own indicator reaches people as a typing event.
         try await alice.say("!type")
