@@ -37,6 +37,8 @@ public final class MemoryStateStore: StateStore {
 
     /// Applies writes in order; a nil value deletes the key.
     public func commit(plugin: String, writes: [(key: String, value: LuaValue?)]) {
+        // Most handlers write no state: nothing to look up or copy back.
+        guard !writes.isEmpty else { return }
         var table = values[plugin] ?? [:]
         var total = totals[plugin] ?? 0
         for (key, value) in writes {

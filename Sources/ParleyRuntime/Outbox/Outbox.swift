@@ -76,8 +76,11 @@ struct Outbox {
     // MARK: queued
 
     private mutating func enqueue(_ q: Queued) {
-        if queues[q.message.plugin, default: []].isEmpty { turns.append(q.message.plugin) }
-        queues[q.message.plugin, default: []].append(q)
+        // One lookup, and a queue made only for a plugin that has none.
+        if queues[q.message.plugin]?.append(q) == nil {
+            queues[q.message.plugin] = CircularBuffer(CollectionOfOne(q))
+            turns.append(q.message.plugin)
+        }
         queuedCount += 1
     }
 
@@ -91,11 +94,16 @@ struct Outbox {
             let isExpired = now - q.since > expiry
             if !isExpired, !admit() { break }
             turns.removeFirst()
-            queues[plugin]?.removeFirst()
             queuedCount -= 1
             // A drained queue goes: every bot would otherwise keep the
             // capacity of its largest burst for good.
-            if queues[plugin]?.isEmpty == false { turns.append(plugin) } else { queues[plugin] = nil }
+            let left = queues[plugin].map { $0.count - 1 } ?? 0
+            if left > 0 {
+                queues[plugin]!.removeFirst()
+                turns.append(plugin)
+            } else {
+                queues[plugin] = nil
+            }
             if isExpired { expired.append(q.message) } else { batch.append(q) }
         }
         inFlight += batch
