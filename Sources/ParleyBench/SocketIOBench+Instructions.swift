@@ -38,7 +38,7 @@ enum ReplyInstructions {
         let out = dir + "/callgrind.out"
         let figures = try await SocketIOBench.Rig.withRig(server: .embedded, bot: .parley, paths: paths, startBot: { port in
             let child = try BenchChild(role: "Parley echo bot under callgrind", executable: valgrind,
-                                       arguments: ["--tool=callgrind", "--compress-strings=no", "--callgrind-out-file=\(out)", binary, "--socketio-echo-bot", String(port)])
+                                       arguments: ["--tool=callgrind", "--compress-strings=no", "--callgrind-out-file=\(out)", binary, "--socketio-echo-bot", String(port), "--under-valgrind"])
             do { _ = try child.line(startingWith: "READY", timeout: 120) } catch {
                 child.stop()
                 throw error

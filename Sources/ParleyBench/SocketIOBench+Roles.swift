@@ -24,7 +24,7 @@ extension SocketIOBench {
     /// memory, the same as the python peer). Prints READY once online; runs
     /// until stdin closes; exits 1 if the bot stops on its own. With
     /// `--durable DIR`, a journal in DIR at `fsync = "always"`.
-    static func echoBot(port: Int, journal: String?) async throws {
+    static func echoBot(port: Int, journal: String?, underValgrind: Bool = false) async throws {
         resetTerminationSignals()
         let plugin = FileManager.default.currentDirectoryPath + "/Plugins/echo.lua"
         guard FileManager.default.fileExists(atPath: plugin) else {
@@ -35,7 +35,11 @@ extension SocketIOBench {
         // default `[bot.flow] send_rate`.)
         var flow = FlowOptions()
         flow.sendRate = 0
-        let spec = BotSpec(options: BotOptions(name: botName), plugins: [.init(name: "echo", path: plugin)],
+        var options = BotOptions(name: botName)
+        // Under valgrind the bot runs some fifty times slower: loading the
+        // plugin's command extension can take longer than the 250 ms budget.
+        if underValgrind { options.limits.timeMilliseconds = 30_000 }
+        let spec = BotSpec(options: options, plugins: [.init(name: "echo", path: plugin)],
                            presence: PresenceOptions(),
                            transport: SocketIOTransport(endpoint: SocketIOEndpoint(host: "127.0.0.1", port: port), name: botName),
                            journal: journal, fsync: .always, flow: flow)

@@ -55,7 +55,8 @@ func benchMain() async {
             FileHandle.standardError.write(Data("--socketio-echo-bot needs a port\n".utf8)); exit(2)
         }
         let durable = CommandLine.arguments.firstIndex(of: "--durable").flatMap { $0 + 1 < CommandLine.arguments.count ? CommandLine.arguments[$0 + 1] : nil }
-        do { try await SocketIOBench.echoBot(port: port, journal: durable) } catch {
+        let underValgrind = CommandLine.arguments.contains("--under-valgrind")
+        do { try await SocketIOBench.echoBot(port: port, journal: durable, underValgrind: underValgrind) } catch {
             FileHandle.standardError.write(Data("Parley echo bot failed: \(error)\n".utf8)); exit(1)
         }
         exit(0)
