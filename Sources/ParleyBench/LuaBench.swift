@@ -150,15 +150,32 @@ struct BenchError: Error, CustomStringConvertible {
     init(_ d: String) { description = d }
 }
 
-func runProcess(_ tool: String, _ args: [String]) throws -> String {
+/// Runs `tool` (found on PATH) and returns its stdout. With `captureErrors`
+/// its stderr is kept out of the report, and quoted when the tool fails.
+func runProcess(_ tool: String, _ args: [String], captureErrors: Bool = false) throws -> String {
     let p = Process()
     p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     p.arguments = [tool] + args
     let out = Pipe()
     p.standardOutput = out
+    // A file, not a pipe: read after the exit, it cannot fill up and stall the tool.
+    let errors = FileManager.default.temporaryDirectory.appendingPathComponent("parley-bench-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).stderr")
+    var errorHandle: FileHandle?
+    if captureErrors {
+        guard FileManager.default.createFile(atPath: errors.path, contents: nil) else { throw BenchError("cannot create \(errors.path)") }
+        errorHandle = try FileHandle(forWritingTo: errors)
+        p.standardError = errorHandle
+    }
+    defer {
+        try? errorHandle?.close()
+        if captureErrors { try? FileManager.default.removeItem(at: errors) }
+    }
     try p.run()
     let data = out.fileHandleForReading.readDataToEndOfFile()
     p.waitUntilExit()
-    guard p.terminationStatus == 0 else { throw BenchError("\(tool) exited with \(p.terminationStatus)") }
+    guard p.terminationStatus == 0 else {
+        let said = captureErrors ? (try? String(contentsOf: errors, encoding: .utf8)) ?? "" : ""
+        throw BenchError("\(tool) exited with \(p.terminationStatus)" + (said.isEmpty ? "" : ": \(said.trimmingCharacters(in: .whitespacesAndNewlines))"))
+    }
     return String(decoding: data, as: UTF8.self)
 }

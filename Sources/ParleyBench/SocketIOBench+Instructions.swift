@@ -26,19 +26,21 @@ enum ReplyInstructions {
 
     /// Nil (with the reason printed) when valgrind is not installed.
     static func run(paths: SocketIOBench.Paths) async throws -> Figures? {
-        guard let valgrind = which("valgrind"), let control = which("callgrind_control"), let strip = which("strip") else {
-            print("instructions per reply: skipped (valgrind, callgrind_control or strip not found)")
+        guard (try? runProcess("callgrind_control", ["--version"], captureErrors: true)) != nil else {
+            print("instructions per reply: skipped (valgrind's callgrind_control not found)")
             return nil
         }
         let dir = try BenchProcess.scratchDirectory("parley-reply-instructions")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         // Valgrind 3.19 cannot read the toolchain's DWARF; symbols are enough.
         let binary = dir + "/ParleyBench"
-        try runTool(strip, ["--strip-debug", "-o", binary, paths.bench])
+        _ = try runProcess("strip", ["--strip-debug", "-o", binary, paths.bench], captureErrors: true)
         let out = dir + "/callgrind.out"
-        let figures = try await SocketIOBench.Rig.withRig(server: .embedded, bot: .parley, paths: paths, startBot: { port in
-            let child = try BenchChild(role: "Parley echo bot under callgrind", executable: valgrind,
-                                       arguments: ["--tool=callgrind", "--compress-strings=no", "--callgrind-out-file=\(out)", binary, "--socketio-echo-bot", String(port), "--under-valgrind"])
+        return try await SocketIOBench.Rig.withRig(server: .embedded, bot: .parley, paths: paths, startBot: { port in
+            // `env` execs valgrind, which execs the tool: the child's pid is the bot's.
+            let child = try BenchChild(role: "Parley echo bot under callgrind", executable: "/usr/bin/env",
+                                       arguments: ["valgrind", "--tool=callgrind", "--compress-strings=no", "--callgrind-out-file=\(out)",
+                                                   binary, "--socketio-echo-bot", String(port), "--under-valgrind"])
             do { _ = try child.line(startingWith: "READY", timeout: 120) } catch {
                 child.stop()
                 throw error
@@ -46,12 +48,11 @@ enum ReplyInstructions {
             return child
         }) { rig in
             try await paced(rig, base: 1, count: warmup)
-            try runTool(control, ["--zero", String(rig.pids.bot)])
+            _ = try runProcess("callgrind_control", ["--zero", String(rig.pids.bot)], captureErrors: true)
             try await paced(rig, base: 1_000, count: measured)
-            try runTool(control, ["--dump", String(rig.pids.bot)])
+            _ = try runProcess("callgrind_control", ["--dump", String(rig.pids.bot)], captureErrors: true)
             return try read(out + ".1", replies: measured)
         }
-        return figures
     }
 
     /// Measures and prints the figure.
@@ -104,29 +105,10 @@ enum ReplyInstructions {
                        byObject: byObject.sorted { $0.value > $1.value }.map { ($0.key, Double($0.value) / n) })
     }
 
-    /// A short name for an object file: its last path component, the bench
-    /// binary as "Parley, NIO, Lua (the binary)".
+    /// A short name for an object file: its last path component, and for the
+    /// bench binary what is linked into it.
     static func label(_ object: String) -> String {
         let name = String(object.split(separator: "/").last ?? Substring(object))
         return name == "ParleyBench" ? "Parley, NIO and Lua (the binary)" : name
-    }
-
-    static func which(_ tool: String) -> String? {
-        for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
-            let path = "\(dir)/\(tool)"
-            if FileManager.default.isExecutableFile(atPath: path) { return path }
-        }
-        return nil
-    }
-
-    static func runTool(_ path: String, _ arguments: [String]) throws {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: path)
-        p.arguments = arguments
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        p.waitUntilExit()
-        guard p.terminationStatus == 0 else { throw BenchError("\(path) \(arguments.joined(separator: " ")) failed (exit \(p.terminationStatus))") }
     }
 }

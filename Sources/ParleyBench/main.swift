@@ -88,11 +88,12 @@ func benchMain() async {
         }
         exit(0)
     }
-    // `--json`: only the JSON codec against Foundation's.
+    // `--journal`: only the journal against SQLite.
     if CommandLine.arguments.contains("--journal") {
         do { try await JournalBench.run(quick: quick) } catch { print("bench failed: \(error)"); exit(1) }
         exit(0)
     }
+    // `--json`: only the JSON codec against Foundation's.
     if CommandLine.arguments.contains("--json") {
         do { try JSONBench.run(quick: quick) } catch { print("bench failed: \(error)"); exit(1) }
         exit(0)
@@ -108,12 +109,12 @@ func benchMain() async {
         do { try await FloodBench.run(seconds: seconds, rate: 10_000) } catch { print("bench failed: \(error)"); exit(1) }
         exit(0)
     }
-    // `--socketio`: only the Socket.IO echo bot bench.
     // `--socketio-instructions`: only the echo bot's instructions per paced reply (callgrind).
     if CommandLine.arguments.contains("--socketio-instructions") {
         do { try await ReplyInstructions.report(paths: try SocketIOBench.Paths.resolve()) } catch { print("bench failed: \(error)"); exit(1) }
         exit(0)
     }
+    // `--socketio`: only the Socket.IO echo bot bench.
     if CommandLine.arguments.contains("--socketio") {
         do { try await SocketIOBench.run(quick: quick) } catch { print("bench failed: \(error)"); exit(1) }
         exit(0)

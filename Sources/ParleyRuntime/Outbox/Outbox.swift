@@ -97,7 +97,7 @@ struct Outbox {
             queuedCount -= 1
             // A drained queue goes: every bot would otherwise keep the
             // capacity of its largest burst for good.
-            let left = queues[plugin].map { $0.count - 1 } ?? 0
+            let left = (queues[plugin]?.count ?? 1) - 1
             if left > 0 {
                 queues[plugin]!.removeFirst()
                 turns.append(plugin)

@@ -38,7 +38,7 @@ public enum JSONText {
         var i = run
         while i < utf8.endIndex {
             let b = utf8[i]
-            let next = utf8.index(after: i)
+            var next = utf8.index(after: i)
             var escape: String? = nil
             switch b {
             case UInt8(ascii: "\""): escape = "\\\""
@@ -49,16 +49,10 @@ public enum JSONText {
             case 0x00..<0x20: escape = unicodeEscape(UInt32(b))
             case 0xE2:
                 // U+2028 and U+2029 are E2 80 A8 and E2 80 A9.
-                var j = next
-                if j < utf8.endIndex, utf8[j] == 0x80 {
-                    j = utf8.index(after: j)
-                    if j < utf8.endIndex, utf8[j] == 0xA8 || utf8[j] == 0xA9 {
-                        out += s[run..<i]
-                        out += unicodeEscape(utf8[j] == 0xA8 ? 0x2028 : 0x2029)
-                        i = utf8.index(after: j)
-                        run = i
-                        continue
-                    }
+                let second = next, third = next < utf8.endIndex ? utf8.index(after: next) : next
+                if third < utf8.endIndex, utf8[second] == 0x80, utf8[third] == 0xA8 || utf8[third] == 0xA9 {
+                    escape = unicodeEscape(utf8[third] == 0xA8 ? 0x2028 : 0x2029)
+                    next = utf8.index(after: third)
                 }
             default: break
             }

@@ -159,9 +159,10 @@ private struct JSONParser {
         var runStart = i
         // Filled only once an escape is met; plain strings are decoded straight from the input.
         var unescaped: [UInt8]? = nil
-        // ASCII needs no validation: `String(decoding:)` takes it as it is,
-        // where the generic `String(validating:)` costs about a thousand
-        // instructions a string (most strings of a chat are ASCII).
+        // Escapes are decoded to valid UTF-8, so only raw bytes above 0x7F
+        // need checking: without any, `String(decoding:)` takes the bytes as
+        // they are, where the generic `String(validating:)` costs about a
+        // thousand instructions a string (most strings of a chat are ASCII).
         var ascii = true
         while true {
             guard let b = peek else { throw fail("unterminated string", at: start) }
@@ -172,11 +173,9 @@ private struct JSONParser {
                 let decoded: String?
                 if var buffer = unescaped {
                     buffer.append(contentsOf: run)
-                    decoded = String(validating: buffer, as: UTF8.self)
-                } else if ascii {
-                    decoded = String(decoding: run, as: UTF8.self)
+                    decoded = ascii ? String(decoding: buffer, as: UTF8.self) : String(validating: buffer, as: UTF8.self)
                 } else {
-                    decoded = String(validating: run, as: UTF8.self)
+                    decoded = ascii ? String(decoding: run, as: UTF8.self) : String(validating: run, as: UTF8.self)
                 }
                 guard let s = decoded else { throw fail("invalid UTF-8 in string", at: start) }
                 return s
