@@ -12,7 +12,8 @@ import ParleyCore
 /// zeroed, `measured` messages are answered, and the counters are dumped.
 /// A reply is all the bot does for one message: four frames read (the
 /// message and its typing update, then the same for its own reply coming
-/// back), one written.
+/// back), one written. The lean Lua bot (`LeanEcho`) is counted beside it
+/// for scale.
 enum ReplyInstructions {
     static let perSecond = 50
     static let warmup = 40
@@ -22,7 +23,12 @@ enum ReplyInstructions {
         var perReply: Double
         /// Instructions per reply by where the code lives, largest first.
         var byObject: [(name: String, perReply: Double)]
+        /// The lean Lua bot's (`LeanEcho`), for scale: the least a Lua bot on the same codec does.
+        var leanPerReply: Double
     }
+
+    /// Replies of the lean bot's two runs: their difference cancels its start-up.
+    static let leanReplies = (60, 260)
 
     /// Nil (with the reason printed) when valgrind is not installed.
     static func run(paths: SocketIOBench.Paths) async throws -> Figures? {
@@ -36,7 +42,24 @@ enum ReplyInstructions {
         let binary = dir + "/ParleyBench"
         _ = try runProcess("strip", ["--strip-debug", "-o", binary, paths.bench], captureErrors: true)
         let out = dir + "/callgrind.out"
-        return try await SocketIOBench.Rig.withRig(server: .embedded, bot: .parley, paths: paths, startBot: { port in
+        // The lean bot in a child under valgrind (`--lean-bot-replies`), its driver here.
+        var leanTotals: [Int] = []
+        for (i, n) in [leanReplies.0, leanReplies.1].enumerated() {
+            let file = dir + "/lean-\(i).out"
+            let child = Process()
+            child.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            child.standardOutput = FileHandle.nullDevice
+            child.standardError = FileHandle.nullDevice
+            try WakeFloor.driveLeanResponder(messages: n, perSecond: perSecond) { port in
+                child.arguments = ["valgrind", "--tool=callgrind", "--callgrind-out-file=\(file)", binary, "--lean-bot-replies", String(n), String(port)]
+                try child.run()
+            }
+            child.waitUntilExit()
+            guard child.terminationStatus == 0 else { throw BenchError("the lean bot under callgrind exited with \(child.terminationStatus)") }
+            leanTotals.append(Int(try read(file, replies: 1).perReply))
+        }
+        let lean = Double(leanTotals[1] - leanTotals[0]) / Double(leanReplies.1 - leanReplies.0)
+        var figures = try await SocketIOBench.Rig.withRig(server: .embedded, bot: .parley, paths: paths, startBot: { port in
             // `env` execs valgrind, which execs the tool: the child's pid is the bot's.
             let child = try BenchChild(role: "Parley echo bot under callgrind", executable: "/usr/bin/env",
                                        arguments: ["valgrind", "--tool=callgrind", "--compress-strings=no", "--callgrind-out-file=\(out)",
@@ -53,6 +76,8 @@ enum ReplyInstructions {
             _ = try runProcess("callgrind_control", ["--dump", String(rig.pids.bot)], captureErrors: true)
             return try read(out + ".1", replies: measured)
         }
+        figures.leanPerReply = lean
+        return figures
     }
 
     /// Measures and prints the figure.
@@ -62,6 +87,8 @@ enum ReplyInstructions {
         print("\ninstructions per reply, Parley's echo bot under callgrind (\(measured) replies at \(perSecond) msg/s, each its own wake): "
               + "\(Int(f.perReply.rounded()))")
         print("  by where the code lives: " + parts.joined(separator: "; "))
+        print("  the lean Lua echo bot (the same codec, a plain Lua function, no runtime; two frames read a reply, not four): "
+              + "\(Int(f.leanPerReply.rounded())) (the difference of runs of \(leanReplies.0) and \(leanReplies.1) replies)")
     }
 
     /// Sends `count` messages at `perSecond` and waits for every reply.
@@ -102,7 +129,7 @@ enum ReplyInstructions {
         guard total > 0 else { throw BenchError("callgrind's dump at \(path) has no costs") }
         let n = Double(replies)
         return Figures(perReply: Double(total) / n,
-                       byObject: byObject.sorted { $0.value > $1.value }.map { ($0.key, Double($0.value) / n) })
+                       byObject: byObject.sorted { $0.value > $1.value }.map { ($0.key, Double($0.value) / n) }, leanPerReply: 0)
     }
 
     /// A short name for an object file: its last path component, and for the

@@ -103,6 +103,40 @@ enum WakeFloor {
         drive(fd, messages: messages, perSecond: perSecond, framing: framing)
     }
 
+    /// Child mode `--lean-bot-replies N PORT`: `LeanEcho` connects to the
+    /// driver on PORT and answers N messages (its instructions are counted
+    /// under valgrind, where it cannot start the driver itself: Foundation's
+    /// `Process` fails there on the descriptors valgrind keeps open).
+    static func leanResponder(port: Int, replies: Int) throws {
+        let fd = try tcpSocket()
+        var address = loopback(port: port)
+        let length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        try withSockaddr(&address) { guard connect(fd, $0, length) == 0 else { throw BenchError("lean bot: connect failed (errno \(errno))") } }
+        noDelay(fd)
+        guard try respondThroughNIO(on: fd, replies: replies, responder: .leanBot) != nil else { throw BenchError("lean bot: the driver went away") }
+    }
+
+    /// The driver's side in this process for `leanResponder` in another:
+    /// `start` starts it with the port to connect to.
+    static func driveLeanResponder(messages: Int, perSecond: Int, start: (Int) throws -> Void) throws {
+        let listener = try tcpSocket()
+        defer { close(listener) }
+        var address = loopback(port: 0)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        try withSockaddr(&address) { guard bind(listener, $0, length) == 0 else { throw BenchError("lean bot driver: bind failed (errno \(errno))") } }
+        try withSockaddr(&address) { guard getsockname(listener, $0, &length) == 0 else { throw BenchError("lean bot driver: getsockname failed") } }
+        guard listen(listener, 1) == 0 else { throw BenchError("lean bot driver: listen failed") }
+        try start(Int(UInt16(bigEndian: address.sin_port)))
+        // Under valgrind the bot takes seconds to start.
+        var incoming = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
+        guard poll(&incoming, 1, 120_000) == 1 else { throw BenchError("lean bot driver: the bot did not connect within 120 s") }
+        let fd = accept(listener, nil, nil)
+        guard fd >= 0 else { throw BenchError("lean bot driver: accept failed") }
+        defer { close(fd) }
+        noDelay(fd)
+        drive(fd, messages: messages, perSecond: perSecond, framing: .socketio)
+    }
+
     /// The bot's side: wait, read, answer a message, swallow an echo.
     private static func respond(on fd: Int32, replies: Int) -> Figures? {
         var buffer = [UInt8](repeating: 0, count: 4096)

@@ -72,6 +72,14 @@ func benchMain() async {
         }
         exit(0)
     }
+    // Child mode of the instruction count: the lean Lua bot answers N messages from the driver on PORT, then exits.
+    if let i = CommandLine.arguments.firstIndex(of: "--lean-bot-replies"), i + 2 < CommandLine.arguments.count,
+       let n = Int(CommandLine.arguments[i + 1]), let port = Int(CommandLine.arguments[i + 2]) {
+        do { try WakeFloor.leanResponder(port: port, replies: n) } catch {
+            FileHandle.standardError.write(Data("lean bot failed: \(error)\n".utf8)); exit(1)
+        }
+        exit(0)
+    }
     // Child mode of the flood bench: the moderator bot on port PORT, journal in DIR.
     if let i = CommandLine.arguments.firstIndex(of: "--flood-bot"), i + 2 < CommandLine.arguments.count,
        let port = Int(CommandLine.arguments[i + 1]) {
