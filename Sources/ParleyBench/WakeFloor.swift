@@ -57,29 +57,18 @@ enum WakeFloor {
     static let frameBytes = 60
 
     static func measure(seconds: Double, perSecond: Int = 1_000, through responder: Responder = .poll) throws -> Figures {
-        let listener = try tcpSocket()
+        let (listener, port) = try Self.listener()
         defer { close(listener) }
-        var address = loopback(port: 0)
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        try withSockaddr(&address) { guard bind(listener, $0, length) == 0 else { throw BenchError("wake floor: bind failed (errno \(errno))") } }
-        try withSockaddr(&address) { guard getsockname(listener, $0, &length) == 0 else { throw BenchError("wake floor: getsockname failed") } }
-        guard listen(listener, 1) == 0 else { throw BenchError("wake floor: listen failed") }
-
         // The driver is a process of its own, as the server is for the bots:
         // a wake from another process costs more than one from a thread.
         let count = max(1, Int(seconds * Double(perSecond)))
         let driver = Process()
         driver.executableURL = URL(fileURLWithPath: BenchProcess.executable)
-        driver.arguments = ["--wake-floor-driver", "\(UInt16(bigEndian: address.sin_port))", "\(count)", "\(perSecond)",
-                            responder.framing.rawValue]
+        driver.arguments = ["--wake-floor-driver", "\(port)", "\(count)", "\(perSecond)", responder.framing.rawValue]
         try driver.run()
         defer { if driver.isRunning { driver.terminate() }; driver.waitUntilExit() }
         // A driver that died before it connected must not hang the bench in `accept`.
-        var incoming = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
-        guard poll(&incoming, 1, 10_000) == 1 else { throw BenchError("wake floor: the driver process did not connect within 10 s") }
-        let fd = accept(listener, nil, nil)
-        guard fd >= 0 else { throw BenchError("wake floor: accept failed") }
-        noDelay(fd)
+        let fd = try acceptOne(listener, within: 10, who: "the driver process")
         let figures: Figures?
         switch responder {
         case .poll:
@@ -94,12 +83,8 @@ enum WakeFloor {
 
     /// Child mode `--wake-floor-driver PORT COUNT RATE FRAMING`: the server's side.
     static func driver(port: Int, messages: Int, perSecond: Int, framing: Framing) throws {
-        let fd = try tcpSocket()
+        let fd = try connected(port: port)
         defer { close(fd) }
-        var address = loopback(port: port)
-        let length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        try withSockaddr(&address) { guard connect(fd, $0, length) == 0 else { throw BenchError("wake floor driver: connect failed (errno \(errno))") } }
-        noDelay(fd)
         drive(fd, messages: messages, perSecond: perSecond, framing: framing)
     }
 
@@ -108,32 +93,20 @@ enum WakeFloor {
     /// under valgrind, where it cannot start the driver itself: Foundation's
     /// `Process` fails there on the descriptors valgrind keeps open).
     static func leanResponder(port: Int, replies: Int) throws {
-        let fd = try tcpSocket()
-        var address = loopback(port: port)
-        let length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        try withSockaddr(&address) { guard connect(fd, $0, length) == 0 else { throw BenchError("lean bot: connect failed (errno \(errno))") } }
-        noDelay(fd)
+        // The channel owns the descriptor from here on.
+        let fd = try connected(port: port)
         guard try respondThroughNIO(on: fd, replies: replies, responder: .leanBot) != nil else { throw BenchError("lean bot: the driver went away") }
     }
 
     /// The driver's side in this process for `leanResponder` in another:
     /// `start` starts it with the port to connect to.
     static func driveLeanResponder(messages: Int, perSecond: Int, start: (Int) throws -> Void) throws {
-        let listener = try tcpSocket()
+        let (listener, port) = try Self.listener()
         defer { close(listener) }
-        var address = loopback(port: 0)
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        try withSockaddr(&address) { guard bind(listener, $0, length) == 0 else { throw BenchError("lean bot driver: bind failed (errno \(errno))") } }
-        try withSockaddr(&address) { guard getsockname(listener, $0, &length) == 0 else { throw BenchError("lean bot driver: getsockname failed") } }
-        guard listen(listener, 1) == 0 else { throw BenchError("lean bot driver: listen failed") }
-        try start(Int(UInt16(bigEndian: address.sin_port)))
+        try start(port)
         // Under valgrind the bot takes seconds to start.
-        var incoming = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
-        guard poll(&incoming, 1, 120_000) == 1 else { throw BenchError("lean bot driver: the bot did not connect within 120 s") }
-        let fd = accept(listener, nil, nil)
-        guard fd >= 0 else { throw BenchError("lean bot driver: accept failed") }
+        let fd = try acceptOne(listener, within: 120, who: "the lean bot")
         defer { close(fd) }
-        noDelay(fd)
         drive(fd, messages: messages, perSecond: perSecond, framing: .socketio)
     }
 
@@ -323,6 +296,47 @@ enum WakeFloor {
     private static let rusageThread = __rusage_who_t(1)
 
     private static func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
+
+    /// A socket listening on 127.0.0.1 at a free port, and the port.
+    private static func listener() throws -> (fd: Int32, port: Int) {
+        let fd = try tcpSocket()
+        var address = loopback(port: 0)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        do {
+            try withSockaddr(&address) { guard bind(fd, $0, length) == 0 else { throw BenchError("wake floor: bind failed (errno \(errno))") } }
+            try withSockaddr(&address) { guard getsockname(fd, $0, &length) == 0 else { throw BenchError("wake floor: getsockname failed") } }
+            guard listen(fd, 1) == 0 else { throw BenchError("wake floor: listen failed") }
+        } catch {
+            close(fd)
+            throw error
+        }
+        return (fd, Int(UInt16(bigEndian: address.sin_port)))
+    }
+
+    /// The one connection to `listener`, Nagle off; `who` did not connect within `seconds`, else.
+    private static func acceptOne(_ listener: Int32, within seconds: Int32, who: String) throws -> Int32 {
+        var incoming = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
+        guard poll(&incoming, 1, seconds * 1000) == 1 else { throw BenchError("wake floor: \(who) did not connect within \(seconds) s") }
+        let fd = accept(listener, nil, nil)
+        guard fd >= 0 else { throw BenchError("wake floor: accept failed (errno \(errno))") }
+        noDelay(fd)
+        return fd
+    }
+
+    /// A socket connected to 127.0.0.1:`port`, Nagle off.
+    private static func connected(port: Int) throws -> Int32 {
+        let fd = try tcpSocket()
+        var address = loopback(port: port)
+        let length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        do {
+            try withSockaddr(&address) { guard connect(fd, $0, length) == 0 else { throw BenchError("wake floor: connect to port \(port) failed (errno \(errno))") } }
+        } catch {
+            close(fd)
+            throw error
+        }
+        noDelay(fd)
+        return fd
+    }
 
     private static func tcpSocket() throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
