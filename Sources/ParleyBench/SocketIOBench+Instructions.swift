@@ -46,17 +46,23 @@ enum ReplyInstructions {
         var leanTotals: [Int] = []
         for (i, n) in [leanReplies.0, leanReplies.1].enumerated() {
             let file = dir + "/lean-\(i).out"
-            let child = Process()
-            child.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            child.standardOutput = FileHandle.nullDevice
-            child.standardError = FileHandle.nullDevice
-            try WakeFloor.driveLeanResponder(messages: n, perSecond: perSecond) { port in
-                child.arguments = ["valgrind", "--tool=callgrind", "--callgrind-out-file=\(file)", binary, "--lean-bot-replies", String(n), String(port)]
-                try child.run()
+            var child: BenchChild?
+            do {
+                try WakeFloor.driveLeanResponder(messages: n, perSecond: perSecond) { port in
+                    child = try BenchChild(role: "lean Lua bot under callgrind", executable: "/usr/bin/env",
+                                           arguments: ["valgrind", "--tool=callgrind", "--callgrind-out-file=\(file)",
+                                                       binary, "--lean-bot-replies", String(n), String(port)])
+                }
+            } catch {
+                child?.stop()
+                throw error
             }
-            child.waitUntilExit()
-            guard child.terminationStatus == 0 else { throw BenchError("the lean bot under callgrind exited with \(child.terminationStatus)") }
-            leanTotals.append(Int(try read(file, replies: 1).perReply))
+            // It exits once it has answered; `stop` waits for that and shows its stderr if it failed.
+            child?.stop()
+            guard let process = child?.process, process.terminationReason == .exit, process.terminationStatus == 0 else {
+                throw BenchError("the lean Lua bot under callgrind did not exit cleanly")
+            }
+            leanTotals.append(try costs(file).values.reduce(0, +))
         }
         let lean = Double(leanTotals[1] - leanTotals[0]) / Double(leanReplies.1 - leanReplies.0)
         var figures = try await SocketIOBench.Rig.withRig(server: .embedded, bot: .parley, paths: paths, startBot: { port in
@@ -109,8 +115,16 @@ enum ReplyInstructions {
         }
     }
 
-    /// The dump's self costs summed by object file (`ob=`), per reply.
+    /// The dump's self costs summed by object file, per reply.
     static func read(_ path: String, replies: Int) throws -> Figures {
+        let byObject = try costs(path)
+        let n = Double(replies)
+        return Figures(perReply: Double(byObject.values.reduce(0, +)) / n,
+                       byObject: byObject.sorted { $0.value > $1.value }.map { ($0.key, Double($0.value) / n) }, leanPerReply: 0)
+    }
+
+    /// A callgrind dump's self costs (instructions) summed by object file (`ob=`).
+    static func costs(_ path: String) throws -> [String: Int] {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { throw BenchError("callgrind wrote no dump at \(path)") }
         var byObject: [String: Int] = [:]
         var object = "?"
@@ -125,11 +139,8 @@ enum ReplyInstructions {
                 if fields.count >= 2, let cost = Int(fields[1]) { byObject[Self.label(object), default: 0] += cost }
             }
         }
-        let total = byObject.values.reduce(0, +)
-        guard total > 0 else { throw BenchError("callgrind's dump at \(path) has no costs") }
-        let n = Double(replies)
-        return Figures(perReply: Double(total) / n,
-                       byObject: byObject.sorted { $0.value > $1.value }.map { ($0.key, Double($0.value) / n) }, leanPerReply: 0)
+        guard byObject.values.reduce(0, +) > 0 else { throw BenchError("callgrind's dump at \(path) has no costs") }
+        return byObject
     }
 
     /// A short name for an object file: its last path component, and for the
