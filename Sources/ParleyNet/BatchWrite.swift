@@ -1,12 +1,13 @@
+import NIOCore
 import ParleyCore
 
-/// The batch send of a transport that writes a whole batch at once:
-/// `encode` adds one message to the pending write (throwing refuses that
-/// message alone, and nothing of it may have been added), then `write`
-/// sends what was encoded. A failed write fails the first encoded message
-/// and everything after it.
-public nonisolated(nonsending) func sendAsOneWrite(_ batch: [OutgoingMessage], encode: (OutgoingMessage) throws -> Void,
-                                            write: () async throws -> Void) async -> [SendOutcome] {
+/// The one-write send of a transport (`TransportSession.write`): `encode`
+/// adds one message to the pending write (throwing refuses that message
+/// alone, and nothing of it may have been added), then `write` sends what
+/// was encoded. A failed write fails the first encoded message and
+/// everything after it. The future never fails.
+public func writeAsOne(_ batch: [OutgoingMessage], on loop: any EventLoop, encode: (OutgoingMessage) throws -> Void,
+                       write: () -> EventLoopFuture<Void>) -> EventLoopFuture<[SendOutcome]> {
     var outcomes: [SendOutcome] = []
     outcomes.reserveCapacity(batch.count)
     var firstWritten: Int?
@@ -19,11 +20,13 @@ public nonisolated(nonsending) func sendAsOneWrite(_ batch: [OutgoingMessage], e
             outcomes.append(.refused(error as? TransportError ?? TransportError(.refused, "\(error)")))
         }
     }
-    guard let first = firstWritten else { return outcomes }
-    do {
-        try await write()
-    } catch {
-        return Array(outcomes[..<first]) + [.failed(error)]
+    guard let first = firstWritten else { return loop.makeSucceededFuture(outcomes) }
+    let done = loop.makePromise(of: [SendOutcome].self)
+    write().whenComplete { [outcomes] result in
+        switch result {
+        case .success: done.succeed(outcomes)
+        case .failure(let error): done.succeed(Array(outcomes[..<first]) + [.failed(error)])
+        }
     }
-    return outcomes
+    return done.futureResult
 }

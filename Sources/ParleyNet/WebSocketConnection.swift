@@ -171,25 +171,28 @@ package final class WebSocketConnection: Sendable {
     /// Writes messages, one frame each, with one flush, without waiting
     /// (heartbeat answers, acks).
     package func enqueue(_ messages: [WebSocketMessage]) {
-        _ = write(messages)
+        if !messages.isEmpty { _ = write(messages) }
     }
 
     /// Writes messages with one flush and waits for the write.
     package nonisolated(nonsending) func send(_ messages: [WebSocketMessage]) async throws {
         do {
-            try await write(messages)?.valueOnCaller()
+            try await write(messages).valueOnCaller()
         } catch {
             throw TransportError(.closed, "WebSocket write failed: \(error)")
         }
     }
 
+    /// Writes messages with one flush; the future completes with the write
+    /// (at once when the socket took it, on its own loop).
+    ///
     /// Every frame and the flush in one event-loop task. Called off the loop
     /// (a load generator, a link on a shared loop), each `channel.write` and
     /// the `flush` would be a task of its own, and each task wakes the loop:
     /// a batch of replies would cost a wake per frame instead of one.
-    private func write(_ messages: [WebSocketMessage]) -> EventLoopFuture<Void>? {
-        guard !messages.isEmpty else { return nil }
+    package func write(_ messages: [WebSocketMessage]) -> EventLoopFuture<Void> {
         let channel = self.channel
+        guard !messages.isEmpty else { return channel.eventLoop.makeSucceededVoidFuture() }
         let frames = messages.map { m -> WebSocketFrame in
             switch m {
             case .text(let s):

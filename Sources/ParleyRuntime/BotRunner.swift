@@ -97,9 +97,18 @@ public actor BotRunner {
     /// Every send of this run from its commit to the transport's confirmation.
     var outbox: Outbox
     var typingQueue: [(room: String, on: Bool)] = []
+    /// The drain has sends or typing to hand on, or a write in flight (see `Outbox/`).
     var draining = false
-    /// The pump, waiting for the journal or the drain to catch up (`mustHoldBack`).
-    var pumpWaiters: [CheckedContinuation<Void, Never>] = []
+    /// `drainOn` is running: a write completed inside it leaves the rest to it.
+    var drainRunning = false
+    /// The write the drain waits for.
+    var writing: Write?
+    /// The session whose events the pump hands to the plugins (see `Router/`).
+    var pump: Pump?
+    /// A turn of the pump is queued on the loop.
+    var turnQueued = false
+    /// The pump waits for the journal or the drain to catch up (`mustHoldBack`).
+    var pumpHeld = false
     /// The drain's last batch stopped at the rate cap: a backlog is then the
     /// cap's doing, and it is for `outbox_sends` to bound, not for the pump to wait on.
     var rateHeld = false

@@ -63,17 +63,21 @@ public protocol TransportSession: Sendable {
     /// cooperative pool and back would cost two thread wakes each time.
     nonisolated(nonsending) func send(_ message: OutgoingMessage) async throws
 
-    /// Hands several messages to the server, in order, as one write where
-    /// the protocol allows. Returns what became of each, in order, for a
-    /// prefix of `batch`: it stops after the first `.failed` (the link is
-    /// going down), and the messages past its end were not delivered.
+    /// Writes several messages to the server, in order, as one write, and
+    /// returns at once: the future (completed on the link's loop, never
+    /// failed) holds what became of each, for a prefix of `batch` that stops
+    /// after the first `.failed` (the link is going down; the messages past
+    /// its end were not delivered). Nil when this session confirms messages
+    /// one by one (receipts, acks, HTTP requests): `send(_ batch:)` then.
     ///
-    /// Why: the runner's outbox holds every reply a batch of events made.
-    /// Sent one by one, each costs a task on the event loop and a resumption
-    /// for its completion; under load those, not the bytes, are where a
-    /// bot's time goes (the Socket.IO bench). Transports
-    /// whose deliveries are confirmed one by one (receipts, acks, HTTP
-    /// requests) keep the default, which sends one at a time.
+    /// Why a future: the runner's drain calls it on the bot's loop, and the
+    /// write of a writable socket completes inside the call, so a reply is
+    /// written and recorded without a task or a resumption.
+    func write(_ batch: [OutgoingMessage]) -> EventLoopFuture<[SendOutcome]>?
+
+    /// Sends several messages, in order, with the same outcomes as `write`:
+    /// by default its one write when there is one, else one at a time, each
+    /// confirmed before the next.
     nonisolated(nonsending) func send(_ batch: [OutgoingMessage]) async -> [SendOutcome]
 
     /// Shows or hides the typing indicator (ignored where the transport has none).
@@ -142,9 +146,12 @@ extension TransportSession {
         throw TransportError(.refused, "not supported")
     }
 
-    /// One at a time, each confirmed before the next.
+    /// Sessions that confirm every message have no one-write path.
+    public func write(_ batch: [OutgoingMessage]) -> EventLoopFuture<[SendOutcome]>? { nil }
+
     public nonisolated(nonsending) func send(_ batch: [OutgoingMessage]) async -> [SendOutcome] {
-        await sendOneByOne(batch)
+        guard let written = write(batch) else { return await sendOneByOne(batch) }
+        return await written.outcomes()
     }
 
     /// The default of `send(_:)`, for the transports that override it only in some modes.
@@ -163,6 +170,14 @@ extension TransportSession {
             }
         }
         return outcomes
+    }
+}
+
+extension EventLoopFuture<[SendOutcome]> {
+    /// A one-write send's outcomes (`TransportSession.write`), awaited on
+    /// the caller's executor; such a future never fails.
+    public nonisolated(nonsending) func outcomes() async -> [SendOutcome] {
+        (try? await valueOnCaller()) ?? []
     }
 }
 

@@ -58,8 +58,9 @@ public final class BotLoops: Sendable {
 /// only one, and the preferred one of the tasks here. From the loop's own
 /// thread (an event read, a write completed) queueing a job costs no wake.
 public final class BotLoop: SerialExecutor, TaskExecutor, @unchecked Sendable {
-    /// How long `letTheLinkIn` parks the runner: long enough that the loop
-    /// finishes its current round of tasks and polls its sockets first.
+    /// How long a bot's pump waits after a slice of plugin work: long enough
+    /// that the loop finishes its current round of tasks and polls its
+    /// sockets first.
     static let linkTurn = TimeAmount.milliseconds(1)
 
     /// The event loop; the links of this loop's bots are opened on it.
@@ -104,20 +105,6 @@ public final class BotLoop: SerialExecutor, TaskExecutor, @unchecked Sendable {
     /// returned task is cancelled first (a bot's next plugin timer).
     func schedule(after seconds: Double, _ action: @escaping @Sendable () -> Void) -> Scheduled<Void> {
         loop.scheduleTask(in: .nanoseconds(Int64(max(0, min(seconds, 1e9)) * 1e9)), action)
-    }
-
-    /// Returns once the loop has polled its sockets: the links of this loop's
-    /// bots read and answer what waits (pings, the next frames) before the
-    /// caller's plugins go on.
-    ///
-    /// Why a timer and not `Task.yield()`: NIO runs every task queued during
-    /// a round of tasks in that same round, before it polls its sockets, so a
-    /// yielded runner would come straight back. A task due in the future
-    /// waits for the next round, which starts with the poll.
-    func letTheLinkIn() async {
-        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-            _ = loop.scheduleTask(in: Self.linkTurn) { c.resume() }
-        }
     }
 
     /// The new thread's loop, handed to the initializer: written once

@@ -63,12 +63,11 @@ extension BotRunner {
             || (outbox.queuedCount > Self.maxOutboxBacklog && draining && !rateHeld)
     }
 
-    /// Lets a held-back pump look again (it waits on if it still must).
+    /// Lets a held-back pump go on once it need not wait any more.
     func resumePump() {
-        guard !pumpWaiters.isEmpty, !mustHoldBack else { return }
-        let waiters = pumpWaiters
-        pumpWaiters.removeAll()
-        for w in waiters { w.resume() }
+        guard pumpHeld, !mustHoldBack else { return }
+        pumpHeld = false
+        queueTurn()
     }
 
     /// Carries out everything but sends (`accept` takes those).

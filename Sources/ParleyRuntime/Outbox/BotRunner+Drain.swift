@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Metrics
+import NIOCore
 import ParleyCore
 import ParleyJournal
 import ParleyLua
@@ -8,16 +9,23 @@ import ParleyNet
 
 /// The outbox drain: queued sends to the transport in batches, paced by the
 /// rate cap, recorded as delivered once the transport confirmed them.
+///
+/// The drain is not a task either: `drainOn` runs on the bot's loop until it
+/// must wait (for a write, the rate cap or a typing change), and what it
+/// waits for calls it again. A socket that takes the write at once completes
+/// it inside `write`, so a reply is sent and recorded in that same call.
 extension BotRunner {
+    /// The write the drain waits for: its batch, and what became of each
+    /// message once the transport says.
+    struct Write {
+        var batch: [OutgoingMessage]
+        var outcomes: [SendOutcome]?
+    }
+
     func kickDrain() {
         guard !draining, session != nil, outbox.queuedCount > 0 || !typingQueue.isEmpty else { return }
         draining = true
-        // Starts on this thread at once: a plain `Task` would first wake a
-        // cooperative-pool thread only to hop back here. An unstructured task
-        // does not inherit the run's executor preference, so it names it:
-        // each completed write (on this same loop) then resumes the drain
-        // here, not on the pool.
-        Task.immediate(executorPreference: executor) { await self.drain() }
+        drainOn()
     }
 
     /// Sends handed to the transport in one batch at most: all of a busy
@@ -26,68 +34,110 @@ extension BotRunner {
     static let sendBatchLimit = 64
 
     /// Hands queued sends to the transport in order, as many at a time as
-    /// are waiting (up to `sendBatchLimit`) and the rate cap allows.
-    func drain() async {
-        defer {
-            draining = false
-            resumePump()
-        }
-        while let s = session {
-            if !typingQueue.isEmpty {
-                let t = typingQueue.removeFirst()
-                try? await s.typing(room: t.room, on: t.on)
+    /// are waiting (up to `sendBatchLimit`) and the rate cap allows, until
+    /// none is left, the link fails, or it must wait; whatever it waits for
+    /// calls it again.
+    func drainOn() {
+        guard !drainRunning else { return }
+        drainRunning = true
+        defer { drainRunning = false }
+        while true {
+            if let w = writing {
+                // Still on its way: its completion goes on from here.
+                guard let outcomes = w.outcomes else { return }
+                writing = nil
+                if !settle(w.batch, outcomes) { break }
                 continue
             }
-            // Expired sends are dropped on the way, and recorded as done with the batch.
+            guard let s = session else { break }
+            if !typingQueue.isEmpty {
+                let t = typingQueue.removeFirst()
+                // Typing has no one-write path: it waits in a task of its own.
+                Task.immediate(executorPreference: executor) {
+                    try? await s.typing(room: t.room, on: t.on)
+                    self.drainOn()
+                }
+                return
+            }
+            // Expired sends are dropped on the way, and recorded as done now.
             var wait = 0.0
             let (batch, expired) = outbox.takeBatch(limit: Self.sendBatchLimit, now: BotHost.now()) {
                 // The rate cap: stop at the first send without a token (the outbox keeps it meanwhile).
                 wait = sendRate.take(now: Self.monotonic())
                 return wait == 0
             }
-            var done: [String] = []
-            for m in expired {
-                dropped(m, "expired after waiting \(Int(spec.presence.outboxExpiry)) s offline")
-                done.append(m.id)
-            }
+            for m in expired { dropped(m, "expired after waiting \(Int(spec.presence.outboxExpiry)) s offline") }
+            if !expired.isEmpty { markDone(expired.map(\.id)) }
             rateHeld = wait > 0
             resumePump()
-            var linkFailed = false
-            if !batch.isEmpty {
-                let outcomes = await s.send(batch)
-                var settled = 0
-                for (m, outcome) in zip(batch, outcomes) {
-                    switch outcome {
-                    case .delivered:
-                        RuntimeMetrics.sends.increment()
-                        observer.sent(name, m.plugin, m.room, m.text)
-                    case .refused(let error):
-                        dropped(m, error.message)
-                    case .failed:
-                        linkFailed = true
-                    }
-                    if linkFailed { break }
-                    settled += 1
-                    done.append(m.id)
-                }
-                // The failed one and those after it: the link is going down;
-                // presence reconnects and drains them again, first and in order.
-                outbox.settle(settled)
-                linkFailed = linkFailed || settled < batch.count
-            }
-            if !done.isEmpty {
-                do {
-                    if let host { try onLoop(host) { try $0.markDelivered(done) } }
-                } catch {
-                    fail("journal failed: \(error)")
-                }
-            }
-            if linkFailed { break }
-            if batch.isEmpty, done.isEmpty {
+            if batch.isEmpty {
+                guard expired.isEmpty else { continue }
                 guard wait > 0 else { break }
-                try? await Task.sleep(for: .milliseconds(Int((wait * 1000).rounded(.up))))
+                _ = executor.schedule(after: wait) { [weak self] in self?.assumeIsolated { $0.drainOn() } }
+                return
+            }
+            writing = Write(batch: batch)
+            if let written = s.write(batch) {
+                // Completed already when the socket took the write: the loop's next round sees it.
+                written.whenComplete { [weak self] result in
+                    self?.onRunner { $0.written((try? result.get()) ?? []) }
+                }
+            } else {
+                Task.immediate(executorPreference: executor) {
+                    let outcomes = await s.send(batch)
+                    self.written(outcomes)
+                }
             }
         }
+        draining = false
+        resumePump()
+    }
+
+    /// The transport's word on the write in flight.
+    func written(_ outcomes: [SendOutcome]) {
+        writing?.outcomes = outcomes
+        drainOn()
+    }
+
+    /// What became of a batch: delivered ones counted and recorded as done,
+    /// refused ones dropped and recorded as done; false when the link failed
+    /// (the failed one and those after it go back to the outbox, first and
+    /// in order, for presence to drain after the reconnect).
+    func settle(_ batch: [OutgoingMessage], _ outcomes: [SendOutcome]) -> Bool {
+        var done: [String] = []
+        var linkFailed = false
+        for (m, outcome) in zip(batch, outcomes) {
+            switch outcome {
+            case .delivered:
+                RuntimeMetrics.sends.increment()
+                observer.sent(name, m.plugin, m.room, m.text)
+            case .refused(let error):
+                dropped(m, error.message)
+            case .failed:
+                linkFailed = true
+            }
+            if linkFailed { break }
+            done.append(m.id)
+        }
+        outbox.settle(done.count)
+        markDone(done)
+        return !linkFailed && done.count == batch.count
+    }
+
+    /// Sends that will not go out again: recorded as delivered in the journal.
+    func markDone(_ ids: [String]) {
+        guard !ids.isEmpty, let host else { return }
+        do {
+            try onLoop(host) { try $0.markDelivered(ids) }
+        } catch {
+            fail("journal failed: \(error)")
+        }
+    }
+
+    /// Runs `body` isolated to this runner: at once on the loop's thread
+    /// (a write completed there), else as a job on the loop (`later`).
+    nonisolated func onRunner(_ body: @escaping @Sendable (isolated BotRunner) -> Void) {
+        if executor.loop.inEventLoop { assumeIsolated(body) } else { later(body) }
     }
 
     /// A send that will never go out: logged and counted here; the caller

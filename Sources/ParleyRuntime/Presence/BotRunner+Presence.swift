@@ -12,7 +12,7 @@ extension BotRunner {
     func presenceLoop() async -> BotOutcome {
         while !stopping {
             if let failure { return .failed(failure) }
-            await setState(.connecting)
+            setState(.connecting)
             if stopping { break }
             let s: any TransportSession
             switch await connect() {
@@ -66,7 +66,7 @@ extension BotRunner {
             return .done(.failed(error.message))
         } catch let error as TransportError where error.kind == .kicked {
             log(.error, "kicked by the server: \(error.message)")
-            await setState(.kicked)
+            setState(.kicked)
             return .done(.kicked(error.message))
         } catch {
             stats.connectFailures += 1
@@ -86,7 +86,7 @@ extension BotRunner {
             RuntimeMetrics.reconnects.increment()
         }
         everOnline = true
-        await setState(.online)
+        setState(.online)
         kickDrain()
     }
 
@@ -98,7 +98,7 @@ extension BotRunner {
         typingQueue.removeAll()
         if let kicked {
             await s.close()
-            await setState(.kicked)
+            setState(.kicked)
             guard case .reclaim(let delay) = spec.transport.kickPolicy, !stopping else {
                 log(.error, "kicked by the server: \(kicked)")
                 return .kicked(kicked)
@@ -113,7 +113,7 @@ extension BotRunner {
             return .failed(failure)
         }
         if stopping { return nil }
-        await setState(.offline)
+        setState(.offline)
         if let until = awayUntil {
             // A deliberate absence (`bot.away`): no backoff, come back on time.
             awayUntil = nil
@@ -130,11 +130,11 @@ extension BotRunner {
         if backoff.gaveUp {
             let why = "gave up after \(backoff.attempt) failed connection attempts"
             log(.error, why)
-            await setState(.gaveUp)
+            setState(.gaveUp)
             return .gaveUp(why)
         }
         backoffDelay = delay
-        await setState(.backoff)
+        setState(.backoff)
         await sleep(until: BotHost.now() + delay)
         return nil
     }
@@ -150,9 +150,9 @@ extension BotRunner {
     }
 
     @inline(never)
-    func setState(_ s: ConnectionState) async {
+    func setState(_ s: ConnectionState) {
         state = s
         observer.connection(name, s)
-        await handle(.connection(s))
+        handle(.connection(s))
     }
 }

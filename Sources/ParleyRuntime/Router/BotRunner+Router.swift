@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Metrics
+import NIOCore
 import ParleyCore
 import ParleyJournal
 import ParleyLua
@@ -8,84 +9,155 @@ import ParleyLua
 /// The router side of a runner: the session's events into the per-room
 /// inbox (own echoes dropped), and from there to the plugins in batches.
 ///
-/// What the pump calls is out of line (`@inline(never)`) where inlined code
-/// would add slots to the pump's frame, which the bot's task keeps for its
-/// whole life (see docs/architecture.md, "Threading").
+/// The pump is not a task: it is `turn`, a plain function the bot's loop
+/// calls when the inbox wakes it, when the journal or the drain lets it go
+/// on, and after it let the link in. So an event is read, handed to the
+/// plugins and answered in one go on the loop's thread, with no task to
+/// resume; the presence loop only waits for the session's end.
 extension BotRunner {
+    /// One session's pumping: its inbox, the batch being handed on, and the
+    /// presence loop waiting for the end.
+    final class Pump {
+        let session: any TransportSession
+        let inbox: Inbox
+        let end: CheckedContinuation<String?, Never>
+        /// The batch taken from the inbox, and how far the plugins got in it.
+        var batch: [TransportEvent] = []
+        var at = 0
+        var lastShedReport = BotHost.now()
+
+        init(session: any TransportSession, inbox: Inbox, end: CheckedContinuation<String?, Never>) {
+            self.session = session
+            self.inbox = inbox
+            self.end = end
+        }
+    }
+
     /// Runs one session's events through the plugins until the link ends;
     /// returns the reason when the server kicked the bot out.
     ///
     /// The session pushes its events into the bounded per-room `Inbox` as
     /// they come, on the transport's own thread (dropping the bot's own
-    /// echoes on the way); this loop hands them to the plugins in batches.
+    /// echoes on the way); `turn` hands them to the plugins in batches.
     /// So a flood meets the shedding policy instead of an unbounded queue.
     func pump(_ s: any TransportSession) async -> String? {
-        let inbox = attachInbox(to: s)
-        defer { s.events.detach() }
-        var lastShedReport = BotHost.now()
+        await withCheckedContinuation { (end: CheckedContinuation<String?, Never>) in
+            pump = Pump(session: s, inbox: attachInbox(to: s), end: end)
+            turn()
+        }
+    }
+
+    /// Hands batches from the inbox to the plugins until the inbox is empty
+    /// (it then wakes the pump at its next push), the journal or the link
+    /// must catch up (`resumePump` goes on), the plugins used up a slice
+    /// (the loop reads its sockets, then the pump goes on), or the session ends.
+    func turn() {
+        guard let p = pump else { return }
+        var took = false
         while true {
-            let item = await inbox.next(limit: Self.batchLimit)
-            guard case .events(let events) = item else {
-                if case .end(let error) = item, let error, !stopping { log(.warn, "link lost: \(error)") }
-                reportShed(inbox)
-                return nil
+            if p.at == p.batch.count {
+                if took, BotHost.now() - p.lastShedReport >= 1 {
+                    p.lastShedReport = BotHost.now()
+                    reportShed(p.inbox)
+                    flushQuotaLog(force: false)
+                }
+                // The journal and the link catch up before more is taken in:
+                // meanwhile the room queues fill and shed their oldest
+                // messages, at the door.
+                if mustHoldBack {
+                    pumpHeld = true
+                    return
+                }
+                // Whatever else waits for this loop (a commit's release, the
+                // other bots of the loop) gets its turn before the next batch.
+                if took, p.inbox.hasEvents { return queueTurn() }
+                switch p.inbox.take(limit: Self.batchLimit) {
+                case nil:
+                    return
+                case .end(let error)?:
+                    if let error, !stopping { log(.warn, "link lost: \(error)") }
+                    return endPump(p, kicked: nil)
+                case .events(let events)?:
+                    (p.batch, p.at, took) = (events, 0, true)
+                }
             }
-            switch await route(events) {
-            case .kicked(let reason): return reason
-            case .failed: return nil
-            case .next: break
-            }
-            // The journal and the link catch up before more is taken in:
-            // meanwhile the room queues fill and shed their oldest
-            // messages, at the door.
-            while mustHoldBack {
-                await withCheckedContinuation { pumpWaiters.append($0) }
-            }
-            // Whatever else waits for this loop (the outbox drain resuming
-            // after a write, a commit's release, the other bots of the
-            // loop) gets its turn before the next batch, however many
-            // events are queued. With none queued, `next` suspends and
-            // gives that turn anyway: a yield would be one more job a reply.
-            if inbox.hasEvents { await Task.yield() }
-            if BotHost.now() - lastShedReport >= 1 {
-                lastShedReport = BotHost.now()
-                reportShed(inbox)
-                flushQuotaLog(force: false)
+            switch route(p) {
+            case .next: continue
+            case .sliceOver: return queueTurn(after: BotLoop.linkTurn)
+            case .kicked(let reason): return endPump(p, kicked: reason)
+            case .failed: return endPump(p, kicked: nil)
             }
         }
     }
 
+    /// The inbox has events again after the pump found it empty.
+    func woken() {
+        if !turnQueued { turn() }
+    }
+
+    /// A turn of the pump on the loop: as soon as the jobs queued before it
+    /// ran, or after `delay`. Why a timer for the link's turn: NIO runs every
+    /// task queued during a round of tasks in that same round, before it
+    /// polls its sockets; a task due in the future waits for the next round,
+    /// which starts with the poll.
+    func queueTurn(after delay: TimeAmount? = nil) {
+        guard !turnQueued, pump != nil else { return }
+        turnQueued = true
+        let go: @Sendable () -> Void = { [weak self] in
+            self?.assumeIsolated { r in
+                r.turnQueued = false
+                r.turn()
+            }
+        }
+        if let delay { _ = executor.loop.scheduleTask(in: delay, go) } else { executor.loop.execute(go) }
+    }
+
+    /// The session is over for the pump: its events are let go, and the
+    /// presence loop hears why.
+    func endPump(_ p: Pump, kicked reason: String?) {
+        pump = nil
+        pumpHeld = false
+        reportShed(p.inbox)
+        p.session.events.detach()
+        p.end.resume(returning: reason)
+    }
+
     /// The session's events go into a new inbox from here on.
-    @inline(never)
     func attachInbox(to s: any TransportSession) -> Inbox {
         // The name and prefix alone: the whole options would be a copy per session.
         let (name, prefix) = (spec.options.name, spec.options.commandPrefix)
-        let inbox = Inbox(bound: spec.flow.roomQueue, addressed: { BotOptions.isAddressed($0, to: name, prefix: prefix) })
+        let inbox = Inbox(bound: spec.flow.roomQueue, addressed: { BotOptions.isAddressed($0, to: name, prefix: prefix) },
+                          wake: { [weak self] in self?.later { $0.woken() } })
         s.events.attach(Self.consumer(into: inbox, name: name, observer: observer))
         return inbox
     }
 
-    /// How a batch ended for the pump.
-    enum Routed { case next, kicked(String), failed }
+    /// How a batch went on for the pump.
+    enum Routed { case next, sliceOver, kicked(String), failed }
 
-    /// One batch from the inbox: chats to the plugins in runs, history
-    /// backfills to the journal, a kick ends it.
-    ///
-    /// Why by index: a bot's one long-lived task keeps the deepest its async
-    /// frames ever went (Swift's task allocator reuses its slabs and never
-    /// frees them), and an event held across an `await` is a frame slot.
-    /// This way the frame holds the batch, the run and an index.
-    func route(_ events: [TransportEvent]) async -> Routed {
-        var i = 0
-        while true {
-            let (chats, next) = Self.chats(in: events, from: i)
-            await handle(chats)
-            guard next < events.count else { break }
-            if let reason = Self.kickReason(events[next]) { return .kicked(reason) }
-            backfill(events[next])
+    /// The pump's batch from where it stands: chats to the plugins in runs,
+    /// history backfills to the journal, a kick ends it. Stops early when the
+    /// plugins used up a slice (`sliceOver`); the next turn goes on from there.
+    func route(_ p: Pump) -> Routed {
+        while p.at < p.batch.count {
+            let (chats, next) = Self.chats(in: p.batch, from: p.at)
+            if !chats.isEmpty {
+                if let handled = handleSlice(chats[...]) {
+                    p.at += handled
+                    if handled < chats.count { return .sliceOver }
+                } else {
+                    p.at = next
+                }
+            }
+            guard p.at < p.batch.count else { break }
+            let event = p.batch[p.at]
+            p.at += 1
+            if let reason = Self.kickReason(event) { return .kicked(reason) }
+            backfill(event)
             if failure != nil { return .failed }
-            i = next + 1
         }
+        // Done with the batch: its events go now, not at the next one.
+        (p.batch, p.at) = ([], 0)
         return failure != nil ? .failed : .next
     }
 
@@ -128,7 +200,7 @@ extension BotRunner {
     /// Events taken from the inbox at a time: enough to share a batch's
     /// overhead under load, few enough that timers and sends are not held up.
     static let batchLimit = 64
-    /// Plugin work (seconds) after which the runner lets its loop poll its
+    /// Plugin work (seconds) after which the pump lets its loop poll its
     /// sockets before the next event: the loop's links read and answer pings
     /// between two events however slow a plugin is (one event runs at most
     /// its budget's deadline).
@@ -144,21 +216,9 @@ extension BotRunner {
         }
     }
 
-
-
-    func handle(_ event: BotEvent) async {
-        await handle([event])
-    }
-
-    /// Delivers events in order, in slices of `slice` seconds of plugin work,
-    /// letting the loop poll its sockets between two slices.
-    @inline(never)
-    func handle(_ events: [BotEvent]) async {
-        var done = 0
-        while done < events.count, let handled = handleSlice(events[done...]) {
-            done += handled
-            if done < events.count { await executor.letTheLinkIn() }
-        }
+    /// One event outside a session's stream (a connection change) to the plugins.
+    func handle(_ event: BotEvent) {
+        _ = handleSlice([event][...])
     }
 
     /// Hands events to the plugins until they are all handled or a slice's

@@ -15,10 +15,14 @@ import Synchronization
 /// moderator's next case) is still answered promptly. A full room sheds in
 /// constant time (see `Lane`), so it takes events in as fast as an empty one.
 ///
-/// Why batches: one resumption of the bot's runner per batch instead of per
-/// event; under load the batch grows and that cost is shared.
+/// Why batches: one turn of the bot's pump per batch instead of per event;
+/// under load the batch grows and that cost is shared.
+///
+/// Why a wake and not a wait: the pump is a plain function on the bot's
+/// loop, not a task parked in the inbox. When it finds the inbox empty it
+/// asks to be woken (`take` arms `wake`); the next push calls `wake` once.
 final class Inbox: Sendable {
-    /// What the handler loop gets: events in per-room order, or the end of the session.
+    /// What the pump gets: events in per-room order, or the end of the session.
     enum Item: Sendable {
         case events([TransportEvent])
         /// The session ended; `error` is why the link was lost (nil: a clean end).
@@ -32,20 +36,26 @@ final class Inbox: Sendable {
         var count = 0
         var ended = false
         var error: (any Error)?
-        var waiter: CheckedContinuation<Void, Never>?
+        /// The pump found nothing and waits for `wake`.
+        var armed = false
         var shedTotal = 0
     }
 
     private let state = Mutex(State())
     private let bound: Int
     private let addressed: @Sendable (String) -> Bool
+    private let wake: @Sendable () -> Void
 
     /// `addressed`: whether a message's text speaks to the bot (a command,
     /// its name); those are shed after other messages, so a person who asks
-    /// the bot something in a flood is still heard.
-    init(bound: Int, addressed: @escaping @Sendable (String) -> Bool = { _ in false }) {
+    /// the bot something in a flood is still heard. `wake`: called on the
+    /// pushing thread, outside the lock, at the first push or the end after
+    /// a `take` found nothing.
+    init(bound: Int, addressed: @escaping @Sendable (String) -> Bool = { _ in false },
+         wake: @escaping @Sendable () -> Void) {
         self.bound = max(1, bound)
         self.addressed = addressed
+        self.wake = wake
     }
 
     /// Total events shed over this inbox's life.
@@ -60,47 +70,38 @@ final class Inbox: Sendable {
     /// Takes one event from the session; sheds per the policy when its room is full.
     func push(_ event: TransportEvent) {
         let key = Self.room(of: event)
-        let waiter: CheckedContinuation<Void, Never>? = state.withLock { s in
+        let woken = state.withLock { s in
             // One lookup, the lane mutated in place: a copy would copy its queues.
             let (wasEmpty, shed) = s.lanes[key, default: Lane()].push(event, bound: bound, addressed: addressed)
             if wasEmpty { s.ready.append(key) }
             if shed { s.shedTotal += 1 } else { s.count += 1 }
-            defer { s.waiter = nil }
-            return s.waiter
+            defer { s.armed = false }
+            return s.armed
         }
-        waiter?.resume()
+        if woken { wake() }
     }
 
-    /// The session ended; the handler loop drains what is queued, then sees `.end`.
+    /// The session ended; the pump takes what is queued, then sees `.end`.
     func finish(error: (any Error)?) {
-        let waiter: CheckedContinuation<Void, Never>? = state.withLock { s in
+        let woken = state.withLock { s in
             s.ended = true
             s.error = error
-            defer { s.waiter = nil }
-            return s.waiter
+            defer { s.armed = false }
+            return s.armed
         }
-        waiter?.resume()
+        if woken { wake() }
     }
 
     /// Up to `limit` events, taken round robin over the rooms (each room's
-    /// events stay in order), waiting for at least one; `.end` once the
-    /// session ended and everything before it was taken. Runs on the
-    /// caller's actor, so waking it costs no extra thread hop.
-    func next(limit: Int, isolation: isolated (any Actor)? = #isolation) async -> Item {
-        while true {
-            let item: Item? = state.withLock { s in
-                if s.count > 0 { return .events(Self.take(&s, limit: limit)) }
-                return s.ended ? .end(error: s.error) : nil
-            }
-            if let item { return item }
-            await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-                let ready = state.withLock { s in
-                    if s.count > 0 || s.ended { return true }
-                    s.waiter = c
-                    return false
-                }
-                if ready { c.resume() }
-            }
+    /// events stay in order); `.end` once the session ended and everything
+    /// before it was taken; nil when nothing waits, and then the next push
+    /// (or the end) calls `wake`.
+    func take(limit: Int) -> Item? {
+        state.withLock { s in
+            if s.count > 0 { return .events(Self.take(&s, limit: limit)) }
+            if s.ended { return .end(error: s.error) }
+            s.armed = true
+            return nil
         }
     }
 

@@ -1,6 +1,7 @@
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
+import NIOPosix
 import NIOSSL
 import ParleyCore
 import ParleyNet
@@ -10,8 +11,8 @@ import ParleyWire
 protocol EngineIOLink: Sendable {
     /// Writes without waiting (pongs, acks, fire-and-forget emits).
     func enqueue(_ packets: [EngineIO.Packet])
-    /// Writes and returns once the packets are handed to the network.
-    nonisolated(nonsending) func send(_ packets: [EngineIO.Packet]) async throws
+    /// Writes; the future completes once the packets are handed to the network.
+    func write(_ packets: [EngineIO.Packet]) -> EventLoopFuture<Void>
     /// Ends the session politely.
     func close()
     /// Drops the link without a goodbye.
@@ -319,11 +320,13 @@ package final class EngineIOConnection: Sendable {
         state.withLockedValue { $0.active }?.enqueue(packets)
     }
 
-    package nonisolated(nonsending) func send(_ packets: [EngineIO.Packet]) async throws {
+    /// Writes on the active link; the future completes once the packets are
+    /// handed to the network.
+    package func write(_ packets: [EngineIO.Packet]) -> EventLoopFuture<Void> {
         guard let link = state.withLockedValue({ $0.ended ? nil : $0.active }) else {
-            throw TransportError(.closed, "the Engine.IO session is over")
+            return MultiThreadedEventLoopGroup.singleton.any().makeFailedFuture(TransportError(.closed, "the Engine.IO session is over"))
         }
-        try await link.send(packets)
+        return link.write(packets)
     }
 
     /// Ends the session on purpose: `ended(nil)`.

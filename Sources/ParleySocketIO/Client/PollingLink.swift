@@ -13,7 +13,7 @@ import ParleyWire
 /// polling → WebSocket upgrade.
 final class PollingLink: EngineIOLink {
     private struct State {
-        var queue: [([EngineIO.Packet], CheckedContinuation<Void, Error>?)] = []
+        var queue: [([EngineIO.Packet], EventLoopPromise<Void>?)] = []
         var posting = false
         var stopped = false
         /// Set while an upgrade waits for the running GET to come back.
@@ -120,11 +120,11 @@ final class PollingLink: EngineIOLink {
         kick()
     }
 
-    nonisolated(nonsending) func send(_ packets: [EngineIO.Packet]) async throws {
-        try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, Error>) in
-            state.withLockedValue { $0.queue.append((packets, c)) }
-            kick()
-        }
+    func write(_ packets: [EngineIO.Packet]) -> EventLoopFuture<Void> {
+        let written = client.eventLoopGroup.any().makePromise(of: Void.self)
+        state.withLockedValue { $0.queue.append((packets, written)) }
+        kick()
+        return written.futureResult
     }
 
     /// Sends what is queued, one POST at a time, until the queue is empty.
@@ -137,7 +137,7 @@ final class PollingLink: EngineIOLink {
         guard start else { return }
         Task {
             while true {
-                let (batch, stopped) = state.withLockedValue { s -> ([([EngineIO.Packet], CheckedContinuation<Void, Error>?)], Bool) in
+                let (batch, stopped) = state.withLockedValue { s -> ([([EngineIO.Packet], EventLoopPromise<Void>?)], Bool) in
                     let b = s.queue
                     s.queue = []
                     if b.isEmpty { s.posting = false }
@@ -145,17 +145,17 @@ final class PollingLink: EngineIOLink {
                 }
                 if batch.isEmpty { return }
                 if stopped {
-                    for (_, c) in batch { c?.resume(throwing: TransportError(.closed, "the polling session is closed")) }
+                    for (_, p) in batch { p?.fail(TransportError(.closed, "the polling session is closed")) }
                     continue
                 }
                 let body = EngineIO.encodePayload(batch.flatMap(\.0))
                 do {
                     _ = try await HTTPClients.request(client: client, url: endpoint.url(transport: .polling, sid: sid), method: .POST,
                                                headers: headers, body: body, timeout: getTimeout, limit: 4096)
-                    for (_, c) in batch { c?.resume() }
+                    for (_, p) in batch { p?.succeed() }
                 } catch {
                     let e = error as? TransportError ?? TransportError(.closed, "polling send failed: \(error)")
-                    for (_, c) in batch { c?.resume(throwing: e) }
+                    for (_, p) in batch { p?.fail(e) }
                     report(e)
                 }
             }

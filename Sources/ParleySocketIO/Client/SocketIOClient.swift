@@ -115,13 +115,20 @@ package final class SocketIOClient: Sendable {
 
     /// Emits an event and returns once it is written (no ack asked).
     package nonisolated(nonsending) func emit(_ name: String, _ args: [JSONValue], namespace: String, attachments: [[UInt8]] = []) async throws {
-        try await engine.send(packets(name, args, namespace: namespace, attachments: attachments))
+        let written = engine.write(try packets(name, args, namespace: namespace, attachments: attachments))
+        do {
+            try await written.valueOnCaller()
+        } catch let error as TransportError {
+            throw error
+        } catch {
+            throw TransportError(.closed, "write failed: \(error)")
+        }
     }
 
     /// Writes the packets of several events (from `packets`) with one flush;
-    /// returns once written.
-    package nonisolated(nonsending) func emit(packets: [EngineIO.Packet]) async throws {
-        try await engine.send(packets)
+    /// the future completes once they are written.
+    package func write(packets: [EngineIO.Packet]) -> EventLoopFuture<Void> {
+        engine.write(packets)
     }
 
     /// Emits an event asking for an ack; returns the ack's arguments, or throws

@@ -1,5 +1,6 @@
 import NIOConcurrencyHelpers
 import NIOCore
+import NIOPosix
 import ParleyCore
 import ParleyNet
 import ParleyWire
@@ -115,6 +116,7 @@ public struct SocketIOTransport: Transport {
             throw error
         }
         return SocketIOSession(client: client, events: events, name: name, options: options,
+                               loop: loop ?? MultiThreadedEventLoopGroup.singleton.any(),
                                namespaceOf: Dictionary(namespaces.map { ($0.room, $0.namespace) }, uniquingKeysWith: { a, _ in a }))
     }
 }
@@ -126,10 +128,13 @@ final class SocketIOSession: TransportSession {
     private let name: String
     private let options: SocketIOOptions
     private let namespaceOf: [String: String]
+    /// The link's loop: a batch with nothing to write is answered there.
+    private let loop: any EventLoop
 
-    init(client: SocketIOClient, events: TransportEvents, name: String, options: SocketIOOptions,
+    init(client: SocketIOClient, events: TransportEvents, name: String, options: SocketIOOptions, loop: any EventLoop,
          namespaceOf: [String: String]) {
         self.client = client
+        self.loop = loop
         self.events = events
         self.name = name
         self.options = options
@@ -157,15 +162,16 @@ final class SocketIOSession: TransportSession {
     }
 
     /// Without `ack_sends`, every message of the batch goes out in one write
-    /// (one frame each, one flush); with it, one at a time, each waiting for its ack.
-    nonisolated(nonsending) func send(_ batch: [OutgoingMessage]) async -> [SendOutcome] {
-        if options.ackSends { return await sendOneByOne(batch) }
+    /// (one frame each, one flush); with it, none: `send` then sends one at
+    /// a time, each waiting for its ack.
+    func write(_ batch: [OutgoingMessage]) -> EventLoopFuture<[SendOutcome]>? {
+        guard !options.ackSends else { return nil }
         var packets: [EngineIO.Packet] = []
         // Building a packet fails only on what this message is (its room, its size).
-        return await sendAsOneWrite(batch, encode: { m in
+        return writeAsOne(batch, on: loop, encode: { m in
             packets += try client.packets(options.events.chatMessage, [.string(name), .string(m.text)],
                                           namespace: try namespace(m.room), attachments: [])
-        }, write: { try await client.emit(packets: packets) })
+        }, write: { client.write(packets: packets) })
     }
 
     nonisolated(nonsending) func typing(room: String, on: Bool) async throws {

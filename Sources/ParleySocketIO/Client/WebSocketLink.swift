@@ -63,9 +63,9 @@ final class WebSocketLink: EngineIOLink {
         connection.enqueue(packets.map(Self.message))
     }
 
-    /// Writes packets, one frame each, with one flush, and waits for the write.
-    nonisolated(nonsending) func send(_ packets: [EngineIO.Packet]) async throws {
-        try await connection.send(packets.map(Self.message))
+    /// Writes packets, one frame each, with one flush.
+    func write(_ packets: [EngineIO.Packet]) -> EventLoopFuture<Void> {
+        connection.write(packets.map(Self.message))
     }
 
     private static func message(_ p: EngineIO.Packet) -> WebSocketMessage {

@@ -133,35 +133,33 @@ final class StreamChatSession: TransportSession {
         for line in lines { buffer.writeBytes(StreamChat.ClientFrame.message(line).encoded) }
     }
 
-    /// Writes and flushes; a failure means the link is going down.
-    private nonisolated(nonsending) func write(_ buffer: ByteBuffer) async throws {
-        do {
-            try await channel.writeAndFlush(buffer).valueOnCaller()
-        } catch {
-            throw TransportError(.closed, "send failed: \(error)")
-        }
-    }
-
     /// The whole batch is one write. With echo confirmation each message
     /// then counts as delivered when its own echoes are back, in order, so a
     /// busy server costs one round trip per batch, not per message.
-    nonisolated(nonsending) func send(_ batch: [OutgoingMessage]) async -> [SendOutcome] {
-        guard echoTimeout <= 0 else { return await sendConfirmed(batch) }
-        var buffer = channel.allocator.buffer(capacity: batch.reduce(0) { $0 + $1.text.utf8.count + 12 })
-        return await sendAsOneWrite(batch, encode: { m in
-            // Every line is checked before any is added, so a refused text adds nothing.
-            Self.encode(try Self.lines(room: m.room, text: m.text), into: &buffer)
-        }, write: { try await write(buffer) })
+    func write(_ batch: [OutgoingMessage]) -> EventLoopFuture<[SendOutcome]>? {
+        writeBatch(batch)
+    }
+
+    private func writeBatch(_ batch: [OutgoingMessage]) -> EventLoopFuture<[SendOutcome]> {
+        guard echoTimeout > 0 else {
+            var buffer = channel.allocator.buffer(capacity: batch.reduce(0) { $0 + $1.text.utf8.count + 12 })
+            return writeAsOne(batch, on: channel.eventLoop, encode: { m in
+                // Every line is checked before any is added, so a refused text adds nothing.
+                Self.encode(try Self.lines(room: m.room, text: m.text), into: &buffer)
+            }, write: { channel.writeAndFlush(buffer) })
+        }
+        return writeConfirmed(batch)
     }
 
     /// One write for the batch, a waiter per message registered before it:
     /// the outcomes are the refused ones, then, in order, delivered up to the
     /// first message whose echo did not come (failed; those after it are left
     /// for the outbox to send again after the reconnect).
-    private nonisolated(nonsending) func sendConfirmed(_ batch: [OutgoingMessage]) async -> [SendOutcome] {
+    private func writeConfirmed(_ batch: [OutgoingMessage]) -> EventLoopFuture<[SendOutcome]> {
+        let channel = self.channel, echoes = self.echoes, timeout = echoTimeout
         var refused: [Int: TransportError] = [:]
         var buffer = channel.allocator.buffer(capacity: batch.reduce(0) { $0 + $1.text.utf8.count + 12 })
-        var waits: [Int: EventLoopFuture<Void>] = [:]
+        var waits: [EventLoopFuture<Void>] = []
         var lastID: UInt64?
         for (i, m) in batch.enumerated() {
             let lines: [String]
@@ -172,53 +170,52 @@ final class StreamChatSession: TransportSession {
             Self.encode(lines, into: &buffer)
             let promise = channel.eventLoop.makePromise(of: Void.self)
             lastID = echoes.wait(lines: lines.count) { result in promise.completeWith(result.mapError { $0 as any Error }) } ?? lastID
-            waits[i] = promise.futureResult
+            waits.append(promise.futureResult)
         }
-        if !waits.isEmpty {
-            let channel = self.channel, echoes = self.echoes, timeout = echoTimeout
-            // The last message's echo comes last: if it is not back in time, the link is not doing its job.
-            let timer = lastID.map { id in
-                channel.eventLoop.scheduleTask(in: .milliseconds(Int64(timeout * 1000))) {
-                    if echoes.end(TransportError(.timeout, "no echo of a sent message within \(timeout) s"), ifWaiting: id) {
-                        channel.close(promise: nil)
-                    }
+        guard !waits.isEmpty else { return channel.eventLoop.makeSucceededFuture(batch.indices.map { .refused(refused[$0]!) }) }
+        // The last message's echo comes last: if it is not back in time, the link is not doing its job.
+        let timer = lastID.map { id in
+            channel.eventLoop.scheduleTask(in: .milliseconds(Int64(timeout * 1000))) {
+                if echoes.end(TransportError(.timeout, "no echo of a sent message within \(timeout) s"), ifWaiting: id) {
+                    channel.close(promise: nil)
                 }
             }
-            defer { timer?.cancel() }
-            channel.writeAndFlush(buffer).whenFailure { error in
-                echoes.end(TransportError(.closed, "send failed: \(error)"))
-                channel.close(promise: nil)
-            }
+        }
+        channel.writeAndFlush(buffer).whenFailure { error in
+            echoes.end(TransportError(.closed, "send failed: \(error)"))
+            channel.close(promise: nil)
+        }
+        // Every waiter ends: with its echo, or all of them at once when the
+        // link fails or the last echo is late.
+        return EventLoopFuture.whenAllComplete(waits, on: channel.eventLoop).map { [refused] results in
+            timer?.cancel()
             var outcomes: [SendOutcome] = []
+            var next = 0
             for i in batch.indices {
-                if let e = refused[i] { outcomes.append(.refused(e)); continue }
-                do {
-                    try await waits[i]!.valueOnCaller()
-                    outcomes.append(.delivered)
-                } catch {
-                    outcomes.append(.failed(error))
-                    return outcomes
+                if let e = refused[i] {
+                    outcomes.append(.refused(e))
+                    continue
                 }
+                if case .failure(let error) = results[next] {
+                    outcomes.append(.failed(error))
+                    break
+                }
+                outcomes.append(.delivered)
+                next += 1
             }
             return outcomes
         }
-        return batch.indices.map { .refused(refused[$0]!) }
     }
 
     /// Multi-line text goes out as one message per line; every line is
     /// checked before the first is written, so a refused text sends nothing.
     /// Confirmed by its echoes like a batch of one.
     nonisolated(nonsending) func send(_ message: OutgoingMessage) async throws {
-        let lines = try Self.lines(room: message.room, text: message.text)
-        guard echoTimeout > 0 else {
-            var buffer = channel.allocator.buffer(capacity: message.text.utf8.count + lines.count * 10)
-            Self.encode(lines, into: &buffer)
-            return try await write(buffer)
-        }
-        switch await sendConfirmed([message])[0] {
-        case .delivered: return
-        case .refused(let error): throw error
-        case .failed(let error): throw error
+        switch await writeBatch([message]).outcomes().first {
+        case .delivered?: return
+        case .refused(let error)?: throw error
+        case .failed(let error)?: throw error as? TransportError ?? TransportError(.closed, "send failed: \(error)")
+        case nil: throw TransportError(.closed, "send failed")
         }
     }
 

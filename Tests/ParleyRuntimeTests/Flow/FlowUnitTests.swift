@@ -21,12 +21,12 @@ struct FlowUnitTests {
     }
 
     @Test func aFullRoomShedsItsOldestMessageFirstAndKeepsEachRoomInOrder() async {
-        let inbox = Inbox(bound: 3)
+        let inbox = Inbox(bound: 3, wake: {})
         inbox.push(.chat(.join(room: "lobby", user: "bob", time: nil)))
         for t in ["m1", "m2", "m3", "m4"] { inbox.push(msg(t)) }
         inbox.push(msg("o1", room: "other"))
         inbox.push(.backfill(room: "lobby", messages: [], through: RoomCursor(cursor: "c0", time: 0)))
-        guard case .events(let batch) = await inbox.next(limit: 100) else {
+        guard case .events(let batch) = inbox.take(limit: 100) else {
             Issue.record("expected events")
             return
         }
@@ -41,11 +41,11 @@ struct FlowUnitTests {
     /// A room's queue goes once drained, so its largest burst's capacity is
     /// not kept for good; a room that shed stays until its count is reported.
     @Test func aDrainedRoomGivesItsBurstMemoryBack() async {
-        let inbox = Inbox(bound: 4)
+        let inbox = Inbox(bound: 4, wake: {})
         for i in 0..<3 { inbox.push(msg("a\(i)")) }
         for i in 0..<10 { inbox.push(msg("b\(i)", room: "busy")) }
         #expect(inbox.lanesHeld == 2)
-        guard case .events(let batch) = await inbox.next(limit: 100) else {
+        guard case .events(let batch) = inbox.take(limit: 100) else {
             Issue.record("expected events")
             return
         }
@@ -54,7 +54,7 @@ struct FlowUnitTests {
         #expect(inbox.takeShed().map(\.count) == [6])
         #expect(inbox.lanesHeld == 0)
         inbox.push(msg("again"))
-        guard case .events(let more) = await inbox.next(limit: 100) else {
+        guard case .events(let more) = inbox.take(limit: 100) else {
             Issue.record("expected events")
             return
         }
@@ -64,17 +64,17 @@ struct FlowUnitTests {
 
     @Test func messagesThatSpeakToTheBotAreShedLast() async {
         let options = BotOptions(name: "parley")
-        let inbox = Inbox(bound: 3, addressed: { options.isAddressed($0) })
+        let inbox = Inbox(bound: 3, addressed: { options.isAddressed($0) }, wake: {})
         for t in ["!canary", "chatter 1", "@Parley help", "chatter 2", "chatter 3", "chatter 4"] { inbox.push(msg(t)) }
-        guard case .events(let batch) = await inbox.next(limit: 100) else { return }
+        guard case .events(let batch) = inbox.take(limit: 100) else { return }
         #expect(texts(batch) == ["!canary", "@Parley help", "chatter 4"])
         #expect(options.isAddressed("parley: hi") && options.isAddressed("  !x") == false && !options.isAddressed("hello parley"))
     }
 
     @Test func joinsAreShedOnlyWhenNoMessageIsLeftToShed() async {
-        let inbox = Inbox(bound: 2)
+        let inbox = Inbox(bound: 2, wake: {})
         for u in ["a", "b", "c"] { inbox.push(.chat(.join(room: "lobby", user: u, time: nil))) }
-        guard case .events(let batch) = await inbox.next(limit: 100) else { return }
+        guard case .events(let batch) = inbox.take(limit: 100) else { return }
         #expect(texts(batch) == ["join b", "join c"])
     }
 
@@ -132,7 +132,7 @@ struct FlowUnitTests {
         for run in 0..<40 {
             let bound = [1, 2, 3, 5, 8][run % 5]
             let addressed: @Sendable (String) -> Bool = { $0.hasPrefix("!") }
-            let inbox = Inbox(bound: bound, addressed: addressed)
+            let inbox = Inbox(bound: bound, addressed: addressed, wake: {})
             var model = ShedModel(bound: bound, addressed: addressed)
             for step in 0..<300 {
                 let room = ["lobby", "dev", "ops"][Int.random(in: 0..<3, using: &rng)]
@@ -150,14 +150,14 @@ struct FlowUnitTests {
                 model.push(e, room: room)
                 if Int.random(in: 0..<8, using: &rng) == 0 {
                     let limit = Int.random(in: 1...6, using: &rng)
-                    guard case .events(let got) = await inbox.next(limit: limit) else { return }
+                    guard case .events(let got) = inbox.take(limit: limit) else { return }
                     let want = model.take(limit: limit)
                     #expect(got == want, "run \(run), bound \(bound), step \(step)")
                     if got != want { return }
                 }
             }
             while inbox.hasEvents {
-                guard case .events(let got) = await inbox.next(limit: 100) else { return }
+                guard case .events(let got) = inbox.take(limit: 100) else { return }
                 #expect(got == model.take(limit: 100), "run \(run): the rest")
             }
             #expect(model.ready.isEmpty)
@@ -169,37 +169,59 @@ struct FlowUnitTests {
     /// however long a flood of addressed messages holds the room full.
     @Test func aFullRoomFindsItsVictimWithoutWalkingItsQueue() async {
         let asked = Mutex(0)
-        let inbox = Inbox(bound: 1000, addressed: { _ in asked.withLock { $0 += 1 }; return true })
+        let inbox = Inbox(bound: 1000, addressed: { _ in asked.withLock { $0 += 1 }; return true }, wake: {})
         for i in 0..<5000 { inbox.push(msg("!flood \(i)")) }
         #expect(asked.withLock { $0 } <= 5000)
         #expect(inbox.shedTotal == 4000)
-        guard case .events(let batch) = await inbox.next(limit: 5000) else { return }
+        guard case .events(let batch) = inbox.take(limit: 5000) else { return }
         #expect(batch.count == 1000)
         #expect(texts(batch).first == "!flood 4000" && texts(batch).last == "!flood 4999")
     }
 
     @Test func batchesAreBoundedAndTheEndComesAfterEverythingQueued() async {
-        let inbox = Inbox(bound: 100)
+        let inbox = Inbox(bound: 100, wake: {})
         for i in 1...10 { inbox.push(msg("m\(i)")) }
         inbox.finish(error: nil)
-        guard case .events(let first) = await inbox.next(limit: 4) else { return }
+        guard case .events(let first) = inbox.take(limit: 4) else { return }
         #expect(texts(first) == ["m1", "m2", "m3", "m4"])
-        guard case .events(let rest) = await inbox.next(limit: 100) else { return }
+        guard case .events(let rest) = inbox.take(limit: 100) else { return }
         #expect(rest.count == 6)
-        guard case .end(let error) = await inbox.next(limit: 100) else {
+        guard case .end(let error) = inbox.take(limit: 100) else {
             Issue.record("expected the end")
             return
         }
         #expect(error == nil)
     }
 
-    @Test func aWaitingReaderWakesForTheNextEvent() async {
-        let inbox = Inbox(bound: 10)
-        async let got = inbox.next(limit: 10)
-        try? await Task.sleep(for: .milliseconds(50))
+    /// The pump is woken once after it found the inbox empty: by the next
+    /// push or by the end, never while it has not looked.
+    @Test func anEmptyTakeArmsOneWake() {
+        let wakes = Mutex(0)
+        let inbox = Inbox(bound: 10, wake: { wakes.withLock { $0 += 1 } })
+        inbox.push(msg("early"))
+        #expect(wakes.withLock { $0 } == 0, "the pump has not looked yet")
+        guard case .events(let first) = inbox.take(limit: 10) else {
+            Issue.record("expected events")
+            return
+        }
+        #expect(texts(first) == ["early"])
+        #expect(inbox.take(limit: 10).map { _ in true } == nil)
         inbox.push(msg("late"))
-        guard case .events(let batch) = await got else { return }
-        #expect(texts(batch) == ["late"])
+        inbox.push(msg("later"))
+        #expect(wakes.withLock { $0 } == 1, "one wake for the two pushes")
+        guard case .events(let batch) = inbox.take(limit: 10) else {
+            Issue.record("expected events")
+            return
+        }
+        #expect(texts(batch) == ["late", "later"])
+        #expect(inbox.take(limit: 10).map { _ in true } == nil)
+        inbox.finish(error: nil)
+        #expect(wakes.withLock { $0 } == 2, "the end wakes it too")
+        guard case .end(let error) = inbox.take(limit: 10) else {
+            Issue.record("expected the end")
+            return
+        }
+        #expect(error == nil)
     }
 
     @Test func theRateCapLetsABurstGoThenOnePerInterval() {
