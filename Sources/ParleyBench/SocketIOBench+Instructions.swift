@@ -25,7 +25,14 @@ enum ReplyInstructions {
         var byObject: [(name: String, perReply: Double)]
         /// The lean Lua bot's (`LeanEcho`), for scale: the least a Lua bot on the same codec does.
         var leanPerReply: Double
+        /// Calls per reply of the runtime functions in `counted`.
+        var calls: [String: Double] = [:]
     }
+
+    /// Runtime calls counted per reply: tasks made and jobs queued (none on
+    /// the per-message path: a reply is one call on the bot's loop), and
+    /// heap allocations.
+    static let counted = [("swift_task_create", "tasks made"), ("swift_task_enqueue", "jobs queued"), ("malloc", "malloc calls")]
 
     /// Replies of the lean bot's two runs: their difference cancels its start-up.
     static let leanReplies = (60, 260)
@@ -62,7 +69,7 @@ enum ReplyInstructions {
             guard let process = child?.process, process.terminationReason == .exit, process.terminationStatus == 0 else {
                 throw BenchError("the lean Lua bot under callgrind did not exit cleanly")
             }
-            leanTotals.append(try costs(file).values.reduce(0, +))
+            leanTotals.append(try costs(file).byObject.values.reduce(0, +))
         }
         let lean = Double(leanTotals[1] - leanTotals[0]) / Double(leanReplies.1 - leanReplies.0)
         var figures = try await SocketIOBench.Rig.withRig(server: .embedded, bot: .parley, paths: paths, startBot: { port in
@@ -93,6 +100,7 @@ enum ReplyInstructions {
         print("\ninstructions per reply, Parley's echo bot under callgrind (\(measured) replies at \(perSecond) msg/s, each its own wake): "
               + "\(Int(f.perReply.rounded()))")
         print("  by where the code lives: " + parts.joined(separator: "; "))
+        print("  calls per reply: " + counted.map { "\($0.1) \(String(format: "%.2f", f.calls[$0.0] ?? 0))" }.joined(separator: "; "))
         print("  the lean Lua echo bot (the same codec, a plain Lua function, no runtime; two frames read a reply, not four): "
               + "\(Int(f.leanPerReply.rounded())) (the difference of runs of \(leanReplies.0) and \(leanReplies.1) replies)")
     }
@@ -115,23 +123,34 @@ enum ReplyInstructions {
         }
     }
 
-    /// The dump's self costs summed by object file, per reply.
+    /// The dump's self costs summed by object file, and the counted calls, per reply.
     static func read(_ path: String, replies: Int) throws -> Figures {
-        let byObject = try costs(path)
+        let (byObject, calls) = try costs(path)
         let n = Double(replies)
         return Figures(perReply: Double(byObject.values.reduce(0, +)) / n,
-                       byObject: byObject.sorted { $0.value > $1.value }.map { ($0.key, Double($0.value) / n) }, leanPerReply: 0)
+                       byObject: byObject.sorted { $0.value > $1.value }.map { ($0.key, Double($0.value) / n) }, leanPerReply: 0,
+                       calls: calls.mapValues { Double($0) / n })
     }
 
-    /// A callgrind dump's self costs (instructions) summed by object file (`ob=`).
-    static func costs(_ path: String) throws -> [String: Int] {
+    /// A callgrind dump's self costs (instructions) summed by object file
+    /// (`ob=`), and the calls to each function of `counted` (their names are
+    /// whole in a dump made with `--compress-strings=no`).
+    static func costs(_ path: String) throws -> (byObject: [String: Int], calls: [String: Int]) {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { throw BenchError("callgrind wrote no dump at \(path)") }
         var byObject: [String: Int] = [:]
+        var calls: [String: Int] = [:]
         var object = "?"
+        var callee = ""
         var afterCalls = false
         for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
             if line.hasPrefix("ob=") { object = String(line.dropFirst(3)) }
-            else if line.hasPrefix("calls=") { afterCalls = true }
+            else if line.hasPrefix("cfn=") { callee = String(line.dropFirst(4)) }
+            else if line.hasPrefix("calls=") {
+                afterCalls = true
+                if counted.contains(where: { $0.0 == callee }), let n = Int(line.dropFirst(6).prefix { $0 != " " }) {
+                    calls[callee, default: 0] += n
+                }
+            }
             else if let first = line.first, first.isNumber || first == "+" || first == "-" || first == "*" {
                 // The line after `calls=` is the callee's inclusive cost, already counted in its own function.
                 if afterCalls { afterCalls = false; continue }
@@ -140,7 +159,7 @@ enum ReplyInstructions {
             }
         }
         guard byObject.values.reduce(0, +) > 0 else { throw BenchError("callgrind's dump at \(path) has no costs") }
-        return byObject
+        return (byObject, calls)
     }
 
     /// A short name for an object file: its last path component, and for the
