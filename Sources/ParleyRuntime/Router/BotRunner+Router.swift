@@ -40,6 +40,8 @@ extension BotRunner {
     /// they come, on the transport's own thread (dropping the bot's own
     /// echoes on the way); `turn` hands them to the plugins in batches.
     /// So a flood meets the shedding policy instead of an unbounded queue.
+    /// Out of line, as the presence loop's other steps.
+    @inline(never)
     func pump(_ s: any TransportSession) async -> String? {
         await withCheckedContinuation { (end: CheckedContinuation<String?, Never>) in
             pump = Pump(session: s, inbox: attachInbox(to: s), end: end)
