@@ -259,7 +259,7 @@ final class RESTSession: TransportSession {
     }
 
     /// REST channels have no typing indicator.
-    nonisolated(nonsending) func typing(room: String, on: Bool) async throws {}
+    func typing(room: String, on: Bool) throws {}
 
     func leave() async {
         socket.close()

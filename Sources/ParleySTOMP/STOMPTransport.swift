@@ -162,7 +162,7 @@ final class STOMPSession: TransportSession {
         }
     }
 
-    nonisolated(nonsending) func typing(room: String, on: Bool) async throws {
+    func typing(room: String, on: Bool) throws {
         try check(room)
         let type = on ? options.types.typing : options.types.typingStop
         if type.isEmpty { return }

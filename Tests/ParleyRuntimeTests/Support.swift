@@ -63,7 +63,7 @@ final class Person: Sendable {
 
     func say(_ text: String) async throws { try await session.send(OutgoingMessage(id: UUID().uuidString, room: room, text: text)) }
 
-    func typing(_ on: Bool) async throws { try await session.typing(room: room, on: on) }
+    func typing(_ on: Bool) throws { try session.typing(room: room, on: on) }
 
     func leave() async { await session.leave() }
 }

@@ -80,8 +80,10 @@ public protocol TransportSession: Sendable {
     /// confirmed before the next.
     nonisolated(nonsending) func send(_ batch: [OutgoingMessage]) async -> [SendOutcome]
 
-    /// Shows or hides the typing indicator (ignored where the transport has none).
-    nonisolated(nonsending) func typing(room: String, on: Bool) async throws
+    /// Shows or hides the typing indicator (ignored where the transport has
+    /// none). Queued on the link at once, without waiting for the write: it
+    /// goes out before any send made after it, and nothing waits for it.
+    func typing(room: String, on: Bool) throws
 
     /// Asks the server to take a moderation step. Throws `.refused` where the
     /// chat lacks it (the default) or the server says no, with its reason.

@@ -11,8 +11,8 @@ import ParleyNet
 /// rate cap, recorded as delivered once the transport confirmed them.
 ///
 /// The drain is not a task either: `drainOn` runs on the bot's loop until it
-/// must wait (for a write, the rate cap or a typing change), and what it
-/// waits for calls it again. A socket that takes the write at once completes
+/// must wait (for a write or the rate cap), and what it waits for calls it
+/// again. A socket that takes the write at once completes
 /// it inside `write`, so a reply is sent and recorded in that same call.
 extension BotRunner {
     /// The write the drain waits for: its batch, and what became of each
@@ -50,15 +50,9 @@ extension BotRunner {
                 continue
             }
             guard let s = session else { break }
-            if !typingQueue.isEmpty {
-                let t = typingQueue.removeFirst()
-                // Typing has no one-write path: it waits in a task of its own.
-                Task.immediate(executorPreference: executor) {
-                    try? await s.typing(room: t.room, on: t.on)
-                    self.drainOn()
-                }
-                return
-            }
+            // Typing changes first, queued on the link: they go out before the sends.
+            for t in typingQueue { try? s.typing(room: t.room, on: t.on) }
+            typingQueue.removeAll()
             // Expired sends are dropped on the way, and recorded as done now.
             var wait = 0.0
             let (batch, expired) = outbox.takeBatch(limit: Self.sendBatchLimit, now: BotHost.now()) {

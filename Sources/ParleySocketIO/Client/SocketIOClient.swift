@@ -125,6 +125,12 @@ package final class SocketIOClient: Sendable {
         }
     }
 
+    /// Writes the packets of an event (from `packets`) without waiting: in
+    /// order with every other write, and nobody waits for it (typing changes).
+    package func enqueue(_ packets: [EngineIO.Packet]) {
+        engine.enqueue(packets)
+    }
+
     /// Writes the packets of several events (from `packets`) with one flush;
     /// the future completes once they are written.
     package func write(packets: [EngineIO.Packet]) -> EventLoopFuture<Void> {

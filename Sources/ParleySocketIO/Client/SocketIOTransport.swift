@@ -174,10 +174,10 @@ final class SocketIOSession: TransportSession {
         }, write: { client.write(packets: packets) })
     }
 
-    nonisolated(nonsending) func typing(room: String, on: Bool) async throws {
+    func typing(room: String, on: Bool) throws {
         let event = on ? options.events.startType : options.events.stopType
         if event.isEmpty { return }
-        try await client.emit(event, [.string(name)], namespace: try namespace(room))
+        client.enqueue(try client.packets(event, [.string(name)], namespace: try namespace(room), attachments: []))
     }
 
     /// `kickUser`, `muteUser` or `deleteMessage` in the room's namespace, done

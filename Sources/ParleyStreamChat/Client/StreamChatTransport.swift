@@ -266,7 +266,7 @@ final class StreamChatSession: TransportSession {
     }
 
     /// StreamChat has no typing indicator.
-    nonisolated(nonsending) func typing(room: String, on: Bool) async throws {}
+    func typing(room: String, on: Bool) throws {}
 
     func leave() async {
         leaving.withLockedValue { $0 = true }

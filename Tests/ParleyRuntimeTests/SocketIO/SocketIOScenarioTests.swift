@@ -55,14 +55,14 @@ struct SocketIOScenarioTests {
         try await alice.say("!echo hello there")
         #expect(await eventually { alice.texts(from: "parley").contains("hello there") })
 
-        try await alice.typing(true)
+        try alice.typing(true)
         #expect(await eventually { alice.texts(from: "parley").contains("alice started typing") })
         // Every message comes with the same typing set while alice types (the
         // bot reads repeats without decoding them): still one start, one stop.
         let bob = try await Person("bob", transport: server.transport("bob"))
         for i in 1...3 { try await bob.say("meanwhile \(i)") }
         #expect(await eventually { alice.texts(from: "bob").contains("meanwhile 3") })
-        try await alice.typing(false)
+        try alice.typing(false)
         #expect(await eventually { alice.texts(from: "parley").contains("alice stopped typing") })
         try await bob.say("!echo after")
         #expect(await eventually { alice.texts(from: "parley").contains("after") })

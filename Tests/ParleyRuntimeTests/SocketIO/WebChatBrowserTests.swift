@@ -135,7 +135,7 @@ struct WebChatBrowserTests {
         let typist = try await Person("typist", transport: transport("typist"))
         let typing = Task {
             while !Task.isCancelled {
-                try? await typist.typing(true)
+                try? typist.typing(true)
                 try? await Task.sleep(for: .milliseconds(700))
             }
         }
