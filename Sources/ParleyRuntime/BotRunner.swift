@@ -255,6 +255,8 @@ public actor BotRunner {
         failure = why
         log(.error, "stopping: \(why)")
         stopping = true
+        // A pump held for the journal or the drain goes on, to see the failure and end.
+        resumePump()
         if let s = session { Task { await s.close() } }
     }
 

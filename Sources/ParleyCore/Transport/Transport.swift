@@ -58,9 +58,10 @@ public protocol TransportSession: Sendable {
     /// Hands one message to the server. Returns when the transport counts it
     /// as delivered (written to the socket, or acknowledged where the protocol
     /// has receipts); throws when it was not, so the outbox keeps it.
-    /// Runs on the caller's executor (`nonisolated(nonsending)`): the runner
-    /// calls it from its bot loop for every message, and a hop to the
-    /// cooperative pool and back would cost two thread wakes each time.
+    /// Runs on the caller's executor (`nonisolated(nonsending)`): a session
+    /// that confirms messages one by one is sent to this way from the bot's
+    /// loop, and a hop to the cooperative pool and back would cost two
+    /// thread wakes each time.
     nonisolated(nonsending) func send(_ message: OutgoingMessage) async throws
 
     /// Writes several messages to the server, in order, as one write, and
@@ -156,7 +157,8 @@ extension TransportSession {
         return await written.outcomes()
     }
 
-    /// The default of `send(_:)`, for the transports that override it only in some modes.
+    /// One at a time, each confirmed before the next: `send(_ batch:)` of a
+    /// session without a one-write path.
     public nonisolated(nonsending) func sendOneByOne(_ batch: [OutgoingMessage]) async -> [SendOutcome] {
         var outcomes: [SendOutcome] = []
         outcomes.reserveCapacity(batch.count)

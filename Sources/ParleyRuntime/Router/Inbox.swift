@@ -5,7 +5,7 @@ import Synchronization
 /// Events a session delivered that the bot's plugins have not handled yet:
 /// one bounded FIFO per room, filled on the transport's thread (the session's
 /// `TransportEvents` consumer, which never waits for the plugins), emptied in
-/// batches by the bot's handler loop.
+/// batches by the bot's pump.
 ///
 /// Why a bound: without one, a flood the plugins cannot keep up with piles
 /// up until the process runs out of memory. A bounded queue turns the flood
