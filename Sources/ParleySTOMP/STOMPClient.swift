@@ -29,7 +29,8 @@ final class STOMPClient: Sendable {
         var link: (any STOMPLink)?
         var connected: STOMPFrame?
         var connectWaiter: CheckedContinuation<STOMPFrame, Error>?
-        var receipts: [String: CheckedContinuation<Void, Error>] = [:]
+        /// Who waits for each RECEIPT: called once, with it, a timeout or the end.
+        var receipts: [String: Receipt] = [:]
         /// The DISCONNECT's receipt: the socket closing also answers it.
         var disconnectReceipt: String?
         var nextReceipt = 0
@@ -124,7 +125,7 @@ final class STOMPClient: Sendable {
             waiter?.resume(returning: f)
         case "RECEIPT":
             guard let id = f[header: "receipt-id"] else { return }
-            state.withLockedValue { $0.receipts.removeValue(forKey: id) }?.resume()
+            state.withLockedValue { $0.receipts.removeValue(forKey: id) }?(.success(()))
         case "MESSAGE":
             deliver(f)
         case "ERROR":
@@ -141,7 +142,7 @@ final class STOMPClient: Sendable {
         let (closing, receipt) = state.withLockedValue { ($0.closing, $0.disconnectReceipt) }
         if closing {
             // After DISCONNECT the socket closing is the acknowledgement (RabbitMQ sends no RECEIPT).
-            if let receipt { state.withLockedValue { $0.receipts.removeValue(forKey: receipt) }?.resume() }
+            if let receipt { state.withLockedValue { $0.receipts.removeValue(forKey: receipt) }?(.success(())) }
             end(nil)
         } else {
             end(error ?? TransportError(.closed, "the STOMP link closed"))
@@ -150,7 +151,7 @@ final class STOMPClient: Sendable {
 
     /// Ends the session once: waiters fail, the heart-beat stops, the link goes.
     private func end(_ error: TransportError?) {
-        let taken = state.withLockedValue { st -> (CheckedContinuation<STOMPFrame, Error>?, [CheckedContinuation<Void, Error>], (any STOMPLink)?)? in
+        let taken = state.withLockedValue { st -> (CheckedContinuation<STOMPFrame, Error>?, [Receipt], (any STOMPLink)?)? in
             if st.ended != nil { return nil }
             st.ended = .some(error)
             defer {
@@ -163,7 +164,7 @@ final class STOMPClient: Sendable {
         heartbeat.withLockedValue { $0?.cancel() }
         let why = Self.over(error)
         connectWaiter?.resume(throwing: why)
-        for r in receipts { r.resume(throwing: why) }
+        for r in receipts { r(.failure(why)) }
         if error != nil { link?.abort() }
         ended(error)
     }
@@ -225,10 +226,22 @@ final class STOMPClient: Sendable {
         state.withLockedValue { $0.ended == nil ? $0.link : nil }?.enqueue(frame.encoded())
     }
 
+    /// What waits for a RECEIPT.
+    typealias Receipt = @Sendable (Result<Void, any Error>) -> Void
+
     /// Writes a frame with a `receipt` header and returns when its RECEIPT
     /// arrives; throws `.timeout` after `timeout` seconds, or the session's
     /// end if it ends first.
     nonisolated(nonsending) func request(_ frame: STOMPFrame, timeout: Double) async throws {
+        try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, Error>) in
+            request(frame, timeout: timeout) { c.resume(with: $0) }
+        }
+    }
+
+    /// Writes a frame with a `receipt` header; `done` is called once: when
+    /// its RECEIPT arrives (on the link's loop), with `.timeout` after
+    /// `timeout` seconds, or with the session's end if it ends first.
+    func request(_ frame: STOMPFrame, timeout: Double, done: @escaping Receipt) {
         var f = frame
         let id = state.withLockedValue { st -> String in
             st.nextReceipt += 1
@@ -237,22 +250,24 @@ final class STOMPClient: Sendable {
         f.headers.append(("receipt", id))
         if f.command == "DISCONNECT" { state.withLockedValue { $0.disconnectReceipt = id } }
         let timer = afterTimeout(timeout) { [weak self] in
-            self?.state.withLockedValue { $0.receipts.removeValue(forKey: id) }?
-                .resume(throwing: TransportError(.timeout, "no RECEIPT for \(frame.command) within \(timeout) s"))
+            self?.state.withLockedValue { $0.receipts.removeValue(forKey: id) }?(
+                .failure(TransportError(.timeout, "no RECEIPT for \(frame.command) within \(timeout) s")))
         }
-        defer { timer.cancel() }
-        let bytes = f.encoded()
-        try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, Error>) in
-            let outcome = state.withLockedValue { st -> Result<(any STOMPLink)?, TransportError> in
-                if let ended = st.ended { return .failure(Self.over(ended)) }
-                st.receipts[id] = c
-                return .success(st.link)
+        let outcome = state.withLockedValue { st -> Result<(any STOMPLink)?, TransportError> in
+            if let ended = st.ended { return .failure(Self.over(ended)) }
+            st.receipts[id] = { result in
+                timer.cancel()
+                done(result)
             }
-            // Registered before the write, so a fast RECEIPT finds its waiter.
-            switch outcome {
-            case .failure(let e): c.resume(throwing: e)
-            case .success(let link): link?.enqueue(bytes)
-            }
+            return .success(st.link)
+        }
+        // Registered before the write, so a fast RECEIPT finds its waiter.
+        switch outcome {
+        case .failure(let e):
+            timer.cancel()
+            done(.failure(e))
+        case .success(let link):
+            link?.enqueue(f.encoded())
         }
     }
 

@@ -1,5 +1,6 @@
 import NIOConcurrencyHelpers
 import NIOCore
+import NIOPosix
 import ParleyCore
 import ParleyWire
 
@@ -99,7 +100,8 @@ public struct STOMPTransport: Transport {
         }
         let p = client.periods.withLockedValue { $0 }
         log("stomp: connected to \(target) as \(name) (heart-beats: send \(p.send) ms, expect \(p.receive) ms)")
-        return STOMPSession(client: client, events: events, mapper: mapper, rooms: rooms, options: options)
+        return STOMPSession(client: client, events: events, mapper: mapper, rooms: rooms, options: options,
+                            loop: loop ?? MultiThreadedEventLoopGroup.singleton.any())
     }
 
     /// The configured server, or the one discovery names now.
@@ -132,10 +134,13 @@ final class STOMPSession: TransportSession {
     private let mapper: STOMPChatMapper
     private let rooms: [String]
     private let options: STOMPOptions
+    /// The bot's loop: a batch's outcomes are answered there.
+    private let loop: any EventLoop
 
     init(client: STOMPClient, events: TransportEvents, mapper: STOMPChatMapper, rooms: [String],
-         options: STOMPOptions) {
+         options: STOMPOptions, loop: any EventLoop) {
         self.client = client
+        self.loop = loop
         self.events = events
         self.mapper = mapper
         self.rooms = rooms
@@ -152,14 +157,53 @@ final class STOMPSession: TransportSession {
     /// is dropped (a broker that stops answering is as good as gone) and the
     /// send stays in the outbox: delivery is at-least-once.
     nonisolated(nonsending) func send(_ message: OutgoingMessage) async throws {
-        try check(message.room)
-        do {
-            try await client.request(mapper.send(type: options.types.message, room: message.room, text: message.text),
-                                     timeout: options.receiptTimeout)
-        } catch let e as TransportError where e.kind == .timeout {
-            client.fail(TransportError(.timeout, "\(e.message); dropping the link"))
-            throw e
+        switch await writeBatch([message]).outcomes().first {
+        case .delivered?: return
+        case .refused(let error)?: throw error
+        case .failed(let error)?: throw error
+        case nil: throw TransportError(.closed, "send failed")
         }
+    }
+
+    /// One message at a time, each written once the RECEIPT of the one
+    /// before it is in (what the broker has, in order), without a task: the
+    /// next goes out from the RECEIPT's callback on the link's loop.
+    func write(_ batch: [OutgoingMessage]) -> EventLoopFuture<[SendOutcome]>? {
+        writeBatch(batch)
+    }
+
+    private func writeBatch(_ batch: [OutgoingMessage]) -> EventLoopFuture<[SendOutcome]> {
+        let done = loop.makePromise(of: [SendOutcome].self)
+        writeNext(batch[...], outcomes: [], done)
+        return done.futureResult
+    }
+
+    /// Sends the first of `rest` that may go out (refusing the others on the
+    /// way) and goes on when its RECEIPT is in; a missing RECEIPT drops the link.
+    private func writeNext(_ rest: ArraySlice<OutgoingMessage>, outcomes: [SendOutcome], _ done: EventLoopPromise<[SendOutcome]>) {
+        var rest = rest, outcomes = outcomes
+        while let m = rest.popFirst() {
+            do {
+                try check(m.room)
+            } catch {
+                outcomes.append(.refused(error as? TransportError ?? TransportError(.refused, "\(error)")))
+                continue
+            }
+            client.request(mapper.send(type: options.types.message, room: m.room, text: m.text),
+                           timeout: options.receiptTimeout) { [self, rest, outcomes] result in
+                switch result {
+                case .success:
+                    writeNext(rest, outcomes: outcomes + [.delivered], done)
+                case .failure(let e as TransportError) where e.kind == .timeout:
+                    client.fail(TransportError(.timeout, "\(e.message); dropping the link"))
+                    done.succeed(outcomes + [.failed(e)])
+                case .failure(let e):
+                    done.succeed(outcomes + [.failed(e)])
+                }
+            }
+            return
+        }
+        done.succeed(outcomes)
     }
 
     func typing(room: String, on: Bool) throws {

@@ -69,7 +69,7 @@ public protocol TransportSession: Sendable {
     /// failed) holds what became of each, for a prefix of `batch` that stops
     /// after the first `.failed` (the link is going down; the messages past
     /// its end were not delivered). Nil when this session confirms messages
-    /// one by one (receipts, acks, HTTP requests): `send(_ batch:)` then.
+    /// one by one by awaiting (acks, HTTP requests): `send(_ batch:)` then.
     ///
     /// Why a future: the runner's drain calls it on the bot's loop, and the
     /// write of a writable socket completes inside the call, so a reply is
