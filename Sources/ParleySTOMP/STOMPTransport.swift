@@ -157,22 +157,13 @@ final class STOMPSession: TransportSession {
     /// is dropped (a broker that stops answering is as good as gone) and the
     /// send stays in the outbox: delivery is at-least-once.
     nonisolated(nonsending) func send(_ message: OutgoingMessage) async throws {
-        switch await writeBatch([message]).outcomes().first {
-        case .delivered?: return
-        case .refused(let error)?: throw error
-        case .failed(let error)?: throw error
-        case nil: throw TransportError(.closed, "send failed")
-        }
+        try await sendByWriting(message)
     }
 
     /// One message at a time, each written once the RECEIPT of the one
     /// before it is in (what the broker has, in order), without a task: the
     /// next goes out from the RECEIPT's callback on the link's loop.
     func write(_ batch: [OutgoingMessage]) -> EventLoopFuture<[SendOutcome]>? {
-        writeBatch(batch)
-    }
-
-    private func writeBatch(_ batch: [OutgoingMessage]) -> EventLoopFuture<[SendOutcome]> {
         let done = loop.makePromise(of: [SendOutcome].self)
         writeNext(batch[...], outcomes: [], done)
         return done.futureResult

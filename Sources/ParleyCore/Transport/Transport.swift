@@ -69,7 +69,7 @@ public protocol TransportSession: Sendable {
     /// failed) holds what became of each, for a prefix of `batch` that stops
     /// after the first `.failed` (the link is going down; the messages past
     /// its end were not delivered). Nil when this session confirms messages
-    /// one by one by awaiting (acks, HTTP requests): `send(_ batch:)` then.
+    /// one by one by awaiting (REST's HTTP requests): `send(_ batch:)` then.
     ///
     /// Why a future: the runner's drain calls it on the bot's loop, and the
     /// write of a writable socket completes inside the call, so a reply is
@@ -155,6 +155,16 @@ extension TransportSession {
     public nonisolated(nonsending) func send(_ batch: [OutgoingMessage]) async -> [SendOutcome] {
         guard let written = write(batch) else { return await sendOneByOne(batch) }
         return await written.outcomes()
+    }
+
+    /// `send(_:)` of a session whose `write` always writes: a batch of one.
+    public nonisolated(nonsending) func sendByWriting(_ message: OutgoingMessage) async throws {
+        switch await write([message])?.outcomes().first {
+        case .delivered?: return
+        case .refused(let error)?: throw error
+        case .failed(let error)?: throw error as? TransportError ?? TransportError(.closed, "send failed: \(error)")
+        case nil: throw TransportError(.closed, "send failed: the session wrote nothing")
+        }
     }
 
     /// One at a time, each confirmed before the next: `send(_ batch:)` of a

@@ -32,7 +32,8 @@ package final class SocketIOClient: Sendable {
         var reassembler = SocketIO.Reassembler()
         var repeats: StateRepeats
         var nextAckID = 0
-        var acks: [Int: CheckedContinuation<[JSONValue], Error>] = [:]
+        /// Who waits for each ack: called once, with it, a timeout or the end.
+        var acks: [Int: AckWaiter] = [:]
         var connects: [String: CheckedContinuation<String, Error>] = [:]
         var connected: [String: String] = [:]
         var ended: TransportError?
@@ -137,33 +138,57 @@ package final class SocketIOClient: Sendable {
         engine.write(packets)
     }
 
+    /// What waits for an ack.
+    package typealias AckWaiter = @Sendable (Result<[JSONValue], any Error>) -> Void
+
     /// Emits an event asking for an ack; returns the ack's arguments, or throws
     /// `.timeout` when none comes within `timeout` seconds.
     package nonisolated(nonsending) func emitWithAck(_ name: String, _ args: [JSONValue], namespace: String, attachments: [[UInt8]] = [],
                      timeout: Double) async throws -> [JSONValue] {
+        let packets = try ackedPackets(name, args, namespace: namespace, attachments: attachments)
+        return try await withCheckedThrowingContinuation { (c: CheckedContinuation<[JSONValue], Error>) in
+            emit(acked: packets, timeout: timeout) { c.resume(with: $0) }
+        }
+    }
+
+    /// The packets of an event that asks for an ack, with its id (for `emit(acked:)`).
+    package func ackedPackets(_ name: String, _ args: [JSONValue], namespace: String,
+                              attachments: [[UInt8]] = []) throws -> (id: Int, name: String, packets: [EngineIO.Packet]) {
         let id = state.withLockedValue { s -> Int in
             defer { s.nextAckID += 1 }
             return s.nextAckID
         }
-        let packets = try packets(name, args, namespace: namespace, id: id, attachments: attachments)
+        return (id, name, try packets(name, args, namespace: namespace, id: id, attachments: attachments))
+    }
+
+    /// Writes an event that asks for an ack; `done` is called once: with the
+    /// ack's arguments (on the link's loop), with `.timeout` after `timeout`
+    /// seconds, or with the session's end if it ends first.
+    package func emit(acked event: (id: Int, name: String, packets: [EngineIO.Packet]), timeout: Double, done: @escaping AckWaiter) {
+        let id = event.id, name = event.name
         let timer = afterTimeout(timeout) { [weak self] in
             self?.resolveAck(id, .failure(TransportError(.timeout, "no ack for '\(name)' within \(timeout) s")))
         }
-        defer { timer.cancel() }
-        return try await withCheckedThrowingContinuation { (c: CheckedContinuation<[JSONValue], Error>) in
-            let dead = state.withLockedValue { s -> TransportError? in
-                if let e = s.ended { return e }
-                s.acks[id] = c
-                return nil
+        let dead = state.withLockedValue { s -> TransportError? in
+            if let e = s.ended { return e }
+            s.acks[id] = { result in
+                timer.cancel()
+                done(result)
             }
-            if let dead { c.resume(throwing: dead); return }
-            engine.enqueue(packets)
+            return nil
         }
+        if let dead {
+            timer.cancel()
+            done(.failure(dead))
+            return
+        }
+        // Registered before the write, so a fast ack finds its waiter.
+        engine.enqueue(event.packets)
     }
 
     private func resolveAck(_ id: Int, _ result: Result<[JSONValue], Error>) {
         let waiter = state.withLockedValue { $0.acks.removeValue(forKey: id) }
-        waiter?.resume(with: result)
+        waiter?(result)
     }
 
     /// Leaves the namespaces (`41`) and closes the session.
@@ -235,7 +260,7 @@ package final class SocketIOClient: Sendable {
             defer { s.acks = [:]; s.connects = [:] }
             return (Array(s.acks.values), Array(s.connects.values))
         }
-        for a in acks { a.resume(throwing: error) }
+        for a in acks { a(.failure(error)) }
         for c in connects { c.resume(throwing: error) }
     }
 }

@@ -152,26 +152,53 @@ final class SocketIOSession: TransportSession {
     /// that does not come in time leaves the message in the outbox, so it may
     /// go out twice (at-least-once).
     nonisolated(nonsending) func send(_ message: OutgoingMessage) async throws {
-        let ns = try namespace(message.room)
-        let args: [JSONValue] = [.string(name), .string(message.text)]
-        if options.ackSends {
-            _ = try await client.emitWithAck(options.events.chatMessage, args, namespace: ns, timeout: options.ackTimeout)
-        } else {
-            try await client.emit(options.events.chatMessage, args, namespace: ns)
-        }
+        try await sendByWriting(message)
     }
 
     /// Without `ack_sends`, every message of the batch goes out in one write
-    /// (one frame each, one flush); with it, none: `send` then sends one at
-    /// a time, each waiting for its ack.
+    /// (one frame each, one flush); with it, one at a time, each from the
+    /// callback of the ack before it.
     func write(_ batch: [OutgoingMessage]) -> EventLoopFuture<[SendOutcome]>? {
-        guard !options.ackSends else { return nil }
+        guard !options.ackSends else {
+            let done = loop.makePromise(of: [SendOutcome].self)
+            writeAcked(batch[...], outcomes: [], done)
+            return done.futureResult
+        }
         var packets: [EngineIO.Packet] = []
         // Building a packet fails only on what this message is (its room, its size).
         return writeAsOne(batch, on: loop, encode: { m in
             packets += try client.packets(options.events.chatMessage, [.string(name), .string(m.text)],
                                           namespace: try namespace(m.room), attachments: [])
         }, write: { client.write(packets: packets) })
+    }
+
+    /// Sends the first of `rest` that may go out (refusing the others on the
+    /// way) and goes on when the server acks it.
+    private func writeAcked(_ rest: ArraySlice<OutgoingMessage>, outcomes: [SendOutcome], _ done: EventLoopPromise<[SendOutcome]>) {
+        var rest = rest, outcomes = outcomes
+        while let m = rest.popFirst() {
+            let event: (id: Int, name: String, packets: [EngineIO.Packet])
+            do {
+                event = try client.ackedPackets(options.events.chatMessage, [.string(name), .string(m.text)], namespace: try namespace(m.room))
+            } catch let error as TransportError where error.kind == .refused {
+                outcomes.append(.refused(error))
+                continue
+            } catch {
+                return done.succeed(outcomes + [.failed(error)])
+            }
+            client.emit(acked: event, timeout: options.ackTimeout) { [self, rest, outcomes] result in
+                switch result {
+                case .success:
+                    writeAcked(rest, outcomes: outcomes + [.delivered], done)
+                case .failure(let error as TransportError) where error.kind == .refused:
+                    writeAcked(rest, outcomes: outcomes + [.refused(error)], done)
+                case .failure(let error):
+                    done.succeed(outcomes + [.failed(error)])
+                }
+            }
+            return
+        }
+        done.succeed(outcomes)
     }
 
     func typing(room: String, on: Bool) throws {

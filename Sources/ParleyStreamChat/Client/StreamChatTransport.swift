@@ -137,10 +137,6 @@ final class StreamChatSession: TransportSession {
     /// then counts as delivered when its own echoes are back, in order, so a
     /// busy server costs one round trip per batch, not per message.
     func write(_ batch: [OutgoingMessage]) -> EventLoopFuture<[SendOutcome]>? {
-        writeBatch(batch)
-    }
-
-    private func writeBatch(_ batch: [OutgoingMessage]) -> EventLoopFuture<[SendOutcome]> {
         guard echoTimeout > 0 else {
             var buffer = channel.allocator.buffer(capacity: batch.reduce(0) { $0 + $1.text.utf8.count + 12 })
             return writeAsOne(batch, on: channel.eventLoop, encode: { m in
@@ -211,12 +207,7 @@ final class StreamChatSession: TransportSession {
     /// checked before the first is written, so a refused text sends nothing.
     /// Confirmed by its echoes like a batch of one.
     nonisolated(nonsending) func send(_ message: OutgoingMessage) async throws {
-        switch await writeBatch([message]).outcomes().first {
-        case .delivered?: return
-        case .refused(let error)?: throw error
-        case .failed(let error)?: throw error as? TransportError ?? TransportError(.closed, "send failed: \(error)")
-        case nil: throw TransportError(.closed, "send failed")
-        }
+        try await sendByWriting(message)
     }
 
     /// KICK or MUTE, answered by the server in order: `::OK` returns,
