@@ -2,6 +2,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import ParleyCore
+import ParleyNet
 import ParleyWire
 
 extension TransportCapabilities {
@@ -161,40 +162,19 @@ final class STOMPSession: TransportSession {
     }
 
     /// One message at a time, each written once the RECEIPT of the one
-    /// before it is in (what the broker has, in order), without a task: the
-    /// next goes out from the RECEIPT's callback on the link's loop.
+    /// before it is in (what the broker has, in order), from the RECEIPT's
+    /// callback on the link's loop; a missing RECEIPT drops the link.
     func write(_ batch: [OutgoingMessage]) -> EventLoopFuture<[SendOutcome]>? {
-        let done = loop.makePromise(of: [SendOutcome].self)
-        writeNext(batch[...], outcomes: [], done)
-        return done.futureResult
-    }
-
-    /// Sends the first of `rest` that may go out (refusing the others on the
-    /// way) and goes on when its RECEIPT is in; a missing RECEIPT drops the link.
-    private func writeNext(_ rest: ArraySlice<OutgoingMessage>, outcomes: [SendOutcome], _ done: EventLoopPromise<[SendOutcome]>) {
-        var rest = rest, outcomes = outcomes
-        while let m = rest.popFirst() {
-            do {
-                try check(m.room)
-            } catch {
-                outcomes.append(.refused(error as? TransportError ?? TransportError(.refused, "\(error)")))
-                continue
-            }
+        writeInTurn(batch, on: loop) { [self] m, confirmed in
+            try check(m.room)
             client.request(mapper.send(type: options.types.message, room: m.room, text: m.text),
-                           timeout: options.receiptTimeout) { [self, rest, outcomes] result in
-                switch result {
-                case .success:
-                    writeNext(rest, outcomes: outcomes + [.delivered], done)
-                case .failure(let e as TransportError) where e.kind == .timeout:
+                           timeout: options.receiptTimeout) { [client] result in
+                if case .failure(let e as TransportError) = result, e.kind == .timeout {
                     client.fail(TransportError(.timeout, "\(e.message); dropping the link"))
-                    done.succeed(outcomes + [.failed(e)])
-                case .failure(let e):
-                    done.succeed(outcomes + [.failed(e)])
                 }
+                confirmed(result)
             }
-            return
         }
-        done.succeed(outcomes)
     }
 
     func typing(room: String, on: Bool) throws {

@@ -160,9 +160,11 @@ final class SocketIOSession: TransportSession {
     /// callback of the ack before it.
     func write(_ batch: [OutgoingMessage]) -> EventLoopFuture<[SendOutcome]>? {
         guard !options.ackSends else {
-            let done = loop.makePromise(of: [SendOutcome].self)
-            writeAcked(batch[...], outcomes: [], done)
-            return done.futureResult
+            return writeInTurn(batch, on: loop) { [self] m, confirmed in
+                let event = try client.ackedPackets(options.events.chatMessage, [.string(name), .string(m.text)],
+                                                    namespace: try namespace(m.room))
+                client.emit(acked: event, timeout: options.ackTimeout) { confirmed($0.map { _ in }) }
+            }
         }
         var packets: [EngineIO.Packet] = []
         // Building a packet fails only on what this message is (its room, its size).
@@ -170,35 +172,6 @@ final class SocketIOSession: TransportSession {
             packets += try client.packets(options.events.chatMessage, [.string(name), .string(m.text)],
                                           namespace: try namespace(m.room), attachments: [])
         }, write: { client.write(packets: packets) })
-    }
-
-    /// Sends the first of `rest` that may go out (refusing the others on the
-    /// way) and goes on when the server acks it.
-    private func writeAcked(_ rest: ArraySlice<OutgoingMessage>, outcomes: [SendOutcome], _ done: EventLoopPromise<[SendOutcome]>) {
-        var rest = rest, outcomes = outcomes
-        while let m = rest.popFirst() {
-            let event: (id: Int, name: String, packets: [EngineIO.Packet])
-            do {
-                event = try client.ackedPackets(options.events.chatMessage, [.string(name), .string(m.text)], namespace: try namespace(m.room))
-            } catch let error as TransportError where error.kind == .refused {
-                outcomes.append(.refused(error))
-                continue
-            } catch {
-                return done.succeed(outcomes + [.failed(error)])
-            }
-            client.emit(acked: event, timeout: options.ackTimeout) { [self, rest, outcomes] result in
-                switch result {
-                case .success:
-                    writeAcked(rest, outcomes: outcomes + [.delivered], done)
-                case .failure(let error as TransportError) where error.kind == .refused:
-                    writeAcked(rest, outcomes: outcomes + [.refused(error)], done)
-                case .failure(let error):
-                    done.succeed(outcomes + [.failed(error)])
-                }
-            }
-            return
-        }
-        done.succeed(outcomes)
     }
 
     func typing(room: String, on: Bool) throws {
