@@ -27,12 +27,32 @@ enum ReplyInstructions {
         var leanPerReply: Double
         /// Calls per reply of the runtime functions in `counted`.
         var calls: [String: Double] = [:]
+        /// Instructions per reply of each of `stages` (nil: its function was not in the dump).
+        var stages: [Double?] = []
     }
 
     /// Runtime calls counted per reply: tasks made and jobs queued (none on
     /// the per-message path: a reply is one call on the bot's loop), and
     /// heap allocations.
     static let counted = [("swift_task_create", "tasks made"), ("swift_task_enqueue", "jobs queued"), ("malloc", "malloc calls")]
+
+    /// A reply's stages, each the inclusive cost of the function that is
+    /// that stage, nested by `depth`. The symbols are mangled names: a stage
+    /// whose function was renamed prints as not found rather than wrong.
+    static let stages: [(label: String, depth: Int, symbol: String)] = [
+        ("read above the WebSocket frames: Engine.IO, Socket.IO and its JSON, the event, the inbox (4 frames)", 0,
+         "$s9ParleyNet26WebSocketConnectionHandlerC11channelRead7context4datay7NIOCore07ChannelF7ContextC_AG6NIOAnyVtF"),
+        ("the session's consumer: the bot's own echo dropped, the rest pushed into the inbox", 1,
+         "$s13ParleyRuntime9BotRunnerC8consumer4into4name8observery0A4Core15TransportEventsC4ItemOYbcAA5InboxC_SSAA0B8ObserverVtFZyALYbcfU_"),
+        ("the pump's turn: the batch taken, routed, handled, its actions taken", 0, "$s13ParleyRuntime9BotRunnerC4turnyyF"),
+        ("the plugin host: the event's transaction, history, state, the settled effects", 1,
+         "$s13ParleyRuntime3BotC6handleySay0A4Core0C6ActionVGAE0C5EventO0A5Store0H5ErrorVYKF"),
+        ("the Lua VM: the prelude's dispatch, bot.command's parsing, the command", 2,
+         "$s9ParleyLua8PluginVMC15dispatchMessage4room4user4text2id4time8replayed3now5dropsAA0C7FailureVSg_SayAA8VMActionOGtSS_S3SSdSbSdSays5Int64VGtF"),
+        ("the outbox drain: the batch taken, written, settled, recorded as delivered", 1, "$s13ParleyRuntime9BotRunnerC7drainOnyyF"),
+        ("the session's write: the Socket.IO packet, Engine.IO, the frame, NIO's write and flush", 2,
+         "$s14ParleySocketIO0B9IOSessionC5writey7NIOCore15EventLoopFutureCySay0A4Core11SendOutcomeOGGSgSayAH15OutgoingMessageVGF"),
+    ]
 
     /// Replies of the lean bot's two runs: their difference cancels its start-up.
     static let leanReplies = (60, 260)
@@ -44,7 +64,11 @@ enum ReplyInstructions {
             return nil
         }
         let dir = try BenchProcess.scratchDirectory("parley-reply-instructions")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        // `PARLEY_KEEP_CALLGRIND=1` keeps the dumps for `callgrind_annotate`.
+        let keep = ProcessInfo.processInfo.environment["PARLEY_KEEP_CALLGRIND"] == "1"
+        defer {
+            if keep { print("callgrind dumps kept in \(dir)") } else { try? FileManager.default.removeItem(atPath: dir) }
+        }
         // Valgrind 3.19 cannot read the toolchain's DWARF; symbols are enough.
         let binary = dir + "/ParleyBench"
         _ = try runProcess("strip", ["--strip-debug", "-o", binary, paths.bench], captureErrors: true)
@@ -100,6 +124,11 @@ enum ReplyInstructions {
         print("\ninstructions per reply, Parley's echo bot under callgrind (\(measured) replies at \(perSecond) msg/s, each its own wake): "
               + "\(Int(f.perReply.rounded()))")
         print("  by where the code lives: " + parts.joined(separator: "; "))
+        print("  by stage (inclusive; the rest is NIO's socket reads, frames and event loop):")
+        for (stage, cost) in zip(stages, f.stages) {
+            let figure = cost.map { String(Int($0.rounded())) } ?? "not found (renamed? see `stages`)"
+            print("    " + String(repeating: "  ", count: stage.depth) + "\(stage.label): \(figure)")
+        }
         print("  calls per reply: " + counted.map { "\($0.1) \(String(format: "%.2f", f.calls[$0.0] ?? 0))" }.joined(separator: "; "))
         print("  the lean Lua echo bot (the same codec, a plain Lua function, no runtime; two frames read a reply, not four): "
               + "\(Int(f.leanPerReply.rounded())) (the difference of runs of \(leanReplies.0) and \(leanReplies.1) replies)")
@@ -125,25 +154,31 @@ enum ReplyInstructions {
 
     /// The dump's self costs summed by object file, and the counted calls, per reply.
     static func read(_ path: String, replies: Int) throws -> Figures {
-        let (byObject, calls) = try costs(path)
+        let (byObject, calls, inclusive) = try costs(path)
         let n = Double(replies)
         return Figures(perReply: Double(byObject.values.reduce(0, +)) / n,
                        byObject: byObject.sorted { $0.value > $1.value }.map { ($0.key, Double($0.value) / n) }, leanPerReply: 0,
-                       calls: calls.mapValues { Double($0) / n })
+                       calls: calls.mapValues { Double($0) / n },
+                       stages: stages.map { stage in inclusive[stage.symbol].map { Double($0) / n } })
     }
 
     /// A callgrind dump's self costs (instructions) summed by object file
-    /// (`ob=`), and the calls to each function of `counted` (their names are
-    /// whole in a dump made with `--compress-strings=no`).
-    static func costs(_ path: String) throws -> (byObject: [String: Int], calls: [String: Int]) {
+    /// (`ob=`), the calls to each function of `counted`, and the inclusive
+    /// cost of each function of `stages` (names are whole in a dump made
+    /// with `--compress-strings=no`).
+    static func costs(_ path: String) throws -> (byObject: [String: Int], calls: [String: Int], inclusive: [String: Int]) {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { throw BenchError("callgrind wrote no dump at \(path)") }
+        let stageSymbols = Set(stages.map(\.symbol))
         var byObject: [String: Int] = [:]
         var calls: [String: Int] = [:]
+        var inclusive: [String: Int] = [:]
         var object = "?"
+        var function = ""
         var callee = ""
         var afterCalls = false
         for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
             if line.hasPrefix("ob=") { object = String(line.dropFirst(3)) }
+            else if line.hasPrefix("fn=") { function = String(line.dropFirst(3)) }
             else if line.hasPrefix("cfn=") { callee = String(line.dropFirst(4)) }
             else if line.hasPrefix("calls=") {
                 afterCalls = true
@@ -152,14 +187,17 @@ enum ReplyInstructions {
                 }
             }
             else if let first = line.first, first.isNumber || first == "+" || first == "-" || first == "*" {
+                let fields = line.split(separator: " ")
+                guard fields.count >= 2, let cost = Int(fields[1]) else { afterCalls = false; continue }
+                // A stage's own costs and those of what it calls (a call to itself is counted where it lands).
+                if stageSymbols.contains(function), !(afterCalls && callee == function) { inclusive[function, default: 0] += cost }
                 // The line after `calls=` is the callee's inclusive cost, already counted in its own function.
                 if afterCalls { afterCalls = false; continue }
-                let fields = line.split(separator: " ")
-                if fields.count >= 2, let cost = Int(fields[1]) { byObject[Self.label(object), default: 0] += cost }
+                byObject[Self.label(object), default: 0] += cost
             }
         }
         guard byObject.values.reduce(0, +) > 0 else { throw BenchError("callgrind's dump at \(path) has no costs") }
-        return (byObject, calls)
+        return (byObject, calls, inclusive)
     }
 
     /// A short name for an object file: its last path component, and for the

@@ -181,9 +181,12 @@ struct PluginAPITests {
     @Test func commandsByPrefixAndByName() async throws {
         let p = #"bot.command("say", function(m, args) m:reply(#args .. ":" .. table.concat(args, ",") .. ":" .. args.raw) end)"#
         let script = [message("!say a  b"), message("parley: say x"), message("@parley say y"),
-                      message("Parley, SAY z"), message("parleyx say no"), message("say no"), message("!")]
+                      message("Parley, SAY z"), message("parleyx say no"), message("say no"), message("!"),
+                      message("!say a b \t "), message("!say   "), message("!say")]
             .joined(separator: "\n")
-        #expect(texts(try await run(plugins: [("p", p)], script: script)) == ["2:a,b:a  b", "1:x:x", "1:y:y", "1:z:z"])
+        // Blanks around the arguments are not part of `args.raw`.
+        #expect(texts(try await run(plugins: [("p", p)], script: script))
+                    == ["2:a,b:a  b", "1:x:x", "1:y:y", "1:z:z", "2:a,b:a b", "0::", "0::"])
     }
 
     @Test func configurablePrefix() async throws {

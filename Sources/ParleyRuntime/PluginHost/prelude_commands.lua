@@ -6,7 +6,7 @@
 local bot, core = ...
 local host = core.host
 local type, error = type, error
-local find, sub, lower, match, gmatch = string.find, string.sub, string.lower, string.match, string.gmatch
+local find, sub, lower, match, gmatch, byte = string.find, string.sub, string.lower, string.match, string.gmatch, string.byte
 local need_function, call, send, want, WANT = core.need_function, core.call, core.send, core.want, core.WANT
 local name, lname, prefix, answers_help = core.name, core.lname, core.prefix, core.answers_help
 
@@ -45,7 +45,12 @@ local function parse_command(text)
     end
   end
   if not rest then return nil end
-  return match(rest, "^(%S+)%s*(.-)%s*$")
+  -- "(.-)%s*$" would try the end at every byte; trailing blanks are rare,
+  -- so only a line that ends in one pays for a second match.
+  local cmd, args = match(rest, "^(%S+)%s*(.*)$")
+  local last = byte(args or "", -1)
+  if last == 32 or (last and last >= 9 and last <= 13) then args = match(args, "^(.-)%s+$") end
+  return cmd, args
 end
 
 -- The built-in `help`: the first plugin in load order answers it for the

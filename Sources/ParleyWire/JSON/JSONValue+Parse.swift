@@ -16,8 +16,13 @@ extension JSONValue {
     /// Parses a whole JSON text given as UTF-8 bytes. Invalid UTF-8 inside a string is an error.
     public static func parse<C: Collection>(bytes: C, maxDepth: Int = 64) throws(JSONError) -> JSONValue
     where C.Element == UInt8 {
-        let array = Array(bytes)
-        return try array.withUnsafeBufferPointer { (buffer) throws(JSONError) -> JSONValue in
+        // Arrays and their slices are read in place; anything else is copied once.
+        let inPlace = bytes.withContiguousStorageIfAvailable { buffer -> Result<JSONValue, JSONError> in
+            var parser = JSONParser(bytes: buffer, maxDepth: maxDepth)
+            do throws(JSONError) { return .success(try parser.document()) } catch { return .failure(error) }
+        }
+        if let inPlace { return try inPlace.get() }
+        return try Array(bytes).withUnsafeBufferPointer { (buffer) throws(JSONError) -> JSONValue in
             var parser = JSONParser(bytes: buffer, maxDepth: maxDepth)
             return try parser.document()
         }

@@ -85,12 +85,14 @@ public enum SocketIO {
         case (.binaryAck, true): type = .ack
         default: break
         }
-        var text = String(type.rawValue)
-        if type == .binaryEvent || type == .binaryAck { text += "\(packet.attachments.count)-" }
-        if packet.namespace != "/" { text += packet.namespace + "," }
-        if let id = packet.id { text += String(id) }
+        // Built as bytes and made a `String` once.
+        var text: [UInt8] = [UInt8(ascii: "0") + UInt8(type.rawValue)]
+        text.reserveCapacity(64)
+        if type == .binaryEvent || type == .binaryAck { text += "\(packet.attachments.count)-".utf8 }
+        if packet.namespace != "/" { text += packet.namespace.utf8; text.append(UInt8(ascii: ",")) }
+        if let id = packet.id { text += String(id).utf8 }
         packet.data?.write(to: &text)
-        return (text, packet.attachments)
+        return (String(decoding: text, as: UTF8.self), packet.attachments)
     }
 
     /// Decodes the text of one Engine.IO message. For the binary types the result has
