@@ -5,6 +5,13 @@ enum BenchProcess {
     /// This binary, for the benches that run a bot in a child process of its own.
     static var executable: String { URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path }
 
+    /// Writes out the machine's dirty pages before a bench that times
+    /// `fdatasync`. On ext4 a sync can wait behind other files' writeback, and
+    /// a build leaves hundreds of MB of freshly linked binaries that the
+    /// kernel writes out some 30 s later: commits of tens of ms in whichever
+    /// slice that meets, where the syncs sampled beside it may not.
+    static func settleDisk() { sync() }
+
     /// An empty folder under the temporary directory (a stale one from an
     /// interrupted run is removed first); the caller removes it when done.
     static func scratchDirectory(_ name: String) throws -> String {

@@ -33,6 +33,7 @@ enum BurstBench {
     }
 
     static func run(quick: Bool, svgPath: String = ".build/bench/burst.svg") async throws {
+        BenchProcess.settleDisk()
         // Past 1,600 to find where each bot saturates: the plateau is what the policies are compared on.
         let rates = quick ? [100, 400, 1600, 6400] : [100, 200, 400, 800, 1200, 1600, 3200, 6400]
         let seconds = quick ? 3.0 : 6.0

@@ -21,6 +21,7 @@ enum JournalBench {
     static let payloadSize = 200
 
     static func run(quick: Bool) async throws {
+        BenchProcess.settleDisk()
         let cell: Duration = quick ? .milliseconds(200) : .seconds(2)
         let writerCounts = [1, 8, 64]
         let base = NSTemporaryDirectory() + "parley-journal-bench-\(getpid())"

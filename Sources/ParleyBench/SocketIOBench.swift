@@ -115,6 +115,7 @@ enum SocketIOBench {
     }
 
     static func run(quick: Bool) async throws {
+        BenchProcess.settleDisk()
         let seconds = quick ? 3.0 : 10.0
         let slices = slices(quick: quick)
         let paths = try Paths.resolve()
