@@ -5,27 +5,23 @@ extension JSONValue {
     /// Parses a whole JSON text; whitespace may surround the value, nothing else may.
     public static func parse(_ text: String, maxDepth: Int = 64) throws(JSONError) -> JSONValue {
         var text = text
-        // `withUTF8` only rethrows untyped errors; carry the typed one out in a Result.
-        let result = text.withUTF8 { bytes -> Result<JSONValue, JSONError> in
-            var parser = JSONParser(bytes: bytes, maxDepth: maxDepth)
-            do throws(JSONError) { return .success(try parser.document()) } catch { return .failure(error) }
-        }
-        return try result.get()
+        return try text.withUTF8 { document($0, maxDepth: maxDepth) }.get()
     }
 
     /// Parses a whole JSON text given as UTF-8 bytes. Invalid UTF-8 inside a string is an error.
     public static func parse<C: Collection>(bytes: C, maxDepth: Int = 64) throws(JSONError) -> JSONValue
     where C.Element == UInt8 {
         // Arrays and their slices are read in place; anything else is copied once.
-        let inPlace = bytes.withContiguousStorageIfAvailable { buffer -> Result<JSONValue, JSONError> in
-            var parser = JSONParser(bytes: buffer, maxDepth: maxDepth)
-            do throws(JSONError) { return .success(try parser.document()) } catch { return .failure(error) }
-        }
-        if let inPlace { return try inPlace.get() }
-        return try Array(bytes).withUnsafeBufferPointer { (buffer) throws(JSONError) -> JSONValue in
-            var parser = JSONParser(bytes: buffer, maxDepth: maxDepth)
-            return try parser.document()
-        }
+        let result = bytes.withContiguousStorageIfAvailable { document($0, maxDepth: maxDepth) }
+            ?? Array(bytes).withUnsafeBufferPointer { document($0, maxDepth: maxDepth) }
+        return try result.get()
+    }
+
+    /// The whole text's value. A `Result`, since the `with…` calls that
+    /// lend the bytes only rethrow untyped errors.
+    private static func document(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) -> Result<JSONValue, JSONError> {
+        var parser = JSONParser(bytes: bytes, maxDepth: maxDepth)
+        do throws(JSONError) { return .success(try parser.document()) } catch { return .failure(error) }
     }
 }
 
