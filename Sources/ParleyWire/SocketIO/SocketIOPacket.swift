@@ -87,6 +87,8 @@ public enum SocketIO {
         }
         // Built as bytes and made a `String` once.
         var text: [UInt8] = [UInt8(ascii: "0") + UInt8(type.rawValue)]
+        // Room for a chat event's packet: growing from one byte costs two more allocations.
+        text.reserveCapacity(64)
         if type == .binaryEvent || type == .binaryAck { text += "\(packet.attachments.count)-".utf8 }
         if packet.namespace != "/" { text += packet.namespace.utf8; text.append(UInt8(ascii: ",")) }
         if let id = packet.id { text += String(id).utf8 }
