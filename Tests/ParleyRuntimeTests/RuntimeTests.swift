@@ -90,6 +90,9 @@ struct RuntimeTests {
                                observer: rec.observer)
         let run = Task { await runner.run() }
         #expect(await eventually { await runner.state == .online })
+        // The bot is online once its name is written; it hears who arrives
+        // only once the server has registered it.
+        #expect(await eventually { server.stats.registeredClients == 1 })
         let bob = try await Person("bob", port: server.port)
         try await bob.say("!count")
         try await bob.say("!count")
