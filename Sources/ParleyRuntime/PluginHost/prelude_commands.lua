@@ -45,11 +45,17 @@ local function parse_command(text)
     end
   end
   if not rest then return nil end
-  -- "(.-)%s*$" would try the end at every byte; trailing blanks are rare,
-  -- so only a line that ends in one pays for a second match.
   local cmd, args = match(rest, "^(%S+)%s*(.*)$")
-  local last = byte(args or "", -1)
-  if last == 32 or (last and last >= 9 and last <= 13) then args = match(args, "^(.-)%s+$") end
+  if not cmd then return nil end
+  -- Trailing blanks come off by hand: a pattern such as "(.-)%s*$" would
+  -- try the end of the line at every byte.
+  local e = #args
+  while e > 0 do
+    local b = byte(args, e)
+    if b ~= 32 and (b < 9 or b > 13) then break end
+    e = e - 1
+  end
+  if e < #args then args = sub(args, 1, e) end
   return cmd, args
 end
 
