@@ -78,6 +78,7 @@ enum JournalBench {
 
         let records = quick ? 20_000 : 1_000_000
         try await recoveryBench(records: records, directory: base + "/recovery")
+        try await snapshotBench(directory: base + "/snapshot")
     }
 
     // MARK: Parley
@@ -266,7 +267,7 @@ enum JournalBench {
     }
 }
 
-private extension String {
+extension String {
     func leftPadded(_ width: Int) -> String {
         String(repeating: " ", count: max(0, width - count)) + self
     }

@@ -96,6 +96,13 @@ func benchMain() async {
         }
         exit(0)
     }
+    // `--journal-snapshot`: only the commits-while-a-snapshot-is-written part of `--journal`.
+    if CommandLine.arguments.contains("--journal-snapshot") {
+        BenchProcess.settleDisk()
+        let directory = NSTemporaryDirectory() + "parley-snapshot-bench-\(getpid())"
+        do { try await JournalBench.snapshotBench(directory: directory) } catch { print("bench failed: \(error)"); exit(1) }
+        exit(0)
+    }
     // `--journal`: only the journal against SQLite.
     if CommandLine.arguments.contains("--journal") {
         do { try await JournalBench.run(quick: quick) } catch { print("bench failed: \(error)"); exit(1) }

@@ -1,3 +1,4 @@
+import CParleyJournal
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -33,6 +34,12 @@ public protocol FileLayer: Sendable {
     func read(_ file: JournalFile, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int
     /// fdatasync (F_FULLFSYNC on Darwin).
     func sync(_ file: JournalFile) throws
+    /// Writes a range's dirty pages to the device and waits, without making
+    /// them durable (Linux `sync_file_range`), so a large file reaches the disk
+    /// in pieces and the journal's commits never wait behind all of it at
+    /// once. A failure is final, as for `sync`: the kernel may have reported
+    /// the error here and not again to a later sync.
+    func writeBack(_ file: JournalFile, offset: Int64, length: Int64) throws
     func truncate(_ file: JournalFile, to length: Int64) throws
     func size(_ file: JournalFile) throws -> Int64
     /// Atomic rename within one directory.
@@ -90,6 +97,27 @@ extension FileLayer {
             initialized = filled
         }
         return bytes
+    }
+
+    /// Deletes a file by shrinking it a piece at a time, each shrink synced,
+    /// then unlinking what is left. On a file system that discards freed blocks
+    /// as it commits (ext4 mounted `discard`), a whole large file freed at once
+    /// holds up the next commit of every other file, the journal's own included.
+    func removeInPieces(_ path: String, piece: Int64) throws {
+        let file = try open(path, mode: .existing)
+        do {
+            var length = try size(file)
+            while length > piece {
+                length -= piece
+                try truncate(file, to: length)
+                try sync(file)
+            }
+            close(file)
+        } catch {
+            close(file)
+            throw error
+        }
+        try remove(path)
     }
 
     /// Creates `path` with `bytes` durably: write, sync the file, then fsync
@@ -158,6 +186,10 @@ public struct PosixFileLayer: FileLayer {
         #else
         if fdatasync(file.rawValue) != 0 { throw fail("fdatasync", file.path) }
         #endif
+    }
+
+    public func writeBack(_ file: JournalFile, offset: Int64, length: Int64) throws {
+        if parley_write_back(file.rawValue, offset, length) != 0 { throw fail("sync_file_range", file.path) }
     }
 
     public func truncate(_ file: JournalFile, to length: Int64) throws {

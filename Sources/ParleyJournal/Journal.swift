@@ -353,9 +353,9 @@ public final class Journal: Sendable {
                     guard sequence >= stale else {
                         throw JournalError.invalidArgument("snapshot sequence \(sequence) is older than the current snapshot's \(stale)")
                     }
-                    try SnapshotFormat.write(bytes, sequence: sequence, directory: dir, layer: layer)
+                    try SnapshotFormat.write(bytes, sequence: sequence, directory: dir, layer: layer, piece: options.pieceBytes)
                     snapshotSequence.withLock { $0 = sequence }
-                    try Self.removeObsolete(through: sequence, directory: dir, layer: layer, writer: writer)
+                    try Self.removeObsolete(through: sequence, directory: dir, layer: layer, writer: writer, piece: options.pieceBytes)
                     done.resume()
                 } catch {
                     done.resume(throwing: error)
@@ -366,7 +366,13 @@ public final class Journal: Sendable {
 
     /// Deletes segments whose every record is covered by the snapshot at
     /// `sequence` (never the segment being written), and older snapshots.
-    private static func removeObsolete(through sequence: UInt64, directory: String, layer: any FileLayer, writer: GroupCommitWriter) throws {
+    ///
+    /// They are renamed out of the journal's names first (synced), then
+    /// shrunk and removed a piece at a time (`removeInPieces`), so the
+    /// journal's commits meanwhile never wait for a whole segment's blocks to
+    /// be freed. A crash part-way leaves only `.obsolete` files, which open
+    /// removes; never a shortened segment or snapshot under its own name.
+    private static func removeObsolete(through sequence: UInt64, directory: String, layer: any FileLayer, writer: GroupCommitWriter, piece: Int) throws {
         let covered = writer.segments.withLock { segments -> [SegmentRef] in
             var drop = 0
             while drop + 1 < segments.count, segments[drop + 1].firstSequence &- 1 <= sequence {
@@ -376,16 +382,22 @@ public final class Journal: Sendable {
             segments.removeFirst(drop)
             return removed
         }
-        var changed = false
-        for segment in covered {
-            try layer.remove(segment.path)
-            changed = true
-        }
+        var names = covered.map(\.name)
         for name in try layer.listDirectory(directory) {
             guard let seq = SnapshotFormat.sequence(fileName: name), seq < sequence else { continue }
-            try layer.remove(Paths.join(directory, name))
-            changed = true
+            names.append(name)
         }
-        if changed { try layer.syncDirectory(directory) }
+        guard !names.isEmpty else { return }
+        for name in names {
+            let path = Paths.join(directory, name)
+            try layer.rename(path, to: path + obsoleteSuffix)
+        }
+        try layer.syncDirectory(directory)
+        for name in names {
+            try layer.removeInPieces(Paths.join(directory, name) + obsoleteSuffix, piece: Int64(piece))
+        }
     }
+
+    /// What a file being removed is renamed to end with (`removeObsolete`).
+    static let obsoleteSuffix = ".obsolete"
 }

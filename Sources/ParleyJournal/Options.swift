@@ -32,6 +32,11 @@ public struct JournalOptions: Sendable {
     /// the one-writer sync rate from about 7,200 to 10,900 a second). 0 turns
     /// it off. Recovery tells a runway (zeros to the end) from a torn tail.
     public var runwayBytes: Int
+    /// How much of a large file goes to the device, or is freed, per step:
+    /// a snapshot is written back and an obsolete segment or snapshot is
+    /// freed a piece at a time, so a commit meanwhile waits for one piece at
+    /// most, never the whole file.
+    public var pieceBytes: Int
     /// Create the directory when it does not exist.
     public var createIfMissing: Bool
     /// The file operations the journal uses: `PosixFileLayer()` for real
@@ -44,6 +49,7 @@ public struct JournalOptions: Sendable {
         maxRecordSize: Int = 1 << 20,
         maxBatchBytes: Int = 8 << 20,
         runwayBytes: Int = 1 << 20,
+        pieceBytes: Int = 256 << 10,
         createIfMissing: Bool = true,
         fileLayer: any FileLayer = PosixFileLayer()
     ) {
@@ -52,6 +58,7 @@ public struct JournalOptions: Sendable {
         self.maxRecordSize = maxRecordSize
         self.maxBatchBytes = maxBatchBytes
         self.runwayBytes = runwayBytes
+        self.pieceBytes = pieceBytes
         self.createIfMissing = createIfMissing
         self.fileLayer = fileLayer
     }
@@ -68,6 +75,9 @@ public struct JournalOptions: Sendable {
         }
         guard runwayBytes >= 0 else {
             throw JournalError.invalidArgument("runwayBytes must not be negative")
+        }
+        guard pieceBytes > 0 else {
+            throw JournalError.invalidArgument("pieceBytes must be positive")
         }
         guard maxBatchBytes > 0 else {
             throw JournalError.invalidArgument("maxBatchBytes must be positive")

@@ -232,8 +232,10 @@ enum JournalScanner {
             } else if let seq = SnapshotFormat.sequence(fileName: name) {
                 snapshotFiles.append((seq, name))
             } else if name.hasSuffix(SnapshotFormat.suffix + SnapshotFormat.tempSuffix)
-                        || name.hasSuffix(".broken" + SnapshotFormat.tempSuffix) {
-                // Our own half-written temp files (snapshot, salvage copy).
+                        || name.hasSuffix(".broken" + SnapshotFormat.tempSuffix)
+                        || name.hasSuffix(Journal.obsoleteSuffix) {
+                // Our own half-written temp files (snapshot, salvage copy) and
+                // half-removed obsolete ones.
                 result.tempFiles.append(name)
             }
         }

@@ -384,6 +384,18 @@ public final class SimulatedDisk: FileLayer {
         }
     }
 
+    /// Nothing becomes durable (the device cache is never flushed, so a power
+    /// loss may still drop the range); a sync fault fails it as it fails a sync.
+    public func writeBack(_ file: JournalFile, offset: Int64, length: Int64) throws {
+        try state.withLock { s in
+            let ino = try inode(&s, file, "sync_file_range")
+            if let code = s.faults.syncErrno {
+                s.inodes[ino]!.pending = []
+                throw error("sync_file_range", file.path, code)
+            }
+        }
+    }
+
     public func truncate(_ file: JournalFile, to length: Int64) throws {
         try state.withLock { s in
             let ino = try inode(&s, file, "ftruncate")

@@ -83,7 +83,7 @@ enum SnapshotFormat {
 
     /// temp file, write, fsync, rename, fsync directory — in that order, so a
     /// crash leaves either the old set of snapshots or the new complete one.
-    static func write(_ payload: [UInt8], sequence: UInt64, directory: String, layer: any FileLayer) throws {
+    static func write(_ payload: [UInt8], sequence: UInt64, directory: String, layer: any FileLayer, piece: Int) throws {
         let name = fileName(sequence: sequence)
         let finalPath = Paths.join(directory, name)
         let tempPath = finalPath + tempSuffix
@@ -91,9 +91,18 @@ enum SnapshotFormat {
         let file = try layer.open(tempPath, mode: .createTruncate)
         do {
             let h = try header.withUnsafeBytes { try layer.writeFully(file, $0, at: 0) }
-            let p = try payload.withUnsafeBytes { try layer.writeFully(file, $0, at: Int64(headerSize)) }
-            guard h == header.count, p == payload.count else {
-                throw JournalError.noSpace(path: tempPath, errno: 0)
+            guard h == header.count else { throw JournalError.noSpace(path: tempPath, errno: 0) }
+            // In pieces, each on the device before the next: one sync of the whole
+            // file would hold the disk long enough to stall every commit meanwhile.
+            var offset = 0
+            while offset < payload.count {
+                let piece = min(piece, payload.count - offset)
+                let p = try payload.withUnsafeBytes {
+                    try layer.writeFully(file, UnsafeRawBufferPointer(rebasing: $0[offset..<(offset + piece)]), at: Int64(headerSize + offset))
+                }
+                guard p == piece else { throw JournalError.noSpace(path: tempPath, errno: 0) }
+                try layer.writeBack(file, offset: Int64(headerSize + offset), length: Int64(piece))
+                offset += piece
             }
             try layer.sync(file)
             layer.close(file)

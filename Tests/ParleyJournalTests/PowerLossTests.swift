@@ -62,7 +62,9 @@ import Testing
         let label = "seed \(seed) policy \(policy) mode \(mode) segment \(segmentSize) writers \(writers) crashAfter \(crashAfter)/\(total)"
 
         let shared = Shared()
-        let options = JournalOptions(fsync: policy, segmentSize: segmentSize, fileLayer: disk)
+        // Pieces smaller than a segment, so crashes also land while obsolete
+        // files are shrunk and while a snapshot is written back.
+        let options = JournalOptions(fsync: policy, segmentSize: segmentSize, pieceBytes: Int.random(in: 40...400, using: &random), fileLayer: disk)
         let (journal, _) = try Journal.open(directory: "/j", options: options)
         if crashAfter == 0 {
             shared.oracle.withLock { $0.crashed = disk.crash(mode: mode) }
@@ -154,5 +156,95 @@ import Testing
             acked: final.acked.count, recovered: recovered.count,
             recoveredAcked: final.acked.keys.filter { $0 <= recovery.lastSequence }.count,
             snapshot: recovery.snapshot != nil)
+    }
+
+    /// A power loss at every step of freeing obsolete files (after their
+    /// renames, after each shrink): the journal always reopens with the new
+    /// snapshot and every acknowledged transaction after it, and removes the
+    /// half-freed files.
+    @Test(arguments: CrashMode.allCases)
+    func powerLossWhileObsoleteFilesAreFreed(mode: CrashMode) async throws {
+        var step = 0
+        var leftHalfFreed = 0
+        var crashedSomewhere = true
+        while crashedSomewhere {
+            let disk = SimulatedDisk(seed: UInt64(step))
+            let layer = CrashAtShrink(disk: disk, at: step)
+            let options = JournalOptions(fsync: .always, segmentSize: 1024, runwayBytes: 0, pieceBytes: 300, fileLayer: layer)
+            var random = SeededRandom(seed: 77)
+            let (journal, _) = try Journal.open(directory: "/j", options: options)
+            var acked: [JournalTransaction] = []
+            for id in 0..<30 {
+                let txn = makeTransaction(id: UInt64(id), records: 1, sizes: 100...200, random: &random)
+                let last = try await journal.append(txn)
+                acked.append(JournalTransaction(firstSequence: last, records: txn))
+            }
+            let through = acked[19].lastSequence
+            try await journal.sealSegment()
+            _ = try? await journal.writeSnapshot(Self.snapshotPayload(through), coveringThrough: through)
+            try? await journal.close()
+            let after = layer.crashed(mode: mode)
+            crashedSomewhere = after != nil
+            let survivor = after ?? disk
+
+            let label = "mode \(mode) crash at shrink \(step)"
+            if try survivor.listDirectory("/j").contains(where: { $0.hasSuffix(Journal.obsoleteSuffix) }) { leftHalfFreed += 1 }
+            let (reopened, recovery) = try Journal.open(directory: "/j", options: JournalOptions(fsync: .always, segmentSize: 1024, fileLayer: survivor))
+            #expect(recovery.snapshot == RecoveredSnapshot(sequence: through, bytes: Self.snapshotPayload(through)), "\(label)")
+            #expect(try recovery.allTransactions() == Array(acked[20...]), "\(label)")
+            #expect(try survivor.listDirectory("/j").allSatisfy { !$0.hasSuffix(Journal.obsoleteSuffix) }, "\(label)")
+            try await reopened.close()
+            step += 1
+        }
+        // Three or more covered segments of about 1 KiB, three shrinks each.
+        #expect(step >= 9)
+        #expect(leftHalfFreed == step - 1)
+    }
+
+    /// The simulated disk, with a power loss at the `at`-th shrink of an
+    /// obsolete file; after it the process is dead (every call fails).
+    final class CrashAtShrink: FileLayer, Sendable {
+        let disk: SimulatedDisk
+        let at: Int
+        private let state = Mutex<(shrinks: Int, after: SimulatedDisk?, mode: CrashMode?)>((0, nil, nil))
+
+        init(disk: SimulatedDisk, at: Int) {
+            self.disk = disk
+            self.at = at
+        }
+
+        /// What the power loss left, or nil when it never happened.
+        func crashed(mode: CrashMode) -> SimulatedDisk? {
+            state.withLock { s in s.shrinks > at ? disk.crash(mode: mode) : nil }
+        }
+
+        func truncate(_ file: JournalFile, to length: Int64) throws {
+            if file.path.hasSuffix(Journal.obsoleteSuffix) {
+                let now = state.withLock { s -> Bool in s.shrinks += 1; return s.shrinks > at }
+                if now { throw JournalError.io(operation: "ftruncate", path: file.path, errno: EIO) }
+            }
+            try live().truncate(file, to: length)
+        }
+
+        /// Once crashed, nothing more reaches the disk.
+        private func live() throws -> SimulatedDisk {
+            if state.withLock({ $0.shrinks > at }) { throw JournalError.io(operation: "power lost", path: "/j", errno: EIO) }
+            return disk
+        }
+
+        func open(_ path: String, mode: OpenMode) throws -> JournalFile { try live().open(path, mode: mode) }
+        func close(_ file: JournalFile) { disk.close(file) }
+        func write(_ file: JournalFile, _ bytes: UnsafeRawBufferPointer, at offset: Int64) throws -> Int { try live().write(file, bytes, at: offset) }
+        func read(_ file: JournalFile, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int { try live().read(file, into: buffer, at: offset) }
+        func sync(_ file: JournalFile) throws { try live().sync(file) }
+        func writeBack(_ file: JournalFile, offset: Int64, length: Int64) throws { try live().writeBack(file, offset: offset, length: length) }
+        func size(_ file: JournalFile) throws -> Int64 { try live().size(file) }
+        func rename(_ from: String, to: String) throws { try live().rename(from, to: to) }
+        func remove(_ path: String) throws { try live().remove(path) }
+        func syncDirectory(_ path: String) throws { try live().syncDirectory(path) }
+        func listDirectory(_ path: String) throws -> [String] { try live().listDirectory(path) }
+        func createDirectory(_ path: String) throws { try live().createDirectory(path) }
+        func directoryExists(_ path: String) -> Bool { disk.directoryExists(path) }
+        func lockDirectory(_ path: String) throws -> JournalFile { try live().lockDirectory(path) }
     }
 }

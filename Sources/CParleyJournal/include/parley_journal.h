@@ -2,7 +2,7 @@
 #define PARLEY_JOURNAL_C_H
 /*
  * C side of ParleyJournal: CRC32C (Castagnoli, polynomial 0x1EDC6F41,
- * reflected 0x82F63B78), and OS thread names.
+ * reflected 0x82F63B78), OS thread names, and early writeback.
  *
  * All functions use "extend" semantics like LevelDB's crc32c::Extend: `crc` is
  * the finished CRC of the data seen so far (0 for none) and the result is the
@@ -33,5 +33,14 @@ int parley_crc32c_hw_available(void);
  * Foundation's Thread.name does not reach the OS on Linux. 0 on success.
  */
 int parley_set_thread_name(const char *name);
+
+/*
+ * Writes the file's dirty pages in [offset, offset + length) to the device
+ * and waits for them (writeback.c; Linux sync_file_range, a no-op elsewhere).
+ * Not durable: no metadata, no cache flush. It lets a large file reach the
+ * disk in pieces, so a concurrent fdatasync never queues behind all of it.
+ * 0 on success, else -1 with errno set.
+ */
+int parley_write_back(int fd, int64_t offset, int64_t length);
 
 #endif

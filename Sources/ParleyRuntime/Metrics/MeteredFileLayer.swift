@@ -34,6 +34,9 @@ struct MeteredFileLayer: FileLayer {
         try base.syncDirectory(path)
     }
 
+    func writeBack(_ file: JournalFile, offset: Int64, length: Int64) throws {
+        try base.writeBack(file, offset: offset, length: length)
+    }
     func open(_ path: String, mode: OpenMode) throws -> JournalFile { try base.open(path, mode: mode) }
     func close(_ file: JournalFile) { base.close(file) }
     func write(_ file: JournalFile, _ bytes: UnsafeRawBufferPointer, at offset: Int64) throws -> Int {
