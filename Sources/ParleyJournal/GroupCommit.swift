@@ -57,7 +57,8 @@ final class GroupCommitWriter: Sendable {
         func resume(throwing error: JournalError) { resume(with: .failure(error)) }
     }
     typealias SyncWaiter = CheckedContinuation<Void, any Error>
-    typealias SealDone = @Sendable (Result<Void, JournalError>) -> Void
+    /// Told the sequence of the last record before the seal.
+    typealias SealDone = @Sendable (Result<UInt64, JournalError>) -> Void
 
     enum Item: Sendable {
         /// `waiter == nil`: an inline append whose result is returned directly.
@@ -100,7 +101,7 @@ final class GroupCommitWriter: Sendable {
     private enum Resolution {
         case append(AppendWaiter, Result<UInt64, JournalError>)
         case sync(SyncWaiter, Result<Void, JournalError>)
-        case seal(SealDone, Result<Void, JournalError>)
+        case seal(SealDone, Result<UInt64, JournalError>)
     }
 
     let layer: any FileLayer
@@ -606,11 +607,12 @@ final class GroupCommitWriter: Sendable {
             case let .seal(done):
                 // Only the thread processes seals: the inline path leaves the
                 // queue alone when it holds anything but appends.
+                let through = io.nextSequence &- 1
                 if io.size > Int64(SegmentFormat.headerSize) {
                     do {
                         try roll(&io)
                         ackUnsynced() // the seal synced them
-                        out.append(.seal(done, .success(())))
+                        out.append(.seal(done, .success(through)))
                     } catch let RollError.noSpace(e) {
                         // The old segment was synced before the new one failed:
                         // nothing is lost, later appends continue in it.
@@ -624,7 +626,7 @@ final class GroupCommitWriter: Sendable {
                         out.append(.seal(done, .failure(failure!)))
                     }
                 } else {
-                    out.append(.seal(done, .success(())))
+                    out.append(.seal(done, .success(through)))
                 }
                 i += 1
                 continue

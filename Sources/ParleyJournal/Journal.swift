@@ -280,16 +280,19 @@ public final class Journal: Sendable {
     ///
     /// Returns at once: the writer thread does the roll (sync the old segment,
     /// create, sync and fsync the directory for the new one) and then calls
-    /// `done` on its own thread. An empty active segment is left as it is. A
-    /// full disk reports `.noSpace` and later appends continue in the old
-    /// segment; a failed sync puts the journal in its failed state.
-    public func sealSegment(_ done: @escaping @Sendable (Result<Void, JournalError>) -> Void) {
+    /// `done` on its own thread with the sequence of the last record before
+    /// the seal, which is what a snapshot of the state at the time of this call
+    /// covers. An empty active segment is left as it is. A full disk reports
+    /// `.noSpace` and later appends continue in the old segment; a failed sync
+    /// puts the journal in its failed state.
+    public func sealSegment(_ done: @escaping @Sendable (Result<UInt64, JournalError>) -> Void) {
         writer.seal(done)
     }
 
     /// `sealSegment(_:)`, awaited.
-    public func sealSegment() async throws {
-        try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, any Error>) in
+    @discardableResult
+    public func sealSegment() async throws -> UInt64 {
+        try await withCheckedThrowingContinuation { (c: CheckedContinuation<UInt64, any Error>) in
             writer.seal { c.resume(with: $0.mapError { $0 as any Error }) }
         }
     }

@@ -320,26 +320,25 @@ public final class JournalStore: BotStore {
     /// The part on the bot's thread: apply retention, copy the in-memory view,
     /// queue the seal. Everything else runs on the compaction queue.
     private func startCompaction() {
-        // The snapshot covers through the journal's last written record: pipelined
-        // writes still queued must be written first, or it would hold them twice.
-        commits?.waitUntilAcknowledged()
         history.applyRetention()
         let snapshot = Snapshot(state: state.export(), rooms: history.export(), outbox: outbox.all.map { ($0, "") },
                                 timers: timers.export(), cursors: cursors.export())
-        let through = journal.lastSequence
         let job = CompactionJob()
         running = (job, bytesSinceSnapshot)
         compactionError = nil
-        // Queued behind every record appended so far, ahead of any later one.
+        // Queued behind every record appended so far (pipelined ones still
+        // waiting to be written included), ahead of any later one: the seal's
+        // sequence is exactly what this copy of the view covers.
         journal.sealSegment { result in job.sealed(result) }
         let journal = self.journal
         let directory = self.directory
         Self.compactionQueue.async {
             let bytes = snapshot.value.encoded
             let outcome: Result<Int, StoreError>
-            if case .failure(let e) = job.waitForSeal() {
+            switch job.waitForSeal() {
+            case .failure(let e):
                 outcome = .failure(StoreError("journal \(directory): cannot seal the segment for a snapshot: \(e)"))
-            } else {
+            case .success(let through):
                 do {
                     try Self.wait { try await journal.writeSnapshot(bytes, coveringThrough: through) }
                     outcome = .success(bytes.count)
@@ -370,17 +369,17 @@ public final class JournalStore: BotStore {
 
     /// One background compaction: the seal's result, then the snapshot's.
     private final class CompactionJob: Sendable {
-        private let seal = Mutex<Result<Void, JournalError>?>(nil)
+        private let seal = Mutex<Result<UInt64, JournalError>?>(nil)
         private let sealDone = DispatchSemaphore(value: 0)
         private let result = Mutex<Result<Int, StoreError>?>(nil)
         private let done = DispatchSemaphore(value: 0)
 
-        func sealed(_ r: Result<Void, JournalError>) {
+        func sealed(_ r: Result<UInt64, JournalError>) {
             seal.withLock { $0 = r }
             sealDone.signal()
         }
 
-        func waitForSeal() -> Result<Void, JournalError> {
+        func waitForSeal() -> Result<UInt64, JournalError> {
             sealDone.wait()
             return seal.withLock { $0! }
         }
@@ -692,13 +691,6 @@ public final class JournalStore: BotStore {
                 return .none
             }
             if let now { done(now) }
-        }
-
-        /// Blocks until every queued write is acknowledged (compaction's rare wait).
-        func waitUntilAcknowledged() {
-            let done = DispatchSemaphore(value: 0)
-            whenAcknowledged { _ in done.signal() }
-            done.wait()
         }
     }
 

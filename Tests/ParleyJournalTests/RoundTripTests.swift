@@ -115,7 +115,7 @@ import Testing
                 through = try await journal.append(makeTransaction(id: UInt64(id), records: 1, sizes: 20...80, random: &random))
             }
             #expect(try segmentNames(dir).count == 1)
-            let sealed = Mutex<Result<Void, JournalError>?>(nil)
+            let sealed = Mutex<Result<UInt64, JournalError>?>(nil)
             journal.sealSegment { r in sealed.withLock { $0 = r } }
             var after: [JournalTransaction] = []
             for id in 50..<60 {
@@ -124,7 +124,8 @@ import Testing
                 after.append(JournalTransaction(firstSequence: last - 1, records: txn))
             }
             try await journal.sync()
-            #expect(sealed.withLock { $0.map { (try? $0.get()) != nil } } == true)
+            // The seal reports the last record before it: what a snapshot taken then covers.
+            #expect(sealed.withLock { $0.flatMap { try? $0.get() } } == through)
             #expect(try segmentNames(dir) == [SegmentFormat.fileName(firstSequence: 1), SegmentFormat.fileName(firstSequence: through + 1)])
             try await journal.writeSnapshot([7], coveringThrough: through)
             #expect(try segmentNames(dir) == [SegmentFormat.fileName(firstSequence: through + 1)])
