@@ -137,6 +137,17 @@ extension SocketIOBench {
         }
     }
 
+    /// The journal bot's directory, under `BenchProcess.scratchDirectory`'s naming.
+    static func journalName(port: Int) -> String { "parley-echo-journal-\(port)" }
+
+    /// Snapshots the journal bot has written so far: its journal keeps only
+    /// the newest, whose name holds the sequence it covers, so a change
+    /// between two readings is a compaction finished in between.
+    static func newestSnapshot(port: Int) -> String? {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("\(journalName(port: port))-\(getpid())").path
+        return ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).filter { $0.hasSuffix(".snap") }.max()
+    }
+
     static func startBot(_ kind: BotKind, port: Int, _ paths: Paths) throws -> BenchChild {
         let child = switch kind {
         case .python: try BenchChild(role: "python echo bot (echo_peer.py)", executable: paths.python,
@@ -147,7 +158,7 @@ extension SocketIOBench {
         case .parleyDurable: try BenchChild(role: "Parley echo bot with a journal (ParleyBench --socketio-echo-bot --durable)",
                                             executable: paths.bench,
                                             arguments: ["--socketio-echo-bot", String(port), "--durable",
-                                                        try BenchProcess.scratchDirectory("parley-echo-journal-\(port)")])
+                                                        try BenchProcess.scratchDirectory(journalName(port: port))])
         }
         do {
             _ = try child.line(startingWith: "READY", timeout: 30)
@@ -182,6 +193,30 @@ extension SocketIOBench {
             }
         }
         return total
+    }
+
+    /// Microseconds in which some runnable task waited, for `resource` ("io"
+    /// or "cpu"), since boot: the kernel's pressure stall information. Over a
+    /// phase it says whether the machine, not the bot, made replies late.
+    static func stallMicroseconds(_ resource: String) -> Double {
+        guard let s = try? String(contentsOfFile: "/proc/pressure/\(resource)", encoding: .utf8),
+              let line = s.split(separator: "\n").first(where: { $0.hasPrefix("some") }),
+              let total = line.split(separator: " ").first(where: { $0.hasPrefix("total=") }) else { return .nan }
+        return Double(total.dropFirst(6)) ?? .nan
+    }
+
+    /// Bytes written to the machine's disks since boot (/proc/diskstats; whole
+    /// disks, the ones /sys/block lists, so no partition counts twice).
+    static func diskBytesWritten() -> Double {
+        guard let s = try? String(contentsOfFile: "/proc/diskstats", encoding: .utf8) else { return .nan }
+        var sectors = 0.0
+        for line in s.split(separator: "\n") {
+            // major minor name reads … : field 10 counts 512-byte sectors written.
+            let f = line.split(separator: " ")
+            guard f.count > 9, FileManager.default.fileExists(atPath: "/sys/block/\(f[2])") else { continue }
+            sectors += Double(f[9]) ?? 0
+        }
+        return sectors * 512
     }
 
     static func loadAverage() -> String {

@@ -54,6 +54,9 @@ enum SocketIOBench {
         var replies: Int
         var bot: Double, server: Double, load: Double
         var botSwitches: Int
+        /// The whole machine meanwhile: seconds in which some task waited for
+        /// the disk and for a CPU, and bytes written to disk.
+        var ioStall: Double, cpuStall: Double, diskBytes: Double
 
         init(seconds: Double, replies: Int, from a: Sample, to b: Sample) {
             self.seconds = seconds
@@ -62,6 +65,9 @@ enum SocketIOBench {
             server = b.server - a.server
             load = b.load - a.load
             botSwitches = b.botSwitches - a.botSwitches
+            ioStall = (b.ioStall - a.ioStall) / 1e6
+            cpuStall = (b.cpuStall - a.cpuStall) / 1e6
+            diskBytes = b.diskBytes - a.diskBytes
         }
 
         /// CPU ms per 1,000 replies.
@@ -77,6 +83,9 @@ enum SocketIOBench {
             server += u.server
             load += u.load
             botSwitches += u.botSwitches
+            ioStall += u.ioStall
+            cpuStall += u.cpuStall
+            diskBytes += u.diskBytes
         }
     }
 
@@ -98,19 +107,24 @@ enum SocketIOBench {
         var paced: Usage, closed: Usage
         /// Closed-loop messages never answered within the grace.
         var closedLost: Int
+        /// The journal bot's slices (see `PacedSamples.slices`).
+        var slices: [(p99: Double, slow: Int, compacted: Bool)] = []
     }
 
     /// CPU seconds of the three processes and the bot's context switches, at one moment.
     struct Sample {
         var bot = 0.0, server = 0.0, load = 0.0
         var botSwitches = 0
+        var ioStall = 0.0, cpuStall = 0.0, diskBytes = 0.0
     }
 
     /// The processes of one pair, for CPU readings.
     struct Pids {
         var bot: Int32, server: Int32
         func sample() -> Sample {
-            Sample(bot: cpuSeconds(bot), server: cpuSeconds(server), load: cpuSeconds(getpid()), botSwitches: contextSwitches(bot))
+            Sample(bot: cpuSeconds(bot), server: cpuSeconds(server), load: cpuSeconds(getpid()), botSwitches: contextSwitches(bot),
+                   ioStall: stallMicroseconds("io"), cpuStall: stallMicroseconds("cpu"),
+                   diskBytes: diskBytesWritten())
         }
     }
 
@@ -207,6 +221,10 @@ enum SocketIOBench {
                       + "\(du.missing) missing, p99 \(ms(du.p99)) against \(ms(du.echoP99)) + 3 × \(ms(du.syncP99 * 1000)) = \(ms(bound)) ms "
                       + verdict(du.missing == 0 && du.p99 <= bound)
                       + " (fdatasync: \(du.syncCount) syncs of 4 KiB, taken after each of the journal bot's slices)")
+                let compacted = du.slices.indices.filter { du.slices[$0].compacted }.map { String($0 + 1) }
+                print("    its slices: p99 " + du.slices.map { ms($0.p99) }.joined(separator: " / ") + " ms; replies over 5 ms "
+                      + du.slices.map { String($0.slow) }.joined(separator: " / ") + "; "
+                      + (compacted.isEmpty ? "no compaction finished during them" : "a compaction finished during slice " + compacted.joined(separator: ", ")))
             }
         }
 
@@ -224,6 +242,17 @@ enum SocketIOBench {
                 print([pad(r.server.rawValue, 10), pad(r.bot.rawValue, botWidth), pad(phase, 12), pad(cells[0], 16), pad(cells[1], 16),
                        pad(cells[2], 16), pad(switches, 13), pad(lag, 17), pad(scheduled, 18), lost].joined(separator: " "))
             }
+        }
+        // Whether the machine, not the bot, made replies late: a slow reply that
+        // coincides with other tasks waiting on the disk or a CPU is the machine's.
+        print("\nthe machine during each bot's paced slices (pressure: share of the time some task waited)")
+        print("server     bot              IO pressure   CPU pressure   the machine's disk writes")
+        for r in results {
+            let u = r.paced
+            print([pad(r.server.rawValue, 10), pad(r.bot.rawValue, botWidth),
+                   pad(String(format: "%5.1f%%", u.ioStall / u.seconds * 100), 13, right: true),
+                   pad(String(format: "%5.1f%%", u.cpuStall / u.seconds * 100), 14, right: true),
+                   String(format: "   %7.1f MiB", u.diskBytes / 1_048_576)].joined(separator: " "))
         }
         // The same reply in instructions, which repeat where the CPU times above do not.
         try await ReplyInstructions.report(paths: paths)
@@ -250,6 +279,7 @@ enum SocketIOBench {
         var session: any TransportSession
         var tracker: Tracker
         var pids: Pids
+        var port: Int
 
         /// `startBot` starts the bot some other way than `startBot(_:port:_:)` (under callgrind, say).
         static func open(server kind: ServerKind, bot: BotKind, paths: Paths,
@@ -279,7 +309,7 @@ enum SocketIOBench {
                 if m.user == botName { tracker.reply(m.text, at: monoNow()) } else if m.user == loadName { tracker.echo(m.text, at: monoNow()) }
             }
             return Rig(bot: bot, server: serverChild, botChild: botChild, session: session, tracker: tracker,
-                       pids: Pids(bot: botChild.pid, server: serverChild.pid))
+                       pids: Pids(bot: botChild.pid, server: serverChild.pid), port: port)
         }
 
         func close() async {
@@ -379,6 +409,9 @@ enum SocketIOBench {
         var echoes: [Double] = []
         /// `fdatasync` times in seconds, sampled after each slice (the journal bot's only).
         var syncs: [Double] = []
+        /// The journal bot's slices one by one: their p99, their replies over
+        /// 5 ms, and whether a compaction finished during them.
+        var slices: [(p99: Double, slow: Int, compacted: Bool)] = []
         var usage: Usage?
 
         func result(server: ServerKind, bot: BotKind) -> Result {
@@ -395,7 +428,7 @@ enum SocketIOBench {
                 echoP50: percentile(echoes, 0.5), echoP99: percentile(echoes, 0.99),
                 syncP99: syncs.isEmpty ? 0 : percentile(syncs, 0.99), syncCount: syncs.count,
                 paced: usage ?? Usage(seconds: 1, replies: 0, from: Sample(), to: Sample()),
-                closed: Usage(seconds: 1, replies: 0, from: Sample(), to: Sample()), closedLost: 0)
+                closed: Usage(seconds: 1, replies: 0, from: Sample(), to: Sample()), closedLost: 0, slices: slices)
         }
     }
 
@@ -416,6 +449,7 @@ enum SocketIOBench {
         var lags: [Double] = []
         lags.reserveCapacity(measured)
         var cpu0 = pids.sample(), start = t0
+        let snapshot0 = rig.bot == .parleyDurable ? newestSnapshot(port: rig.port) : nil
         var i = 0
         while i < total {
             let due = t0 + UInt64(i) * period
@@ -439,6 +473,10 @@ enum SocketIOBench {
         let latencies = tracker.latencies(measuredSeqs)
         let usage = Usage(seconds: Double(stop - start) / 1e9, replies: latencies.filter(\.isFinite).count, from: cpu0, to: cpu1)
         acc.latencies += latencies
+        if rig.bot == .parleyDurable {
+            acc.slices.append((percentile(latencies.sorted(), 0.99), latencies.filter { $0 > 5 }.count,
+                               newestSnapshot(port: rig.port) != snapshot0))
+        }
         acc.lags += lags
         acc.echoes += tracker.echoes(measuredSeqs)
         if acc.usage == nil { acc.usage = usage } else { acc.usage!.add(usage) }
