@@ -15,10 +15,15 @@ enum BenchProcess {
     /// An empty folder under the temporary directory (a stale one from an
     /// interrupted run is removed first); the caller removes it when done.
     static func scratchDirectory(_ name: String) throws -> String {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(getpid())").path
+        let dir = scratchPath(name)
         try? FileManager.default.removeItem(atPath: dir)
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         return dir
+    }
+
+    /// Where `scratchDirectory(name)` is, for this bench process.
+    static func scratchPath(_ name: String) -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(getpid())").path
     }
 
     static func statusKiB(_ pid: Int32, _ field: String) -> Int? {

@@ -137,14 +137,14 @@ extension SocketIOBench {
         }
     }
 
-    /// The journal bot's directory, under `BenchProcess.scratchDirectory`'s naming.
+    /// The journal bot's directory's name (`BenchProcess.scratchDirectory`).
     static func journalName(port: Int) -> String { "parley-echo-journal-\(port)" }
 
     /// Snapshots the journal bot has written so far: its journal keeps only
     /// the newest, whose name holds the sequence it covers, so a change
     /// between two readings is a compaction finished in between.
     static func newestSnapshot(port: Int) -> String? {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("\(journalName(port: port))-\(getpid())").path
+        let dir = BenchProcess.scratchPath(journalName(port: port))
         return ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).filter { $0.hasSuffix(".snap") }.max()
     }
 

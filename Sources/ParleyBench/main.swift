@@ -99,8 +99,7 @@ func benchMain() async {
     // `--journal-snapshot`: only the commits-while-a-snapshot-is-written part of `--journal`.
     if CommandLine.arguments.contains("--journal-snapshot") {
         BenchProcess.settleDisk()
-        let directory = NSTemporaryDirectory() + "parley-snapshot-bench-\(getpid())"
-        do { try await JournalBench.snapshotBench(directory: directory) } catch { print("bench failed: \(error)"); exit(1) }
+        do { try await JournalBench.snapshotBench(directory: BenchProcess.scratchPath("parley-snapshot-bench")) } catch { print("bench failed: \(error)"); exit(1) }
         exit(0)
     }
     // `--journal`: only the journal against SQLite.
