@@ -271,6 +271,13 @@ public struct OutboxLedger: Sendable {
 
     /// The transport took these (or they were dropped for good).
     public mutating func remove(_ ids: [String]) {
+        // Sends are mostly taken in the order they were added, so they are the
+        // oldest entries: those come off without a set or a pass over the rest.
+        if ids.count <= entries.count, zip(entries, ids).allSatisfy({ $0.id == $1 }) {
+            for e in entries[..<ids.count] { perPlugin[e.plugin, default: 1] -= 1 }
+            entries.removeFirst(ids.count)
+            return
+        }
         let done = Set(ids)
         entries.removeAll { e in
             guard done.contains(e.id) else { return false }

@@ -94,6 +94,26 @@ struct JournalStoreTests {
         #expect(reopened.undeliveredCount(plugin: "c") == 0)
     }
 
+    /// Sends mostly leave the ledger oldest first; one refused for good, or
+    /// delivered out of turn, can leave from the middle. Both keep the counts.
+    @Test func theOutboxLedgerRemovesInOrderAndOutOfOrder() {
+        func send(_ id: String, _ plugin: String) -> OutgoingMessage {
+            OutgoingMessage(id: id, room: "lobby", text: id, plugin: plugin, time: 0)
+        }
+        var ledger = OutboxLedger()
+        ledger.add([send("a-1", "a"), send("a-2", "a"), send("b-1", "b"), send("a-3", "a")])
+        ledger.remove(["a-1", "a-2"])
+        #expect(ledger.all.map(\.id) == ["b-1", "a-3"])
+        #expect(ledger.count(plugin: "a") == 1 && ledger.count(plugin: "b") == 1)
+        ledger.remove(["a-3"])
+        #expect(ledger.all.map(\.id) == ["b-1"])
+        #expect(ledger.count(plugin: "a") == 0 && ledger.count(plugin: "b") == 1)
+        ledger.remove(["nobody", "b-1"])
+        #expect(ledger.all.isEmpty && ledger.count(plugin: "b") == 0)
+        ledger.remove([])
+        #expect(ledger.all.isEmpty)
+    }
+
     @Test func anUnusableJournalStopsTheRunNamingTheCause() async throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -70,7 +70,7 @@ struct Outbox {
             uncommittedEvents -= c.events
             released += 1
         }
-        committing.removeFirst(released)
+        if released == committing.count { committing = [] } else { committing.removeFirst(released) }
     }
 
     // MARK: queued
@@ -78,7 +78,9 @@ struct Outbox {
     private mutating func enqueue(_ q: Queued) {
         // One lookup, and a queue made only for a plugin that has none.
         if queues[q.message.plugin]?.append(q) == nil {
-            queues[q.message.plugin] = CircularBuffer(CollectionOfOne(q))
+            var queue = CircularBuffer<Queued>(initialCapacity: 2)
+            queue.append(q)
+            queues[q.message.plugin] = queue
             turns.append(q.message.plugin)
         }
         queuedCount += 1
@@ -89,25 +91,31 @@ struct Outbox {
     /// taken out on the way and returned apart.
     mutating func takeBatch(limit: Int, now: Double,
                             admit: () -> Bool) -> (batch: [OutgoingMessage], expired: [OutgoingMessage]) {
-        var batch: [Queued] = [], expired: [OutgoingMessage] = []
-        while batch.count < limit, let plugin = turns.first, let q = queues[plugin]?.first {
+        var batch: [Queued] = [], messages: [OutgoingMessage] = [], expired: [OutgoingMessage] = []
+        // One lookup of a plugin's queue per send: the index reaches it after.
+        while batch.count < limit, let plugin = turns.first, let i = queues.index(forKey: plugin),
+              let q = queues.values[i].first {
             let isExpired = now - q.since > expiry
             if !isExpired, !admit() { break }
             turns.removeFirst()
             queuedCount -= 1
-            // A drained queue goes: every bot would otherwise keep the
-            // capacity of its largest burst for good.
-            let left = (queues[plugin]?.count ?? 1) - 1
-            if left > 0 {
-                queues[plugin]!.removeFirst()
+            if queues.values[i].count > 1 {
+                queues.values[i].removeFirst()
                 turns.append(plugin)
             } else {
-                queues[plugin] = nil
+                // A drained queue goes: every bot would otherwise keep the
+                // capacity of its largest burst for good.
+                queues.remove(at: i)
             }
-            if isExpired { expired.append(q.message) } else { batch.append(q) }
+            if isExpired {
+                expired.append(q.message)
+            } else {
+                batch.append(q)
+                messages.append(q.message)
+            }
         }
-        inFlight += batch
-        return (batch.map(\.message), expired)
+        if inFlight.isEmpty { inFlight = batch } else { inFlight += batch }
+        return (messages, expired)
     }
 
     // MARK: in flight

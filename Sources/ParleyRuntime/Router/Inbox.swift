@@ -259,7 +259,7 @@ extension Inbox {
 
         private static func append(_ entry: Entry, to queue: inout CircularBuffer<Entry>?) {
             // Created on first use: most rooms only ever hold one kind at a time.
-            if queue == nil { queue = CircularBuffer(initialCapacity: 4) }
+            if queue == nil { queue = CircularBuffer(initialCapacity: 2) }
             queue!.append(entry)
         }
 
