@@ -471,14 +471,14 @@ public final class JournalStore: BotStore {
             }
             rooms = []
             for r in roomPairs {
-                guard let room = r.key.stringValue, case .int(let first) = r.value["first"],
+                guard let room = r.key.stringValue, case .int(let first) = r.value["first"], first >= 0,
                       case .table(let list, _) = r.value["messages"] else { throw bad("history entry") }
                 var messages: [StoredMessage] = []
                 for (i, m) in list.enumerated() {
                     guard let id = m["i"].stringValue, let user = m["u"].stringValue, let text = m["t"].stringValue,
                           let time = m["s"].numberValue else { throw bad("message \(i) of room \(room)") }
                     messages.append(StoredMessage(id: id, room: room, user: user, text: text, time: time,
-                                                  cursor: "m" + String(Int(first) + i, radix: 36)))
+                                                  cursor: String(prefix: "m", number: Int(first) + i, radix: 36)))
                 }
                 rooms.append((room, Int(first), messages))
             }

@@ -174,7 +174,7 @@ public final class MemoryHistoryStore: HistoryStore {
         let cutoff = newestTime - retention.maxAge
         return withRoom(room) { r in
             let seq = r.firstSeq + r.count
-            let cursor = "m" + String(seq, radix: 36)
+            let cursor = String(prefix: "m", number: seq, radix: 36)
             r.messages.append(StoredMessage(id: id, room: room, user: user, text: text, time: time, cursor: cursor))
             if r.count > maxPerRoom { r.drop(r.count - maxPerRoom) }
             if let oldest = r.messages[r.head...].first, oldest.time < cutoff { r.drop(before: cutoff) }

@@ -414,4 +414,17 @@ struct MemoryHistoryStoreTests {
         #expect(try store.page(room: "nobody", before: nil, after: nil, limit: 5).messages.isEmpty)
         #expect(throws: HistoryError.self) { try store.page(room: "r", before: "zz", after: nil, limit: 5) }
     }
+
+    /// Cursors and send ids are written by `String(prefix:number:radix:)`:
+    /// the same text as the plain way, in every radix used.
+    @Test func numberedNamesReadAsThePlainWay() {
+        for radix in [10, 36, 2, 16] {
+            for n in [0, 1, 9, 10, 35, 36, 37, 1_295, 1_296, 123_456_789, Int.max] {
+                #expect(String(prefix: "m", number: n, radix: radix) == "m" + String(n, radix: radix))
+                #expect(String(prefix: "bot-1234-", number: n, radix: radix) == "bot-1234-" + String(n, radix: radix))
+            }
+        }
+        #expect(String(prefix: "", number: 42) == "42")
+        #expect(String(prefix: "ünï-", number: 7) == "ünï-7")
+    }
 }

@@ -230,7 +230,7 @@ public final class Bot: PluginServices {
 
     func nextId() -> String {
         generatedIds += 1
-        return options.messageIdPrefix + String(generatedIds)
+        return String(prefix: options.messageIdPrefix, number: generatedIds)
     }
 
 }
