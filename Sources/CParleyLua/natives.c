@@ -14,6 +14,7 @@
  */
 #include "parley_codec.h"
 
+#include <ctype.h>
 #include <lauxlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -200,6 +201,29 @@ static int nat_load_chunk(lua_State *L) {
     return 1;
 }
 
+/* words(text) -> { raw = text, word, word, ... }: bot.command's arguments,
+ * split on Lua's %s in one pass. gmatch costs a closure, a match and a call
+ * a word; this runs once a command, in time linear in the text. */
+static int nat_words(lua_State *L) {
+    size_t n;
+    const char *s = luaL_checklstring(L, 1, &n);
+    lua_createtable(L, 4, 1);
+    lua_pushvalue(L, 1);
+    lua_setfield(L, -2, "raw");
+    lua_Integer k = 0;
+    size_t i = 0;
+    while (i < n) {
+        while (i < n && isspace((unsigned char)s[i])) i++;
+        size_t start = i;
+        while (i < n && !isspace((unsigned char)s[i])) i++;
+        if (i > start) {
+            lua_pushlstring(L, s + start, i - start);
+            lua_rawseti(L, -2, ++k);
+        }
+    }
+    return 1;
+}
+
 static int nat_trampoline(lua_State *L);
 
 /* A host function's closure by id, for the prelude's extensions: their host
@@ -269,6 +293,8 @@ void parley_push_natives(lua_State *L, int spec) {
     lua_setfield(L, t, "load_chunk");
     lua_pushcfunction(L, nat_host);
     lua_setfield(L, t, "host");
+    lua_pushcfunction(L, nat_words);
+    lua_setfield(L, t, "words");
     static const char *const levels[] = {"log_info", "log_warn", "log_error"};
     for (int i = 0; i < 3; i++) {
         lua_pushinteger(L, i);

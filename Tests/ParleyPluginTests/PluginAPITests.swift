@@ -182,11 +182,12 @@ struct PluginAPITests {
         let p = #"bot.command("say", function(m, args) m:reply(#args .. ":" .. table.concat(args, ",") .. ":" .. args.raw) end)"#
         let script = [message("!say a  b"), message("parley: say x"), message("@parley say y"),
                       message("Parley, SAY z"), message("parleyx say no"), message("say no"), message("!"),
-                      message("!say a b \t "), message("!say   "), message("!say")]
+                      message("!say a b \t "), message("!say   "), message("!say"), message("!say é\tü  ß\u{0B}x")]
             .joined(separator: "\n")
-        // Blanks around the arguments are not part of `args.raw`.
+        // Blanks around the arguments are not part of `args.raw`; any of
+        // Lua's %s separates words, and other bytes (UTF-8 included) are word.
         #expect(texts(try await run(plugins: [("p", p)], script: script))
-                    == ["2:a,b:a  b", "1:x:x", "1:y:y", "1:z:z", "2:a,b:a b", "0::", "0::"])
+                    == ["2:a,b:a  b", "1:x:x", "1:y:y", "1:z:z", "2:a,b:a b", "0::", "0::", "4:é,ü,ß,x:é\tü  ß\u{0B}x"])
     }
 
     @Test func configurablePrefix() async throws {

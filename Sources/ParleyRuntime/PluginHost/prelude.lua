@@ -130,6 +130,7 @@ function bot.every(seconds, fn, opts) return add_timer("bot.every", seconds, fn,
 local core = {
   need_function = need_function, add_timer = add_timer, callbacks = callbacks,
   call = call, send = send, want = want, WANT = WANT, log_warn = native.log_warn, host = native.host,
+  words = native.words,
   name = name, lname = lname, prefix = prefix, answers_help = setup.answers_help,
 }
 

@@ -6,8 +6,9 @@
 local bot, core = ...
 local host = core.host
 local type, error = type, error
-local find, sub, lower, match, gmatch, byte = string.find, string.sub, string.lower, string.match, string.gmatch, string.byte
+local find, sub, lower, match, byte = string.find, string.sub, string.lower, string.match, string.byte
 local need_function, call, send, want, WANT = core.need_function, core.call, core.send, core.want, core.WANT
+local words = core.words
 local name, lname, prefix, answers_help = core.name, core.lname, core.prefix, core.answers_help
 
 -- Command handlers by lower-case name, and the commands that only some
@@ -88,8 +89,7 @@ core.commands = function(msg, text)
     end
   end
   for i = 1, #list do
-    local args, n = { raw = argtext }, 0
-    for word in gmatch(argtext, "%S+") do n = n + 1; args[n] = word end
-    call(list[i], msg, args)
+    -- A fresh table each: a handler may change its arguments.
+    call(list[i], msg, words(argtext))
   end
 end
