@@ -190,6 +190,18 @@ struct PluginAPITests {
                     == ["2:a,b:a  b", "1:x:x", "1:y:y", "1:z:z", "2:a,b:a b", "0::", "0::", "4:é,ü,ß,x:é\tü  ß\u{0B}x"])
     }
 
+    /// A command line with more words than the plugin's memory holds fails
+    /// that event as a memory error, and the next command still runs.
+    @Test func aCommandLineTooBigForThePluginsMemoryFailsOnlyItsEvent() async throws {
+        var o = BotOptions(name: "parley")
+        o.limits.memoryBytes = 2 << 20
+        let p = #"bot.command("say", function(m, args) m:reply("words: " .. #args) end)"#
+        let flood = "!say " + String(repeating: "a ", count: 200_000)
+        let actions = try await run(plugins: [("p", p)], script: [message(flood), message("!say one two")].joined(separator: "\n"), options: o)
+        #expect(actions.compactMap(\.errorKind) == [.memory])
+        #expect(texts(actions) == ["words: 2"])
+    }
+
     @Test func configurablePrefix() async throws {
         var o = BotOptions(name: "bob")
         o.commandPrefix = "."
