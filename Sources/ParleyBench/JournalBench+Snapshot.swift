@@ -52,7 +52,8 @@ extension JournalBench {
         print("   snapshot written in \(durations.joined(separator: " / ")) ms (temp file, write, fsync, rename, fsync directory)")
         print("   commits                    count   p50 ms   p99 ms   max ms")
         for (label, values) in [("no snapshot being written", outside), ("a snapshot being written ", during)] where !values.isEmpty {
-            print("   \(label) \(pad(values.count, 6))   \(fmt(SocketIOBench.percentile(values, 0.5), 2).leftPadded(6))   \(fmt(SocketIOBench.percentile(values, 0.99), 2).leftPadded(6))   \(fmt(values.last ?? 0, 2).leftPadded(6))")
+            let figures = [SocketIOBench.percentile(values, 0.5), SocketIOBench.percentile(values, 0.99), values.last ?? 0]
+            print("   \(label) \(pad(values.count, 6))" + figures.map { "   " + SocketIOBench.pad(fmt($0, 2), 6, right: true) }.joined())
         }
         if let a = outside.isEmpty ? nil : SocketIOBench.percentile(outside, 0.99),
            let b = during.isEmpty ? nil : SocketIOBench.percentile(during, 0.99) {

@@ -24,9 +24,7 @@ enum JournalBench {
         BenchProcess.settleDisk()
         let cell: Duration = quick ? .milliseconds(200) : .seconds(2)
         let writerCounts = [1, 8, 64]
-        let base = NSTemporaryDirectory() + "parley-journal-bench-\(getpid())"
-        try? FileManager.default.removeItem(atPath: base)
-        try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
+        let base = try BenchProcess.scratchDirectory("parley-journal-bench")
         defer { try? FileManager.default.removeItem(atPath: base) }
 
         print("== Journal: ParleyJournal vs SQLite \(String(cString: sqlite3_libversion())) WAL")
@@ -267,7 +265,7 @@ enum JournalBench {
     }
 }
 
-extension String {
+private extension String {
     func leftPadded(_ width: Int) -> String {
         String(repeating: " ", count: max(0, width - count)) + self
     }

@@ -374,7 +374,8 @@ public final class Journal: Sendable {
     /// shrunk and removed a piece at a time (`removeInPieces`), so the
     /// journal's commits meanwhile never wait for a whole segment's blocks to
     /// be freed. A crash part-way leaves only `.obsolete` files, which open
-    /// removes; never a shortened segment or snapshot under its own name.
+    /// removes; never a shortened segment or snapshot under its own name. A
+    /// removal that failed is finished by the next snapshot's.
     private static func removeObsolete(through sequence: UInt64, directory: String, layer: any FileLayer, writer: GroupCommitWriter, piece: Int) throws {
         let covered = writer.segments.withLock { segments -> [SegmentRef] in
             var drop = 0
@@ -386,18 +387,22 @@ public final class Journal: Sendable {
             return removed
         }
         var names = covered.map(\.name)
+        // An earlier removal that failed part-way left `.obsolete` files: they go too.
+        var leftovers: [String] = []
         for name in try layer.listDirectory(directory) {
+            if name.hasSuffix(obsoleteSuffix) { leftovers.append(name); continue }
             guard let seq = SnapshotFormat.sequence(fileName: name), seq < sequence else { continue }
             names.append(name)
         }
-        guard !names.isEmpty else { return }
-        for name in names {
-            let path = Paths.join(directory, name)
-            try layer.rename(path, to: path + obsoleteSuffix)
+        if !names.isEmpty {
+            for name in names {
+                let path = Paths.join(directory, name)
+                try layer.rename(path, to: path + obsoleteSuffix)
+            }
+            try layer.syncDirectory(directory)
         }
-        try layer.syncDirectory(directory)
-        for name in names {
-            try layer.removeInPieces(Paths.join(directory, name) + obsoleteSuffix, piece: Int64(piece))
+        for name in leftovers + names.map({ $0 + obsoleteSuffix }) {
+            try layer.removeInPieces(Paths.join(directory, name), piece: Int64(piece))
         }
     }
 

@@ -169,7 +169,7 @@ import Testing
         var crashedSomewhere = true
         while crashedSomewhere {
             let disk = SimulatedDisk(seed: UInt64(step))
-            let layer = CrashAtShrink(disk: disk, at: step)
+            let layer = FailAtShrink(disk: disk, at: step)
             let options = JournalOptions(fsync: .always, segmentSize: 1024, runwayBytes: 0, pieceBytes: 300, fileLayer: layer)
             var random = SeededRandom(seed: 77)
             let (journal, _) = try Journal.open(directory: "/j", options: options)
@@ -201,34 +201,62 @@ import Testing
         #expect(leftHalfFreed == step - 1)
     }
 
-    /// The simulated disk, with a power loss at the `at`-th shrink of an
-    /// obsolete file; after it the process is dead (every call fails).
-    final class CrashAtShrink: FileLayer, Sendable {
+    /// A removal that fails part-way (here its first shrink) fails that
+    /// snapshot call, loses nothing, and the next snapshot finishes it.
+    @Test func aFailedRemovalIsFinishedByTheNextSnapshot() async throws {
+        let disk = SimulatedDisk(seed: 5)
+        let layer = FailAtShrink(disk: disk, at: 0, dies: false)
+        let options = JournalOptions(fsync: .always, segmentSize: 1024, runwayBytes: 0, pieceBytes: 300, fileLayer: layer)
+        var random = SeededRandom(seed: 78)
+        let (journal, _) = try Journal.open(directory: "/j", options: options)
+        var last: UInt64 = 0
+        for id in 0..<30 { last = try await journal.append(makeTransaction(id: UInt64(id), records: 1, sizes: 100...200, random: &random)) }
+        try await journal.sealSegment()
+        await #expect(throws: JournalError.self) { try await journal.writeSnapshot(Self.snapshotPayload(last), coveringThrough: last) }
+        #expect(try disk.listDirectory("/j").contains { $0.hasSuffix(Journal.obsoleteSuffix) })
+        let more = try await journal.append(JournalRecord(type: 1, payload: [1]))
+        try await journal.sealSegment()
+        try await journal.writeSnapshot(Self.snapshotPayload(more), coveringThrough: more)
+        #expect(try disk.listDirectory("/j").allSatisfy { !$0.hasSuffix(Journal.obsoleteSuffix) })
+        try await journal.close()
+        let (reopened, recovery) = try Journal.open(directory: "/j", options: options)
+        #expect(recovery.snapshot == RecoveredSnapshot(sequence: more, bytes: Self.snapshotPayload(more)))
+        #expect(try recovery.allTransactions().isEmpty)
+        try await reopened.close()
+    }
+
+    /// The simulated disk, whose `at`-th shrink of an obsolete file (from 0)
+    /// fails. With `dies`, that is a power loss: every call after it fails too.
+    final class FailAtShrink: FileLayer, Sendable {
         let disk: SimulatedDisk
         let at: Int
-        private let state = Mutex<(shrinks: Int, after: SimulatedDisk?, mode: CrashMode?)>((0, nil, nil))
+        let dies: Bool
+        private let shrinks = Mutex(0)
 
-        init(disk: SimulatedDisk, at: Int) {
+        init(disk: SimulatedDisk, at: Int, dies: Bool = true) {
             self.disk = disk
             self.at = at
+            self.dies = dies
         }
+
+        private var failed: Bool { shrinks.withLock { $0 > at } }
 
         /// What the power loss left, or nil when it never happened.
         func crashed(mode: CrashMode) -> SimulatedDisk? {
-            state.withLock { s in s.shrinks > at ? disk.crash(mode: mode) : nil }
+            dies && failed ? disk.crash(mode: mode) : nil
         }
 
         func truncate(_ file: JournalFile, to length: Int64) throws {
             if file.path.hasSuffix(Journal.obsoleteSuffix) {
-                let now = state.withLock { s -> Bool in s.shrinks += 1; return s.shrinks > at }
-                if now { throw JournalError.io(operation: "ftruncate", path: file.path, errno: EIO) }
+                let n = shrinks.withLock { n -> Int in n += 1; return n }
+                if n == at + 1 { throw JournalError.io(operation: "ftruncate", path: file.path, errno: EIO) }
             }
             try live().truncate(file, to: length)
         }
 
-        /// Once crashed, nothing more reaches the disk.
+        /// After a power loss nothing more reaches the disk.
         private func live() throws -> SimulatedDisk {
-            if state.withLock({ $0.shrinks > at }) { throw JournalError.io(operation: "power lost", path: "/j", errno: EIO) }
+            if dies && failed { throw JournalError.io(operation: "power lost", path: "/j", errno: EIO) }
             return disk
         }
 
