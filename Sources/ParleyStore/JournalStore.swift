@@ -98,6 +98,9 @@ public final class JournalStore: BotStore {
     public var isCompacting: Bool { running != nil }
     private var compactAt: Int
     private var running: (job: CompactionJob, bytesAtStart: Int)?
+    /// The records of the event being handled (`beginEvent`), written at its
+    /// end as one transaction; nil outside an event.
+    private var held: [JournalRecord]?
     private static let compactionQueue = DispatchQueue(label: "parley.journal-store.compaction")
 
     private init(directory: String, journal: Journal, history: HistoryRetention, compaction: AutoCompaction, pipelined: Bool) {
@@ -182,6 +185,17 @@ public final class JournalStore: BotStore {
         if records.isEmpty { return }
         try append(records)
         try apply(.effects(effects))
+        compactIfDue()
+    }
+
+    public func beginEvent() {
+        if held == nil { held = [] }
+    }
+
+    public func endEvent() throws(StoreError) {
+        guard let records = held else { return }
+        held = nil
+        if !records.isEmpty { try append(records) }
         compactIfDue()
     }
 
@@ -312,7 +326,9 @@ public final class JournalStore: BotStore {
     /// one. Called after a write's in-memory effect is applied: the snapshot
     /// must hold everything up to the journal's last record.
     private func compactIfDue() {
-        guard bytesSinceSnapshot >= compactAt || running != nil else { return }
+        // A snapshot copies the in-memory view, which an event's held records
+        // are already in: its seal must come after them.
+        guard held == nil, bytesSinceSnapshot >= compactAt || running != nil else { return }
         finishCompaction(wait: false)
         if running == nil, failed == nil, bytesSinceSnapshot >= compactAt { startCompaction() }
     }
@@ -575,6 +591,16 @@ public final class JournalStore: BotStore {
     /// next sync somebody waits for (`Journal.appendLater`).
     private func append(_ records: [JournalRecord], waited: Bool = true) throws(StoreError) {
         if let failed { throw failed }
+        if waited, held != nil {
+            held! += records
+            return
+        }
+        // Anything else keeps its place behind the event's records.
+        if let pending = held, !pending.isEmpty {
+            held = nil
+            defer { held = [] }
+            try append(pending)
+        }
         do {
             if commits != nil, !waited {
                 try journal.appendLater(records)

@@ -393,6 +393,13 @@ struct CursorTable {
 /// `markDelivered` records it. `undelivered` is what a restart must send again.
 public protocol BotStore: StateStore, HistoryStore {
     func commit(_ effects: HandlerEffects) throws(StoreError)
+    /// Starts an event: until `endEvent` its writes (the message received,
+    /// each handler's effects) are held, then written as one transaction. So
+    /// an event costs one sync, and the message and what the handlers made of
+    /// it are durable together or not at all.
+    func beginEvent()
+    /// Writes what the event held (see `beginEvent`).
+    func endEvent() throws(StoreError)
     func markDelivered(_ ids: [String]) throws(StoreError)
     func undelivered() -> [OutgoingMessage]
     /// The plugin's committed sends the transport has not taken yet.
@@ -469,6 +476,9 @@ public final class MemoryBotStore: BotStore {
         timers.apply(plugin: effects.plugin, effects.timers)
     }
 
+    /// Nothing to hold: every write is in memory already.
+    public func beginEvent() {}
+    public func endEvent() {}
     public func markDelivered(_ ids: [String]) throws(StoreError) { outbox.remove(ids) }
 
     public func undelivered() -> [OutgoingMessage] { outbox.all }

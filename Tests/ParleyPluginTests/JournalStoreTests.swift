@@ -1,6 +1,7 @@
 import Foundation
 import ParleyCore
 import ParleyStore
+import ParleyJournal
 import ParleyRuntime
 import Testing
 import ParleyTestSupport
@@ -92,6 +93,42 @@ struct JournalStoreTests {
         #expect(reopened.undelivered().map(\.id) == ["a-2", "b-1"])
         #expect(reopened.undeliveredCount(plugin: "a") == 1 && reopened.undeliveredCount(plugin: "b") == 1)
         #expect(reopened.undeliveredCount(plugin: "c") == 0)
+    }
+
+    /// An event is one journal transaction, so one sync at `always`: the
+    /// message, and what every handler made of it (one plugin's reply,
+    /// another's state write), durable together or not at all. A message no
+    /// handler answers is a transaction of its own record.
+    @Test func anEventIsOneTransactionAndOneSync() async throws {
+        try await withTaskExecutorPreference(testExecutor) { try await Self.eventTransactions() }
+    }
+
+    private static func eventTransactions() async throws {
+        let disk = SimulatedDisk(seed: 7)
+        let store = try JournalStore.open(directory: "/j", fsync: .always, fileLayer: disk)
+        let run = PluginTestRun(options: BotOptions(name: "parley"), store: store)
+        let echo = #"bot.command("echo", function(m, args) m:reply(args.raw) end)"#
+        let tally = #"bot.on("message", function() bot.state.set("n", (bot.state.get("n") or 0) + 1) end)"#
+        try run.load(plugins: [("echo", Array(echo.utf8)), ("tally", Array(tally.utf8))]) { _ in }
+        var syncs: [Int] = []
+        var sent: [String] = []
+        for text in ["!echo one", "hello", "!echo two"] {
+            let before = disk.syncCount
+            try run.run(.event(.message(ChatMessage(room: "lobby", user: "alice", text: text, id: "m-\(text.count)", time: 1))),
+                        emit: { if case .send(_, let t) = $0.kind { sent.append(t) } })
+            syncs.append(disk.syncCount - before)
+        }
+        store.close()
+        #expect(sent == ["one", "two"])
+        // Each event: its transaction's sync, then the harness's delivery record's.
+        #expect(syncs == [2, 1, 2])
+
+        let (journal, recovery) = try Journal.open(directory: "/j", options: JournalOptions(fsync: .always, fileLayer: disk))
+        let types = try recovery.allTransactions().map { $0.records.map(\.type) }
+        try await journal.close()
+        // `JournalStore.RecordType`'s values.
+        let (state, message, intent, delivered): (UInt8, UInt8, UInt8, UInt8) = (1, 2, 3, 4)
+        #expect(types == [[message, intent, state], [delivered], [message, state], [message, intent, state], [delivered]])
     }
 
     /// Sends mostly leave the ledger oldest first; one refused for good, or

@@ -132,10 +132,25 @@ public final class Bot: PluginServices {
 
     // MARK: events
 
-    /// Delivers one event to every enabled plugin, in load order.
+    /// Delivers one event to every enabled plugin, in load order. The
+    /// event's writes are one transaction (`BotStore.beginEvent`).
     public func handle(_ event: BotEvent) throws(StoreError) -> [BotAction] {
-        var out: [BotAction] = []
         if event.isOwn(by: options.name) { return [] }
+        store.beginEvent()
+        let out: [BotAction]
+        do {
+            out = try route(event)
+        } catch {
+            try? store.endEvent()
+            throw error
+        }
+        try store.endEvent()
+        return out
+    }
+
+    /// `handle` without the event's transaction: what each kind of event is to the plugins.
+    func route(_ event: BotEvent) throws(StoreError) -> [BotAction] {
+        var out: [BotAction] = []
         switch event {
         case .message(let m):
             let time = m.time ?? now
