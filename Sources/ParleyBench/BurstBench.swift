@@ -194,16 +194,21 @@ enum BurstBench {
 
     /// p50 and p99 of `fdatasync` after a 4 KiB write, on the temporary folder's disk.
     static func fdatasyncLatency(count: Int = 400) throws -> (p50: Double, p99: Double, count: Int) {
-        let times = try fdatasyncTimes(count: count).sorted()
+        let path = BenchProcess.scratchPath("parley-fdatasync")
+        defer { unlink(path) }
+        let times = try fdatasyncTimes(count: count, appendingTo: path).sorted()
         return (SocketIOBench.percentile(times, 0.5), SocketIOBench.percentile(times, 0.99), count)
     }
 
-    /// Seconds each of `count` `fdatasync`s took, each after a 4 KiB write, on the temporary folder's disk.
-    static func fdatasyncTimes(count: Int) throws -> [Double] {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("parley-fdatasync-\(getpid())").path
-        let fd = open(path, O_CREAT | O_WRONLY | O_TRUNC, 0o600)
+    /// Seconds each of `count` `fdatasync`s took, each after a 4 KiB write
+    /// appended to `path` (created when missing). The caller removes the
+    /// file when nothing is timed any more: on a disk mounted with `discard`
+    /// the blocks an unlink frees are discarded in the file system's next
+    /// commit, which holds up the syncs of whatever runs then.
+    static func fdatasyncTimes(count: Int, appendingTo path: String) throws -> [Double] {
+        let fd = open(path, O_CREAT | O_WRONLY | O_APPEND, 0o600)
         guard fd >= 0 else { throw BenchError("cannot create \(path)") }
-        defer { close(fd); unlink(path) }
+        defer { close(fd) }
         let block = [UInt8](repeating: 0x2A, count: 4096)
         var times: [Double] = []
         times.reserveCapacity(count)

@@ -51,6 +51,8 @@ extension SocketIOBench {
         observer.connection = { _, state in
             if state == .online, ready.set() { FileHandle.standardOutput.write(Data("READY\n".utf8)) }
         }
+        // The journal bot's syncs are counted (the bench asks with `SYNCS`).
+        if journal != nil { _ = HTTPServer.registry }
         let runner = BotRunner(spec: spec, observer: observer)
         Task {
             let outcome = await runner.run()
@@ -59,21 +61,40 @@ extension SocketIOBench {
                 exit(1)
             }
         }
-        await stdinClosed()
+        await stdinClosed { line in
+            if line == "SYNCS" { FileHandle.standardOutput.write(Data((journalSyncsLine() + "\n").utf8)) }
+        }
         _ = stopping.set()
         await runner.stop(drainTimeout: 0)
     }
 
-    /// Resolves once stdin reaches EOF (the bench closed the pipe, or died).
-    /// The read blocks a thread of its own: a blocked cooperative thread
-    /// would halve the bot's executor on a 2-core machine.
-    static func stdinClosed() async {
+    /// Resolves once stdin reaches EOF (the bench closed the pipe, or died);
+    /// each line before that goes to `command`. The read blocks a thread of
+    /// its own: a blocked cooperative thread would halve the bot's executor
+    /// on a 2-core machine.
+    static func stdinClosed(command: @escaping @Sendable (String) -> Void = { _ in }) async {
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             Thread {
-                _ = FileHandle.standardInput.readDataToEndOfFile()
+                while let line = readLine() { command(line) }
                 done.resume()
             }.start()
         }
+    }
+
+    /// The journal bot's answer to `SYNCS` on stdin: how many syncs its
+    /// journal made so far, and how many of them took over 5 ms, read from
+    /// `parley_journal_sync_duration_seconds` (the Prometheus registry a
+    /// deployed bot serves at `/metrics`).
+    static func journalSyncsLine() -> String {
+        let name = "parley_journal_sync_duration_seconds"
+        var count = 0, within5ms = 0
+        for line in HTTPServer.registry.emitToString().split(separator: "\n") {
+            let parts = line.split(separator: " ")
+            guard parts.count == 2, let n = Int(parts[1]) else { continue }
+            if parts[0] == "\(name)_count" { count = n }
+            if parts[0] == "\(name)_bucket{le=\"0.005\"}" { within5ms = n }
+        }
+        return "SYNCS \(count) \(count - within5ms)"
     }
 
     /// The bench ignores SIGINT/SIGTERM while it runs (a signal source kills
@@ -313,6 +334,11 @@ final class BenchChild {
     }
 
     /// Closes stdin and waits up to 3 s for a clean exit, then SIGTERM, then SIGKILL.
+    /// Writes one line to the child's stdin (a command; closing it stops the child).
+    func send(line: String) {
+        try? input.fileHandleForWriting.write(contentsOf: Data((line + "\n").utf8))
+    }
+
     func stop() {
         try? input.fileHandleForWriting.close()
         for (wait, sig) in [(3.0, SIGTERM), (1.0, SIGKILL)] {

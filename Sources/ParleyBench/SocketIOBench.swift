@@ -108,7 +108,7 @@ enum SocketIOBench {
         /// Closed-loop messages never answered within the grace.
         var closedLost: Int
         /// The journal bot's slices (see `PacedSamples.slices`).
-        var slices: [(p99: Double, slow: Int, compacted: Bool)] = []
+        var slices: [DurableSlice] = []
     }
 
     /// CPU seconds of the three processes and the bot's context switches, at one moment.
@@ -225,6 +225,8 @@ enum SocketIOBench {
                 print("    its slices: p99 " + du.slices.map { ms($0.p99) }.joined(separator: " / ") + " ms; replies over 5 ms "
                       + du.slices.map { String($0.slow) }.joined(separator: " / ") + "; "
                       + (compacted.isEmpty ? "no compaction finished during them" : "a compaction finished during slice " + compacted.joined(separator: ", ")))
+                print("    its journal's syncs a reply: " + du.slices.map { String(format: "%.2f", $0.syncsPerReply) }.joined(separator: " / ")
+                      + "; syncs over 5 ms: " + du.slices.map { String($0.slowSyncs) }.joined(separator: " / "))
             }
         }
 
@@ -343,6 +345,9 @@ enum SocketIOBench {
     /// measured sit idle. Then each bot's closed loop, one after the other.
     static func measure(server: ServerKind, seconds: Double, slices: Int, paths: Paths) async throws -> [Result] {
         var rigs: [Rig] = []
+        // One file for the disk's samples, removed once the bots are measured (see `fdatasyncTimes`).
+        let probe = BenchProcess.scratchPath("parley-fdatasync")
+        defer { unlink(probe) }
         do {
             for bot in server == .embedded ? [BotKind.python, .parley, .parleyDurable] : [BotKind.python, .parley] { rigs.append(try await Rig.open(server: server, bot: bot, paths: paths)) }
             let results = try await withTaskExecutorPreference(loadThread) { () async throws -> [Result] in
@@ -358,7 +363,7 @@ enum SocketIOBench {
                         try await pacedSlice(rigs[i], base: 1 + round * 100_000, warmup: warmup, measured: measured, into: &paced[i])
                         // The disk as the journal bot met it: sampled beside each of its
                         // slices, so the bound follows the machine's load through the run.
-                        if rigs[i].bot == .parleyDurable { paced[i].syncs += try BurstBench.fdatasyncTimes(count: syncsPerSlice) }
+                        if rigs[i].bot == .parleyDurable { paced[i].syncs += try BurstBench.fdatasyncTimes(count: syncsPerSlice, appendingTo: probe) }
                     }
                 }
                 var results: [Result] = []
@@ -398,6 +403,17 @@ enum SocketIOBench {
         }
     }
 
+    /// One of the journal bot's slices: its p99, its replies over 5 ms,
+    /// whether a compaction finished during it, and its journal's syncs.
+    struct DurableSlice {
+        var p99: Double
+        var slow: Int
+        var compacted: Bool
+        var syncsPerReply: Double
+        /// Syncs that took over 5 ms.
+        var slowSyncs: Int
+    }
+
     /// One bot's latency samples over all its slices.
     struct PacedSamples {
         /// Reply latency of each measured send, ms (infinity: no reply).
@@ -409,9 +425,8 @@ enum SocketIOBench {
         var echoes: [Double] = []
         /// `fdatasync` times in seconds, sampled after each slice (the journal bot's only).
         var syncs: [Double] = []
-        /// The journal bot's slices one by one: their p99, their replies over
-        /// 5 ms, and whether a compaction finished during them.
-        var slices: [(p99: Double, slow: Int, compacted: Bool)] = []
+        /// The journal bot's slices one by one.
+        var slices: [DurableSlice] = []
         var usage: Usage?
 
         func result(server: ServerKind, bot: BotKind) -> Result {
@@ -450,6 +465,7 @@ enum SocketIOBench {
         lags.reserveCapacity(measured)
         var cpu0 = pids.sample(), start = t0
         let snapshot0 = rig.bot == .parleyDurable ? newestSnapshot(port: rig.port) : nil
+        let syncs0 = rig.bot == .parleyDurable ? try journalSyncs(rig.botChild) : (count: 0, slow: 0)
         var i = 0
         while i < total {
             let due = t0 + UInt64(i) * period
@@ -473,10 +489,6 @@ enum SocketIOBench {
         let latencies = tracker.latencies(measuredSeqs)
         let usage = Usage(seconds: Double(stop - start) / 1e9, replies: latencies.filter(\.isFinite).count, from: cpu0, to: cpu1)
         acc.latencies += latencies
-        if rig.bot == .parleyDurable {
-            acc.slices.append((percentile(latencies.sorted(), 0.99), latencies.filter { $0 > 5 }.count,
-                               newestSnapshot(port: rig.port) != snapshot0))
-        }
         acc.lags += lags
         acc.echoes += tracker.echoes(measuredSeqs)
         if acc.usage == nil { acc.usage = usage } else { acc.usage!.add(usage) }
@@ -489,6 +501,22 @@ enum SocketIOBench {
             let now = tracker.answered(base..<(base + total))
             if now > count { count = now; lastProgress = monoNow() }
         }
+        if rig.bot == .parleyDurable {
+            // The syncs of the whole slice (warm-up too), against its replies.
+            let syncs1 = try journalSyncs(rig.botChild)
+            acc.slices.append(DurableSlice(p99: percentile(latencies.sorted(), 0.99), slow: latencies.filter { $0 > 5 }.count,
+                                           compacted: newestSnapshot(port: rig.port) != snapshot0,
+                                           syncsPerReply: Double(syncs1.count - syncs0.count) / Double(max(1, count)),
+                                           slowSyncs: syncs1.slow - syncs0.slow))
+        }
+    }
+
+    /// The journal bot's syncs so far, and how many took over 5 ms (it answers `SYNCS` on stdin).
+    static func journalSyncs(_ child: BenchChild) throws -> (count: Int, slow: Int) {
+        child.send(line: "SYNCS")
+        let fields = try child.line(startingWith: "SYNCS", timeout: 10).split(separator: " ").compactMap { Int($0) }
+        guard fields.count == 2 else { throw BenchError("the journal bot's SYNCS line has no two numbers") }
+        return (fields[0], fields[1])
     }
 
     /// `inFlight` messages out; each reply sends the next. Replies that
