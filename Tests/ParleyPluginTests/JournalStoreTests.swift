@@ -131,6 +131,31 @@ struct JournalStoreTests {
         #expect(types == [[message, intent, state], [delivered], [message, state], [message, intent, state], [delivered]])
     }
 
+    /// Timers of two plugins that come due together are one transaction:
+    /// both firings and both handlers' state writes, one sync.
+    @Test func timersDueTogetherAreOneTransaction() async throws {
+        try await withTaskExecutorPreference(testExecutor) { try await Self.timerTransactions() }
+    }
+
+    private static func timerTransactions() async throws {
+        let disk = SimulatedDisk(seed: 8)
+        let store = try JournalStore.open(directory: "/j", fsync: .always, fileLayer: disk)
+        let run = PluginTestRun(options: BotOptions(name: "parley"), store: store)
+        let ticker = #"bot.every(60, function() bot.state.set("ticks", (bot.state.get("ticks") or 0) + 1) end)"#
+        try run.load(plugins: [("a", Array(ticker.utf8)), ("b", Array(ticker.utf8))]) { _ in }
+        let before = disk.syncCount
+        try run.run(.advance(seconds: 60), emit: { _ in })
+        #expect(disk.syncCount - before == 1)
+        store.close()
+
+        let (journal, recovery) = try Journal.open(directory: "/j", options: JournalOptions(fsync: .always, fileLayer: disk))
+        let fired = try recovery.allTransactions().last?.records.map(\.type)
+        try await journal.close()
+        // `JournalStore.RecordType`'s values: a state write, then the timer moved on, for each plugin.
+        let (state, timer): (UInt8, UInt8) = (1, 5)
+        #expect(fired == [state, timer, state, timer])
+    }
+
     /// Sends mostly leave the ledger oldest first; one refused for good, or
     /// delivered out of turn, can leave from the middle. Both keep the counts.
     @Test func theOutboxLedgerRemovesInOrderAndOutOfOrder() {

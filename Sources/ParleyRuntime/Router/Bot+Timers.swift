@@ -14,8 +14,14 @@ extension Bot {
         return [typing, timers.first?.due].compactMap { $0 }.min()
     }
 
-    /// Moves the clock forward to `time`, firing due timers and typing timeouts in time order.
+    /// Moves the clock forward to `time`, firing due timers and typing
+    /// timeouts in time order. Timers that come due together are one
+    /// transaction (`BotStore.beginEvent`).
     public func advance(to time: Double) throws(StoreError) -> [BotAction] {
+        try asOneTransaction { () throws(StoreError) in try fireDue(until: time) }
+    }
+
+    private func fireDue(until time: Double) throws(StoreError) -> [BotAction] {
         var out: [BotAction] = []
         while true {
             let typingDue = typingOn.min { $0.value.since < $1.value.since }

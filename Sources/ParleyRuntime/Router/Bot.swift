@@ -136,10 +136,16 @@ public final class Bot: PluginServices {
     /// event's writes are one transaction (`BotStore.beginEvent`).
     public func handle(_ event: BotEvent) throws(StoreError) -> [BotAction] {
         if event.isOwn(by: options.name) { return [] }
+        return try asOneTransaction { () throws(StoreError) in try route(event) }
+    }
+
+    /// Runs `body` with the store holding its writes, then writes them as one
+    /// transaction: one sync for all the handlers it runs.
+    func asOneTransaction(_ body: () throws(StoreError) -> [BotAction]) throws(StoreError) -> [BotAction] {
         store.beginEvent()
         let out: [BotAction]
         do {
-            out = try route(event)
+            out = try body()
         } catch {
             try? store.endEvent()
             throw error
