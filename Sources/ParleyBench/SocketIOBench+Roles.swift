@@ -87,13 +87,15 @@ extension SocketIOBench {
     /// deployed bot serves at `/metrics`).
     static func journalSyncsLine() -> String {
         let name = "parley_journal_sync_duration_seconds"
-        var count = 0, within5ms = 0
+        var count: Int?, within5ms: Int?
         for line in HTTPServer.registry.emitToString().split(separator: "\n") {
             let parts = line.split(separator: " ")
             guard parts.count == 2, let n = Int(parts[1]) else { continue }
             if parts[0] == "\(name)_count" { count = n }
             if parts[0] == "\(name)_bucket{le=\"0.005\"}" { within5ms = n }
         }
+        // Before the first sync the histogram is not printed at all.
+        guard let count, let within5ms else { return count == nil ? "SYNCS 0 0" : "SYNCS unreadable: no 5 ms bucket" }
         return "SYNCS \(count) \(count - within5ms)"
     }
 
@@ -333,12 +335,12 @@ final class BenchChild {
         }
     }
 
-    /// Closes stdin and waits up to 3 s for a clean exit, then SIGTERM, then SIGKILL.
     /// Writes one line to the child's stdin (a command; closing it stops the child).
     func send(line: String) {
         try? input.fileHandleForWriting.write(contentsOf: Data((line + "\n").utf8))
     }
 
+    /// Closes stdin and waits up to 3 s for a clean exit, then SIGTERM, then SIGKILL.
     func stop() {
         try? input.fileHandleForWriting.close()
         for (wait, sig) in [(3.0, SIGTERM), (1.0, SIGKILL)] {

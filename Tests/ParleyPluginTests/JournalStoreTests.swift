@@ -123,9 +123,7 @@ struct JournalStoreTests {
         // Each event: its transaction's sync, then the harness's delivery record's.
         #expect(syncs == [2, 1, 2])
 
-        let (journal, recovery) = try Journal.open(directory: "/j", options: JournalOptions(fsync: .always, fileLayer: disk))
-        let types = try recovery.allTransactions().map { $0.records.map(\.type) }
-        try await journal.close()
+        let types = try await transactions(on: disk)
         // `JournalStore.RecordType`'s values.
         let (state, message, intent, delivered): (UInt8, UInt8, UInt8, UInt8) = (1, 2, 3, 4)
         #expect(types == [[message, intent, state], [delivered], [message, state], [message, intent, state], [delivered]])
@@ -148,12 +146,18 @@ struct JournalStoreTests {
         #expect(disk.syncCount - before == 1)
         store.close()
 
-        let (journal, recovery) = try Journal.open(directory: "/j", options: JournalOptions(fsync: .always, fileLayer: disk))
-        let fired = try recovery.allTransactions().last?.records.map(\.type)
-        try await journal.close()
+        let fired = try await transactions(on: disk).last
         // `JournalStore.RecordType`'s values: a state write, then the timer moved on, for each plugin.
         let (state, timer): (UInt8, UInt8) = (1, 5)
         #expect(fired == [state, timer, state, timer])
+    }
+
+    /// The record types of each transaction in the journal at `/j`.
+    private static func transactions(on disk: SimulatedDisk) async throws -> [[UInt8]] {
+        let (journal, recovery) = try Journal.open(directory: "/j", options: JournalOptions(fsync: .always, fileLayer: disk))
+        let types = try recovery.allTransactions().map { $0.records.map(\.type) }
+        try await journal.close()
+        return types
     }
 
     /// Sends mostly leave the ledger oldest first; one refused for good, or
