@@ -460,12 +460,13 @@ enum SocketIOBench {
         let total = warmup + measured
         tracker.start(base: base, count: total)
         let period = UInt64(1_000_000_000 / offeredPerSecond)
+        // Read before the schedule starts: the journal bot's answer is a round trip on this thread.
+        let snapshot0 = rig.bot == .parleyDurable ? newestSnapshot(port: rig.port) : nil
+        let syncs0 = rig.bot == .parleyDurable ? try journalSyncs(rig.botChild) : (count: 0, slow: 0)
         let t0 = monoNow() + 5_000_000
         var lags: [Double] = []
         lags.reserveCapacity(measured)
         var cpu0 = pids.sample(), start = t0
-        let snapshot0 = rig.bot == .parleyDurable ? newestSnapshot(port: rig.port) : nil
-        let syncs0 = rig.bot == .parleyDurable ? try journalSyncs(rig.botChild) : (count: 0, slow: 0)
         var i = 0
         while i < total {
             let due = t0 + UInt64(i) * period

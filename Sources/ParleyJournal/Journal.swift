@@ -382,9 +382,7 @@ public final class Journal: Sendable {
             while drop + 1 < segments.count, segments[drop + 1].firstSequence &- 1 <= sequence {
                 drop += 1
             }
-            let removed = Array(segments[..<drop])
-            segments.removeFirst(drop)
-            return removed
+            return Array(segments[..<drop])
         }
         var names = covered.map(\.name)
         // An earlier removal that failed part-way left `.obsolete` files: they go too.
@@ -395,9 +393,16 @@ public final class Journal: Sendable {
             names.append(name)
         }
         if !names.isEmpty {
+            // A segment leaves the writer's list once renamed: one whose rename
+            // failed keeps its name and its place, and the next removal covers
+            // it again. (Dropped from the list unrenamed, it would stay on disk
+            // as a segment whose successors are gone: a gap open refuses.)
+            var renamed: Set<String> = []
+            defer { writer.segments.withLock { $0.removeAll { renamed.contains($0.name) } } }
             for name in names {
                 let path = Paths.join(directory, name)
                 try layer.rename(path, to: path + obsoleteSuffix)
+                renamed.insert(name)
             }
             try layer.syncDirectory(directory)
         }

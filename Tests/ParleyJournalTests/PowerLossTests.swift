@@ -169,7 +169,7 @@ import Testing
         var crashedSomewhere = true
         while crashedSomewhere {
             let disk = SimulatedDisk(seed: UInt64(step))
-            let layer = FailAtShrink(disk: disk, at: step)
+            let layer = FailObsolete(disk: disk, at: step)
             let options = JournalOptions(fsync: .always, segmentSize: 1024, runwayBytes: 0, pieceBytes: 300, fileLayer: layer)
             var random = SeededRandom(seed: 77)
             let (journal, _) = try Journal.open(directory: "/j", options: options)
@@ -205,7 +205,7 @@ import Testing
     /// snapshot call, loses nothing, and the next snapshot finishes it.
     @Test func aFailedRemovalIsFinishedByTheNextSnapshot() async throws {
         let disk = SimulatedDisk(seed: 5)
-        let layer = FailAtShrink(disk: disk, at: 0, dies: false)
+        let layer = FailObsolete(disk: disk, at: 0, dies: false)
         let options = JournalOptions(fsync: .always, segmentSize: 1024, runwayBytes: 0, pieceBytes: 300, fileLayer: layer)
         var random = SeededRandom(seed: 78)
         let (journal, _) = try Journal.open(directory: "/j", options: options)
@@ -225,21 +225,54 @@ import Testing
         try await reopened.close()
     }
 
-    /// The simulated disk, whose `at`-th shrink of an obsolete file (from 0)
-    /// fails. With `dies`, that is a power loss: every call after it fails too.
-    final class FailAtShrink: FileLayer, Sendable {
+    /// A removal whose first rename fails: the segment it was renaming keeps
+    /// its name, and the next snapshot's removal still covers it.
+    @Test func aFailedRenameIsFinishedByTheNextSnapshot() async throws {
+        let disk = SimulatedDisk(seed: 6)
+        let layer = FailObsolete(disk: disk, at: 0, dies: false, step: .rename)
+        let options = JournalOptions(fsync: .always, segmentSize: 1024, runwayBytes: 0, pieceBytes: 300, fileLayer: layer)
+        var random = SeededRandom(seed: 79)
+        let (journal, _) = try Journal.open(directory: "/j", options: options)
+        var last: UInt64 = 0
+        for id in 0..<30 { last = try await journal.append(makeTransaction(id: UInt64(id), records: 1, sizes: 100...200, random: &random)) }
+        try await journal.sealSegment()
+        await #expect(throws: JournalError.self) { try await journal.writeSnapshot(Self.snapshotPayload(last), coveringThrough: last) }
+        let more = try await journal.append(JournalRecord(type: 1, payload: [1]))
+        try await journal.sealSegment()
+        try await journal.writeSnapshot(Self.snapshotPayload(more), coveringThrough: more)
+        let left = try disk.listDirectory("/j")
+        #expect(left.filter { $0.hasSuffix(".seg") }.count == 1, "\(left)")
+        #expect(left.allSatisfy { !$0.hasSuffix(Journal.obsoleteSuffix) }, "\(left)")
+        try await journal.close()
+        let (reopened, recovery) = try Journal.open(directory: "/j", options: options)
+        #expect(recovery.snapshot == RecoveredSnapshot(sequence: more, bytes: Self.snapshotPayload(more)))
+        try await reopened.close()
+    }
+
+    /// The simulated disk, whose `at`-th shrink of an obsolete file (from 0),
+    /// or `at`-th rename to an obsolete name, fails. With `dies`, that is a
+    /// power loss: every call after it fails too.
+    final class FailObsolete: FileLayer, Sendable {
+        enum Step: Sendable { case shrink, rename }
         let disk: SimulatedDisk
         let at: Int
         let dies: Bool
-        private let shrinks = Mutex(0)
+        let step: Step
+        private let steps = Mutex(0)
 
-        init(disk: SimulatedDisk, at: Int, dies: Bool = true) {
+        init(disk: SimulatedDisk, at: Int, dies: Bool = true, step: Step = .shrink) {
             self.disk = disk
             self.at = at
             self.dies = dies
+            self.step = step
         }
 
-        private var failed: Bool { shrinks.withLock { $0 > at } }
+        private var failed: Bool { steps.withLock { $0 > at } }
+
+        /// Counts the step; true when this one is to fail.
+        private func failsNow() -> Bool {
+            steps.withLock { n -> Bool in n += 1; return n == at + 1 }
+        }
 
         /// What the power loss left, or nil when it never happened.
         func crashed(mode: CrashMode) -> SimulatedDisk? {
@@ -247,9 +280,8 @@ import Testing
         }
 
         func truncate(_ file: JournalFile, to length: Int64) throws {
-            if file.path.hasSuffix(Journal.obsoleteSuffix) {
-                let n = shrinks.withLock { n -> Int in n += 1; return n }
-                if n == at + 1 { throw JournalError.io(operation: "ftruncate", path: file.path, errno: EIO) }
+            if step == .shrink, file.path.hasSuffix(Journal.obsoleteSuffix), failsNow() {
+                throw JournalError.io(operation: "ftruncate", path: file.path, errno: EIO)
             }
             try live().truncate(file, to: length)
         }
@@ -267,7 +299,12 @@ import Testing
         func sync(_ file: JournalFile) throws { try live().sync(file) }
         func writeBack(_ file: JournalFile, offset: Int64, length: Int64) throws { try live().writeBack(file, offset: offset, length: length) }
         func size(_ file: JournalFile) throws -> Int64 { try live().size(file) }
-        func rename(_ from: String, to: String) throws { try live().rename(from, to: to) }
+        func rename(_ from: String, to: String) throws {
+            if step == .rename, to.hasSuffix(Journal.obsoleteSuffix), failsNow() {
+                throw JournalError.io(operation: "rename", path: from, errno: EIO)
+            }
+            try live().rename(from, to: to)
+        }
         func remove(_ path: String) throws { try live().remove(path) }
         func syncDirectory(_ path: String) throws { try live().syncDirectory(path) }
         func listDirectory(_ path: String) throws -> [String] { try live().listDirectory(path) }

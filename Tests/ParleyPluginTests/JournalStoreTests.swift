@@ -104,12 +104,9 @@ struct JournalStoreTests {
     }
 
     private static func eventTransactions() async throws {
-        let disk = SimulatedDisk(seed: 7)
-        let store = try JournalStore.open(directory: "/j", fsync: .always, fileLayer: disk)
-        let run = PluginTestRun(options: BotOptions(name: "parley"), store: store)
         let echo = #"bot.command("echo", function(m, args) m:reply(args.raw) end)"#
         let tally = #"bot.on("message", function() bot.state.set("n", (bot.state.get("n") or 0) + 1) end)"#
-        try run.load(plugins: [("echo", Array(echo.utf8)), ("tally", Array(tally.utf8))]) { _ in }
+        let (disk, store, run) = try journaledRun(plugins: [("echo", echo), ("tally", tally)])
         var syncs: [Int] = []
         var sent: [String] = []
         for text in ["!echo one", "hello", "!echo two"] {
@@ -136,11 +133,8 @@ struct JournalStoreTests {
     }
 
     private static func timerTransactions() async throws {
-        let disk = SimulatedDisk(seed: 8)
-        let store = try JournalStore.open(directory: "/j", fsync: .always, fileLayer: disk)
-        let run = PluginTestRun(options: BotOptions(name: "parley"), store: store)
         let ticker = #"bot.every(60, function() bot.state.set("ticks", (bot.state.get("ticks") or 0) + 1) end)"#
-        try run.load(plugins: [("a", Array(ticker.utf8)), ("b", Array(ticker.utf8))]) { _ in }
+        let (disk, store, run) = try journaledRun(plugins: [("a", ticker), ("b", ticker)])
         let before = disk.syncCount
         try run.run(.advance(seconds: 60), emit: { _ in })
         #expect(disk.syncCount - before == 1)
@@ -150,6 +144,16 @@ struct JournalStoreTests {
         // `JournalStore.RecordType`'s values: a state write, then the timer moved on, for each plugin.
         let (state, timer): (UInt8, UInt8) = (1, 5)
         #expect(fired == [state, timer, state, timer])
+    }
+
+    /// A plugin-test bot with these plugins loaded, over a journal at `/j`
+    /// (`always`) on a simulated disk that counts its syncs.
+    private static func journaledRun(plugins: [(String, String)]) throws -> (SimulatedDisk, JournalStore, PluginTestRun) {
+        let disk = SimulatedDisk(seed: 7)
+        let store = try JournalStore.open(directory: "/j", fsync: .always, fileLayer: disk)
+        let run = PluginTestRun(options: BotOptions(name: "parley"), store: store)
+        try run.load(plugins: plugins.map { ($0.0, Array($0.1.utf8)) }) { _ in }
+        return (disk, store, run)
     }
 
     /// The record types of each transaction in the journal at `/j`.
