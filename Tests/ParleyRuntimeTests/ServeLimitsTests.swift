@@ -97,6 +97,8 @@ struct ServeLimitsTests {
         try await slow.write("USR_NAME::slow::END")
         let ann = try await RawTCPClient.connect(port: port, skip: "ann::")
         try await ann.write("USR_NAME::ann::END")
+        // A member hears its own join: only then does it hear bob's.
+        #expect(await eventually { ann.lines.contains("ann has joined") })
         let bob = try await Person("bob", port: port)
         #expect(await eventually { ann.lines.contains("bob has joined") })
         let before = Self.memory(serve.processIdentifier)
