@@ -227,6 +227,16 @@ enum SocketIOBench {
                       + (compacted.isEmpty ? "no compaction finished during them" : "a compaction finished during slice " + compacted.joined(separator: ", ")))
                 print("    its journal's syncs a reply: " + du.slices.map { String(format: "%.2f", $0.syncsPerReply) }.joined(separator: " / ")
                       + "; syncs over 5 ms: " + du.slices.map { String($0.slowSyncs) }.joined(separator: " / "))
+                // A view beside the verdict, not a second one: the bound without the
+                // slices in which the disk held one of the journal's own syncs.
+                let calm = du.slices.filter { $0.slowSyncs == 0 }
+                if calm.isEmpty {
+                    print("    without the slices in which a journal sync took over 5 ms: none left")
+                } else if calm.count < du.slices.count {
+                    let p99 = percentile(calm.flatMap(\.latencies).sorted(), 0.99)
+                    print("    without the \(du.slices.count - calm.count) of \(du.slices.count) slices in which a journal sync took over 5 ms: "
+                          + "p99 \(ms(p99)) against \(ms(bound)) ms " + verdict(du.missing == 0 && p99 <= bound))
+                }
             }
         }
 
@@ -412,6 +422,8 @@ enum SocketIOBench {
         var syncsPerReply: Double
         /// Syncs that took over 5 ms.
         var slowSyncs: Int
+        /// Reply latency of each measured send, ms, for the view without the disk's stalls.
+        var latencies: [Double]
     }
 
     /// One bot's latency samples over all its slices.
@@ -508,7 +520,7 @@ enum SocketIOBench {
             acc.slices.append(DurableSlice(p99: percentile(latencies.sorted(), 0.99), slow: latencies.filter { $0 > 5 }.count,
                                            compacted: newestSnapshot(port: rig.port) != snapshot0,
                                            syncsPerReply: Double(syncs1.count - syncs0.count) / Double(max(1, count)),
-                                           slowSyncs: syncs1.slow - syncs0.slow))
+                                           slowSyncs: syncs1.slow - syncs0.slow, latencies: latencies))
         }
     }
 
