@@ -416,14 +416,16 @@ enum SocketIOBench {
     /// One of the journal bot's slices: its p99, its replies over 5 ms,
     /// whether a compaction finished during it, and its journal's syncs.
     struct DurableSlice {
-        var p99: Double
-        var slow: Int
+        /// Reply latency of each measured send, ms (infinity: no reply).
+        var latencies: [Double]
         var compacted: Bool
         var syncsPerReply: Double
         /// Syncs that took over 5 ms.
         var slowSyncs: Int
-        /// Reply latency of each measured send, ms, for the view without the disk's stalls.
-        var latencies: [Double]
+
+        var p99: Double { percentile(latencies.sorted(), 0.99) }
+        /// Replies over 5 ms.
+        var slow: Int { latencies.filter { $0 > 5 }.count }
     }
 
     /// One bot's latency samples over all its slices.
@@ -517,10 +519,9 @@ enum SocketIOBench {
         if rig.bot == .parleyDurable {
             // The syncs of the whole slice (warm-up too), against its replies.
             let syncs1 = try journalSyncs(rig.botChild)
-            acc.slices.append(DurableSlice(p99: percentile(latencies.sorted(), 0.99), slow: latencies.filter { $0 > 5 }.count,
-                                           compacted: newestSnapshot(port: rig.port) != snapshot0,
+            acc.slices.append(DurableSlice(latencies: latencies, compacted: newestSnapshot(port: rig.port) != snapshot0,
                                            syncsPerReply: Double(syncs1.count - syncs0.count) / Double(max(1, count)),
-                                           slowSyncs: syncs1.slow - syncs0.slow, latencies: latencies))
+                                           slowSyncs: syncs1.slow - syncs0.slow))
         }
     }
 

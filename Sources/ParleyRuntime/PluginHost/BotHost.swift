@@ -46,10 +46,13 @@ actor BotHost {
         if let dir = journalDirectory {
             // `journal = "state/greeter"` on a fresh machine: make the parents.
             try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            // A slow sync is told on the bot's loop, as its other lines are: never
+            // does the journal's thread wait on standard error.
+            let loop = executor.loop
+            let layer = MeteredFileLayer(base: PosixFileLayer(), slow: SlowSyncs(repliesWait: pipelined) { line in loop.execute { log(line) } })
+            metered = layer
             // Pipelined: the next event is handled while this one's commit syncs;
             // the runner holds sends until `whenDurable` says their commit is on disk.
-            let layer = MeteredFileLayer(base: PosixFileLayer())
-            metered = layer
             let j = try JournalStore.open(directory: dir, fsync: fsync, history: options.history,
                                           fileLayer: layer, pipelined: pipelined)
             // Ids the bot generates must not repeat those of earlier runs on this journal.

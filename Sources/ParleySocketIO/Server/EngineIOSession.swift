@@ -1,5 +1,6 @@
 import NIOCore
 import NIOWebSocket
+import ParleyCore
 import ParleyWire
 
 /// One Engine.IO session: its transport (long-polling, or a WebSocket,
@@ -59,8 +60,8 @@ final class EngineIOSession: @unchecked Sendable {
         return EngineIO.Handshake(
             sid: sid,
             upgrades: upgrades,
-            pingInterval: Self.milliseconds(config.pingInterval),
-            pingTimeout: Self.milliseconds(config.pingTimeout),
+            pingInterval: config.pingInterval.wholeMilliseconds,
+            pingTimeout: config.pingTimeout.wholeMilliseconds,
             maxPayload: config.maxPayload
         )
     }
@@ -313,10 +314,5 @@ final class EngineIOSession: @unchecked Sendable {
         queue = []
         server.registry.remove(self)
         sockets.leaveAll(session: self, announce: announce)
-    }
-
-    private static func milliseconds(_ d: Duration) -> Int {
-        let (seconds, attoseconds) = d.components
-        return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
     }
 }
