@@ -67,7 +67,7 @@ struct MeteredFileLayer: FileLayer {
     func lockDirectory(_ path: String) throws -> JournalFile { try base.lockDirectory(path) }
 }
 
-/// Warns of the journal's syncs that took longer than `threshold`: a reply
+/// Warns of the journal's syncs that took `threshold` or longer: a reply
 /// waits for its event's commit, so it waited as long, and an operator
 /// looking at slow replies should learn that it was the disk. The first is
 /// told at once; after that at most one line per `quiet`, counting the slow
