@@ -16,11 +16,6 @@ struct MeteredFileLayer: FileLayer {
     /// Syncs the disk held for long, told to the bot's log.
     let slow: SlowSyncs
 
-    init(base: any FileLayer, slow: SlowSyncs) {
-        self.base = base
-        self.slow = slow
-    }
-
     final class LastSync: Sendable {
         let nanoseconds = Atomic<UInt64>(0)
     }
