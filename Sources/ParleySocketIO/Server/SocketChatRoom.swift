@@ -179,11 +179,12 @@ final class SocketChatRoom: Sendable {
             }
             let id = s.messages.next()
             s.stopTyping(nick)
+            // Counted before it goes out: whoever reads the stats after receiving it sees it counted.
+            registry.countRelayed()
             emit("userTypingUpdate", [s.typingUsers], in: s)
             emit("newChatMessage", [.string(nick), .string(message), .string(date), .string(id)], in: s)
             return nil
         }
-        if muted == nil { registry.countRelayed() }
         return muted
     }
 
