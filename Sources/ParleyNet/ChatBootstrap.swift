@@ -45,7 +45,7 @@ package struct ChatListener: Sendable {
     package let port: Int
 
     package init(_ bootstrap: ServerBootstrap, host: String, port: Int) async throws {
-        channel = try await bootstrap.bind(host: host, port: port).get()
+        do { channel = try await bootstrap.bind(host: host, port: port).get() } catch { throw ListenError(host: host, port: port, error) }
         self.host = host
         self.port = channel.localAddress?.port ?? 0
     }

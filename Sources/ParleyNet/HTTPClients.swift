@@ -47,7 +47,7 @@ package enum HTTPClients {
         do {
             response = try await client.execute(req, timeout: timeout)
         } catch {
-            throw TransportError(.connect, "\(method) \(named): \(TransportTLS.describe(error))")
+            throw TransportError(.connect, "\(method) \(named): \(NetworkErrors.describe(error))")
         }
         let bytes: ByteBuffer
         do {

@@ -31,16 +31,4 @@ public enum TransportTLS {
         if let caFile { c.additionalTrustRoots = [.file(caFile)] }
         return c
     }
-
-    /// `error` in words, naming TLS when it is a failed handshake or a refused
-    /// certificate (an untrusted CA, a certificate for another host name), so
-    /// the log says what to fix. Every transport's connect errors go through it.
-    public static func describe(_ error: any Error) -> String {
-        let text = "\(error)"
-        let isTLS = error is NIOSSLError || error is NIOSSLExtraError
-            || ["NIOSSL", "BoringSSL", "CERTIFICATE"].contains { text.contains($0) }
-        guard isTLS else { return text }
-        return "TLS handshake failed: the server's certificate was not accepted (not signed by a trusted CA, "
-            + "or for another host name; ca_file adds trusted CAs): \(text)"
-    }
 }

@@ -150,7 +150,7 @@ package final class WebSocketConnection: Sendable {
                     }
                 }
         } catch {
-            throw TransportError(.connect, "cannot connect to \(target.host):\(target.port): \(TransportTLS.describe(error))")
+            throw TransportError(.connect, "cannot connect to \(target.host):\(target.port): \(NetworkErrors.describe(error))")
         }
         let outcome: Upgrade
         do {
@@ -159,7 +159,7 @@ package final class WebSocketConnection: Sendable {
             if timedOut.withLockedValue({ $0 }) {
                 throw TransportError(.timeout, "no answer to the WebSocket upgrade from \(target.host):\(target.port) within \(timeout) s")
             }
-            throw TransportError(.connect, "WebSocket upgrade to \(target.host):\(target.port) failed: \(TransportTLS.describe(error))")
+            throw TransportError(.connect, "WebSocket upgrade to \(target.host):\(target.port) failed: \(NetworkErrors.describe(error))")
         }
         guard case .upgraded(let channel) = outcome else {
             let path = target.requestTarget.split(separator: "?", maxSplits: 1).first.map(String.init) ?? target.requestTarget

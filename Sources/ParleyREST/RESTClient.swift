@@ -236,7 +236,7 @@ final class RESTClient: Sendable {
         } catch let e as HTTPClientError where e == .deadlineExceeded || e == .readTimeout || e == .connectTimeout {
             throw TransportError(.timeout, "\(method) \(path): no answer within \(Self.seconds(options.requestTimeout)) s")
         } catch {
-            throw TransportError(.connect, "\(method) \(path): \(TransportTLS.describe(error))")
+            throw TransportError(.connect, "\(method) \(path): \(NetworkErrors.describe(error))")
         }
         do {
             let bytes = try await response.body.collect(upTo: options.maxResponseBytes)

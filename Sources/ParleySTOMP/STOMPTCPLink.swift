@@ -40,7 +40,7 @@ final class STOMPTCPLink: STOMPLink {
             let channel = try await bootstrap.connect(host: host, port: port).get()
             return STOMPTCPLink(channel: channel, closing: closing)
         } catch {
-            throw TransportError(.connect, "cannot connect to STOMP server \(host):\(port): \(TransportTLS.describe(error))")
+            throw TransportError(.connect, "cannot connect to STOMP server \(host):\(port): \(NetworkErrors.describe(error))")
         }
     }
 

@@ -87,13 +87,20 @@ struct RunCommand: AsyncParsableCommand {
         var services: [any Service] = []
         if let listen {
             let logger = logger
-            services.append(HTTPServer.application(host: listen.host, port: listen.port, runners: fleet.fleet.runners, logger: logger,
-                                                   watch: watch, token: token, readyBackoff: file.runtime.readyBackoff) { port in
+            let app = HTTPServer.application(host: listen.host, port: listen.port, runners: fleet.fleet.runners, logger: logger,
+                                             watch: watch, token: token, readyBackoff: file.runtime.readyBackoff) { port in
                 logger.info("http at http://\(listen.host):\(port)/ (the dashboard; metrics at /metrics, webhooks at /hooks/BOT/PLUGIN/PATH)")
-            })
+            }
+            services.append(Named(description: "--http \(listen.host):\(listen.port)", service: app))
         }
         services.append(StopOnShutdown(name: "embedded servers") { await servers.shutdown() })
-        try await ServiceGroup.parley(services, main: fleet, logger: logger).run()
+        do {
+            try await ServiceGroup.parley(services, main: fleet, logger: logger).run()
+        } catch {
+            // The bots have left by now (the group shut down gracefully).
+            logger.error("stopped: \(error)")
+            throw ExitCode(1)
+        }
         hangup.cancel()
         throw ExitCode(Self.exitStatus(fleet.outcomes))
     }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Logging
+import ParleyNet
 import ParleyRuntime
 import ServiceLifecycle
 import Synchronization
@@ -51,13 +52,33 @@ final class FleetService: Service {
 
     func run() async throws {
         let fleet = self.fleet, logger = self.logger
-        let outcomes = await withGracefulShutdownHandler {
-            await fleet.run(watchPlugins: true)
-        } onGracefulShutdown: {
-            logger.info("shutting down: \(fleet.runners.count) bot\(fleet.runners.count == 1 ? "" : "s") drain their outboxes and leave")
+        let outcomes = await withTaskCancellationHandler {
+            await withGracefulShutdownHandler {
+                await fleet.run(watchPlugins: true)
+            } onGracefulShutdown: {
+                logger.info("shutting down: \(fleet.runners.count) bot\(fleet.runners.count == 1 ? "" : "s") drain their outboxes and leave")
+                Task { await fleet.stop() }
+            }
+        } onCancel: {
+            // A cancelled group (a second signal, its timeout) stops the bots too: a
+            // reconnect loop whose sleeps are cancelled would otherwise spin.
             Task { await fleet.stop() }
         }
         result.withLock { $0 = outcomes }
+    }
+}
+
+/// A service whose failure says which one failed: `http on 127.0.0.1:8080: Address already in use`.
+struct Named<Wrapped: Service>: Service, CustomStringConvertible {
+    let description: String
+    let service: Wrapped
+
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    func run() async throws {
+        do { try await service.run() } catch { throw Failure(description: "\(description): \(NetworkErrors.describe(error))") }
     }
 }
 
@@ -81,8 +102,10 @@ extension ServiceGroup {
     /// down gracefully, services in the reverse of the order given (bots
     /// before the servers they talk to). `main`, when there is one, ends the
     /// group when it returns (the bots all ended, the demo's time is up).
+    /// A service that fails shuts the others down the same way, and the group
+    /// then throws its error.
     static func parley(_ services: [any Service], main: (any Service)? = nil, logger: Logger) -> ServiceGroup {
-        var configs = services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) }
+        var configs = services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0, failureTerminationBehavior: .gracefullyShutdownGroup) }
         if let main {
             configs.append(.init(service: main, successTerminationBehavior: .gracefullyShutdownGroup,
                                  failureTerminationBehavior: .gracefullyShutdownGroup))

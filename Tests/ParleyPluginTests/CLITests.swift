@@ -13,10 +13,16 @@ struct CLITests {
         var stderr: String
     }
 
-    static func parley(_ args: [String], stdin: String? = nil) throws -> Result {
+    /// `timeout`: seconds after which coreutils' `timeout` kills the run (status 124 or 137), for commands that must end by themselves.
+    static func parley(_ args: [String], stdin: String? = nil, timeout: Int? = nil) throws -> Result {
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: binary)
-        p.arguments = args
+        if let timeout {
+            p.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
+            p.arguments = ["-k", "2", String(timeout), binary] + args
+        } else {
+            p.executableURL = URL(fileURLWithPath: binary)
+            p.arguments = args
+        }
         let out = Pipe(), err = Pipe(), inp = Pipe()
         p.standardOutput = out
         p.standardError = err
@@ -193,6 +199,46 @@ struct CheckCommandTests {
         #expect(missing.stderr.contains("bot.toml:3") && missing.stderr.contains("nope.lua does not exist"), "\(missing.stderr)")
         let gone = try CLITests.parley(["check", dir.appendingPathComponent("absent.toml").path])
         #expect(gone.status == 2, "\(gone.stderr)")
+    }
+}
+
+/// A port someone else holds: `run --http` and `serve` say which address, and end.
+struct PortInUseTests {
+    /// A listening socket on a free loopback port, held until `close`.
+    static func holdPort() throws -> (fd: Int32, port: Int) {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && listen(fd, 1) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard fd >= 0, bound else { throw CocoaError(.fileWriteUnknown) }
+        return (fd, Int(UInt16(bigEndian: address.sin_port)))
+    }
+
+    @Test func runStopsWhenItsHTTPPortIsTaken() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let config = dir.appendingPathComponent("bot.toml")
+        try "[[bot]]\nname = \"g\"\nplugins = [\"\(packageRoot.appendingPathComponent("Plugins/greeter.lua").path)\"]\n"
+            .write(to: config, atomically: true, encoding: .utf8)
+        let held = try Self.holdPort()
+        defer { close(held.fd) }
+        let r = try CLITests.parley(["run", config.path, "--http", String(held.port)], timeout: 30)
+        #expect(r.status == 1, "\(r.stderr)")
+        #expect(r.stderr.contains("stopped: --http 127.0.0.1:\(held.port): Address already in use"), "\(r.stderr)")
+        // The bot left before the run ended.
+        #expect(r.stderr.contains("drain their outboxes and leave"), "\(r.stderr)")
+    }
+
+    @Test func serveNamesTheAddressItCannotListenOn() throws {
+        let held = try Self.holdPort()
+        defer { close(held.fd) }
+        let r = try CLITests.parley(["serve", "--streamchat", "127.0.0.1:\(held.port)"], timeout: 30)
+        #expect(r.status == 1, "\(r.stderr)")
+        #expect(r.stderr.contains("cannot listen on 127.0.0.1:\(held.port): Address already in use"), "\(r.stderr)")
     }
 }
 

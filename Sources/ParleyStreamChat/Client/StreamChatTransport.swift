@@ -78,7 +78,7 @@ public struct StreamChatTransport: Transport {
             channel = try await bootstrap.connect(host: host, port: port).get()
         } catch {
             events.finish()
-            throw TransportError(.connect, "cannot connect to StreamChat server \(host):\(port): \(error)")
+            throw TransportError(.connect, "cannot connect to StreamChat server \(host):\(port): \(NetworkErrors.describe(error))")
         }
         do {
             try await channel.writeAndFlush(ByteBuffer(bytes: StreamChat.ClientFrame.userName(name).encoded)).get()

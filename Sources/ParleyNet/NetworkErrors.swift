@@ -1,0 +1,35 @@
+import Foundation
+import NIOCore
+import NIOPosix
+import NIOSSL
+
+/// Network errors in words an operator can act on: NIO's own descriptions
+/// name its internals (`SingleConnectionFailure(target: …)`, `bind(descriptor:ptr:bytes:)`).
+public enum NetworkErrors {
+    /// `error` in words: the system's text for a failed system call, the last
+    /// attempt's cause for a failed connect, and a failed TLS handshake named
+    /// as such, with what to fix. Every transport's connect errors go through it.
+    public static func describe(_ error: any Error) -> String {
+        if let io = error as? IOError { return String(cString: strerror(io.errnoCode)) }
+        if let failed = error as? NIOConnectionError {
+            if let last = failed.connectionErrors.last { return describe(last.error) }
+            if let dns = failed.dnsAError ?? failed.dnsAAAAError { return "cannot resolve \(failed.host): \(dns)" }
+            return "no address found for \(failed.host)"
+        }
+        let text = "\(error)"
+        let isTLS = error is NIOSSLError || error is NIOSSLExtraError
+            || ["NIOSSL", "BoringSSL", "CERTIFICATE"].contains { text.contains($0) }
+        guard isTLS else { return text }
+        return "TLS handshake failed: the server's certificate was not accepted (not signed by a trusted CA, "
+            + "or for another host name; ca_file adds trusted CAs): \(text)"
+    }
+}
+
+/// A socket that could not listen, saying where: `cannot listen on 127.0.0.1:5099: Address already in use`.
+public struct ListenError: Error, CustomStringConvertible {
+    public let description: String
+
+    public init(host: String, port: Int, _ error: any Error) {
+        description = "cannot listen on \(host):\(port): \(NetworkErrors.describe(error))"
+    }
+}
