@@ -70,10 +70,16 @@ import Testing
         #expect(texts(actions) == ["ask a human"])
     }
 
-    @Test func helpWithoutAnyCommand() async throws {
+    /// A bot without commands stays silent: in a room of greeters, one `!help` would draw an answer from each.
+    @Test func aBotWithoutCommandsDoesNotAnswerHelp() async throws {
         let quiet = #"bot.on("join", function() end)"#
-        let script = [message("!help"), message("hello there")].joined(separator: "\n")
-        #expect(texts(try await run(plugins: [("quiet", quiet)], script: script)) == ["No commands you may run here."])
+        let script = [message("!help"), message("!help roll"), message("hello there")].joined(separator: "\n")
+        #expect(texts(try await run(plugins: [("quiet", quiet)], script: script)) == [])
+    }
+
+    @Test func commandsTheUserMayNotRunAreNotListed() async throws {
+        let guarded = #"bot.command("ban", function(m) m:reply("banned") end, { roles = { "moderator" } })"#
+        #expect(texts(try await run(plugins: [("mod", guarded)], script: message("!help"))) == ["No commands you may run here."])
     }
 
     @Test func botRolesReadsTheConfig() async throws {

@@ -186,9 +186,15 @@ public struct BotConfigFile: Sendable {
             if keys.chosen { transportOptions = options }
         }
         let pluginNames = Set(plugins.map(pluginName(ofFile:)))
+        // A table per plugin names one the bot loads: a typo must not leave the defaults in place.
+        func notLoaded(_ plugin: String) -> String? {
+            pluginNames.isEmpty || pluginNames.contains(plugin) ? nil
+                : "'\(plugin)' is not a plugin this bot loads (plugins: \(pluginNames.sorted().joined(separator: ", ")))"
+        }
         var pluginLimits: [String: PluginLimits] = [:]
         _ = try t.optionalTable("plugin_limits") { pl in
             for key in pl.keys {
+                if let why = notLoaded(key) { throw pl.error(key, "limits for \(why)", kind: .unknownKey) }
                 pluginLimits[key] = try pl.table(key) { l in try readLimits(l, base: limits) }
             }
         }
@@ -203,10 +209,7 @@ public struct BotConfigFile: Sendable {
         var webhookSecrets: [String: String] = [:]
         _ = try t.optionalTable("webhooks") { w in
             for plugin in w.keys {
-                if !pluginNames.isEmpty, !pluginNames.contains(plugin) {
-                    throw w.error(plugin, "webhook settings for '\(plugin)', a plugin this bot does not load (plugins: \(pluginNames.sorted().joined(separator: ", ")))",
-                                  kind: .unknownKey)
-                }
+                if let why = notLoaded(plugin) { throw w.error(plugin, "webhook settings for \(why)", kind: .unknownKey) }
                 try w.table(plugin) { p in
                     if let secret = try p.secret("secret") {
                         if secret.utf8.count < 16 { throw p.error("secret", "a webhook secret needs at least 16 bytes") }
@@ -222,10 +225,9 @@ public struct BotConfigFile: Sendable {
                     throw ConfigError(kind: .typeMismatch, file: table.file, line: entry.keyPosition.line,
                                       key: "bot.plugin.\(entry.key)", message: "expected a table of this plugin's settings")
                 }
-                if !pluginNames.isEmpty, !pluginNames.contains(entry.key) {
+                if let why = notLoaded(entry.key) {
                     throw ConfigError(kind: .unknownKey, file: table.file, line: entry.keyPosition.line,
-                                      key: "bot.plugin.\(entry.key)",
-                                      message: "settings for a plugin this bot does not load (plugins: \(pluginNames.sorted().joined(separator: ", ")))")
+                                      key: "bot.plugin.\(entry.key)", message: "settings for \(why)")
                 }
                 pluginConfig[entry.key] = luaValue(.table(sub))
             }

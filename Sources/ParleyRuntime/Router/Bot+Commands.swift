@@ -8,11 +8,12 @@ extension Bot {
     }
 
     /// `!help` lists the commands `user` may run, from every plugin; `!help
-    /// NAME` shows one command's usage. nil when a plugin registered its own
-    /// `help` command: then that one answers.
+    /// NAME` shows one command's usage. nil, and the bot stays silent, when it
+    /// has no commands (a room of greeters would each answer otherwise), or
+    /// when a plugin registered its own `help` command: then that one answers.
     func helpText(for user: String, command: String?) -> String? {
         let live = plugins.filter { !$0.isDisabled }
-        if live.contains(where: { $0.commands["help"] != nil }) { return nil }
+        if !live.contains(where: { !$0.commands.isEmpty }) || live.contains(where: { $0.commands["help"] != nil }) { return nil }
         let userRoles = Set(roles(of: user))
         func mayRun(_ c: CommandInfo) -> Bool { c.roles.isEmpty || !userRoles.isDisjoint(with: c.roles) }
 
