@@ -171,16 +171,8 @@ public final class Journal: Sendable {
             segments: segments.map { SegmentRef(name: $0.name, path: $0.path, firstSequence: $0.firstSequence) })
         let journal = Journal(
             directory: dir, options: options, writer: writer, lock: lock, snapshotSequence: scan.baseSequence)
-        let recovery = Recovery(
-            snapshot: scan.base.map { RecoveredSnapshot(sequence: $0.sequence, bytes: $0.payload) },
-            lastSequence: lastSequence,
-            truncatedBytes: truncated,
-            warnings: warnings,
-            extents: segments.map {
-                SegmentExtent(path: $0.path, firstSequence: $0.firstSequence, lastSequence: $0.lastSequence, salt: $0.salt, validEnd: $0.validEnd)
-            },
-            layer: layer,
-            maxRecordSize: options.maxRecordSize)
+        let recovery = Recovery(base: scan.base, segments: segments, lastSequence: lastSequence, truncatedBytes: truncated,
+                                warnings: warnings, layer: layer, maxRecordSize: options.maxRecordSize)
         return (journal, recovery)
     }
 

@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// What `Journal.verify` found.
 public struct JournalSummary: Sendable, Hashable {
     public var segments: Int
@@ -38,6 +46,25 @@ extension Journal {
         switch try JournalScanner.scan(directory: dir, layer: options.fileLayer, maxRecordSize: options.maxRecordSize) {
         case let .success(scan): return summary(scan)
         case let .failure(damaged): throw damaged.damage.error
+        }
+    }
+
+    /// The journal as it is on disk, for reading its records: what `verify`
+    /// checks, without the lock and without changing a byte (a torn tail stays
+    /// where it is; the reader stops before it). Throws when the directory
+    /// holds no journal, or the first damage, as `verify` does.
+    public static func read(directory: String, options: JournalOptions = JournalOptions()) throws -> Recovery {
+        let dir = normalize(directory)
+        let layer = options.fileLayer
+        if !layer.directoryExists(dir) { throw JournalError.io(operation: "open journal directory", path: dir, errno: ENOENT) }
+        switch try JournalScanner.scan(directory: dir, layer: layer, maxRecordSize: options.maxRecordSize) {
+        case let .failure(damaged): throw damaged.damage.error
+        case let .success(scan):
+            guard !scan.segments.isEmpty || scan.base != nil else {
+                throw JournalError.invalidArgument("\(dir) holds no journal: no segment or snapshot files")
+            }
+            return Recovery(base: scan.base, segments: scan.segments, lastSequence: scan.lastSequence, truncatedBytes: 0,
+                            warnings: scan.warnings, layer: layer, maxRecordSize: options.maxRecordSize)
         }
     }
 

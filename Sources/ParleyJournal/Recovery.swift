@@ -40,6 +40,20 @@ public struct Recovery: Sendable {
     let layer: any FileLayer
     let maxRecordSize: Int
 
+    /// Over the scanned segments' complete transactions, after `base`.
+    init(base: BaseSnapshot?, segments: [ScannedSegment], lastSequence: UInt64, truncatedBytes: Int64, warnings: [String],
+         layer: any FileLayer, maxRecordSize: Int) {
+        snapshot = base.map { RecoveredSnapshot(sequence: $0.sequence, bytes: $0.payload) }
+        self.lastSequence = lastSequence
+        self.truncatedBytes = truncatedBytes
+        self.warnings = warnings
+        extents = segments.map {
+            SegmentExtent(path: $0.path, firstSequence: $0.firstSequence, lastSequence: $0.lastSequence, salt: $0.salt, validEnd: $0.validEnd)
+        }
+        self.layer = layer
+        self.maxRecordSize = maxRecordSize
+    }
+
     /// Sequence the transactions start after.
     public var snapshotSequence: UInt64 { snapshot?.sequence ?? 0 }
 

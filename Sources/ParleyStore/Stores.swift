@@ -182,16 +182,18 @@ public final class MemoryHistoryStore: HistoryStore {
         }
     }
 
-    /// Applies the age bound to every room, also those nobody wrote to
-    /// lately (appends only trim their own room). Returns the messages dropped.
+    /// Applies both bounds to every room, also those nobody wrote to lately
+    /// (appends only trim their own room) and those restored under a lower
+    /// bound than they were kept with. Returns the messages dropped.
     @discardableResult
     public func applyRetention() -> Int {
         let cutoff = newestTime - retention.maxAge
+        let maxPerRoom = retention.maxMessagesPerRoom
         var dropped = 0
         for name in Array(rooms.keys) {
-            guard let first = rooms[name]?.messages[rooms[name]!.head...].first, first.time < cutoff else { continue }
             let before = rooms[name]!.count
-            rooms[name]!.drop(before: cutoff)
+            if before > maxPerRoom { rooms[name]!.drop(before - maxPerRoom) }
+            if let first = rooms[name]!.messages[rooms[name]!.head...].first, first.time < cutoff { rooms[name]!.drop(before: cutoff) }
             dropped += before - rooms[name]!.count
         }
         return dropped

@@ -23,6 +23,7 @@ struct JournalCommand: AsyncParsableCommand {
 
         func run() async throws {
             do {
+                _ = try existingDirectory(directory)
                 if salvage {
                     let report = try Journal.salvage(directory: directory)
                     for d in report.damage { CommandOutput.print("damage: \(d)") }
@@ -32,7 +33,7 @@ struct JournalCommand: AsyncParsableCommand {
                 let s = try Journal.verify(directory: directory)
                 // Rooms and plugins come from the records themselves.
                 var rooms: Set<String> = [], plugins: Set<String> = []
-                try await forEachEntry(directory) { _, entry in
+                try forEachEntry(directory) { _, entry in
                     switch entry {
                     case .state(let p, _, _), .timer(let p, _), .timerDrop(let p, _): plugins.insert(p)
                     case .message(let r, _, _, _, _, _), .lastSeen(let r, _): rooms.insert(r)
@@ -56,11 +57,11 @@ struct JournalCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Print the journal's records as JSON lines.")
         @Argument(help: "The journal directory.") var directory: String
         @Option(help: "Only this room's messages.") var room: String?
-        @Option(help: "Only this plugin's state.") var plugin: String?
+        @Option(help: "Only this plugin's records: its state, sends and timers.") var plugin: String?
 
         func run() async throws {
             do {
-                try await forEachEntry(directory) { seq, entry in
+                try forEachEntry(directory) { seq, entry in
                     var o = JSONObjectWriter()
                     o.add("seq", Int(seq))
                     switch entry {
@@ -116,6 +117,8 @@ struct JournalCommand: AsyncParsableCommand {
                 if let m = historyMax, m < 1 { throw ValidationError("--history-max must be at least 1") }
                 // Retention is the bot's setting: without the options nothing is trimmed here.
                 let history = HistoryRetention(maxMessagesPerRoom: historyMax ?? .max, maxAge: (historyDays ?? .infinity) * 86_400)
+                // Only a journal that is there: opening a typo would create one.
+                _ = try Journal.read(directory: try existingDirectory(directory))
                 let store = try JournalStore.open(directory: directory, history: history, compaction: .off)
                 defer { store.close() }
                 try store.compact()
@@ -130,24 +133,25 @@ struct JournalCommand: AsyncParsableCommand {
 }
 
 /// Every entry of a journal in order: the snapshot's (at its sequence) then each record's.
-/// Opens the journal (read only in effect; an open truncates a torn tail) and closes it again.
-private func forEachEntry(_ directory: String, _ body: (UInt64, JournalStore.Entry) throws -> Void) async throws {
-    guard FileManager.default.fileExists(atPath: directory) else {
+/// Reads without changing a byte (`Journal.read`), so it may look at a running bot's journal.
+private func forEachEntry(_ directory: String, _ body: (UInt64, JournalStore.Entry) throws -> Void) throws {
+    let recovery = try Journal.read(directory: try existingDirectory(directory))
+    if let snap = recovery.snapshot {
+        for e in try JournalStore.decode(snapshot: snap.bytes) { try body(snap.sequence, e) }
+    }
+    try recovery.forEachTransaction { txn in
+        for (i, r) in txn.records.enumerated() {
+            if let e = try JournalStore.decode(r) { try body(txn.firstSequence + UInt64(i), e) }
+        }
+    }
+}
+
+/// `directory`, or a plain error when it is not one: every `journal` command
+/// starts with this, so a typo never creates or reads an empty journal.
+private func existingDirectory(_ directory: String) throws -> String {
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
         throw ValidationError("\(directory): no such journal directory")
     }
-    let (journal, recovery) = try Journal.open(directory: directory, options: JournalOptions(createIfMissing: false))
-    do {
-        if let snap = recovery.snapshot {
-            for e in try JournalStore.decode(snapshot: snap.bytes) { try body(snap.sequence, e) }
-        }
-        try recovery.forEachTransaction { txn in
-            for (i, r) in txn.records.enumerated() {
-                if let e = try JournalStore.decode(r) { try body(txn.firstSequence + UInt64(i), e) }
-            }
-        }
-    } catch {
-        try? await journal.close()
-        throw error
-    }
-    try await journal.close()
+    return directory
 }

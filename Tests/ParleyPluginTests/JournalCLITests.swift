@@ -85,4 +85,44 @@ struct JournalCLITests {
                                        stdin: #"{"type":"message","room":"lobby","user":"u","text":"!count"}"# + "\n")
         #expect(next.stdout.contains("ack 5"))
     }
+
+    /// Retention options apply to history already in a snapshot too.
+    @Test func compactTrimsTheHistoryOfACompactedJournal() throws {
+        let (dir, journal, _) = try makeJournal(runs: 2)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        #expect(try CLITests.parley(["journal", "compact", journal]).status == 0)
+        let c = try CLITests.parley(["journal", "compact", journal, "--history-max", "1"])
+        #expect(c.status == 0, "\(c.stderr)")
+        let kept = try CLITests.parley(["journal", "dump", journal, "--room", "lobby"]).stdout.split(separator: "\n")
+        #expect(kept.count == 1, "\(kept)")
+    }
+
+    /// `verify` and `dump` change nothing, not even a torn tail; no command
+    /// makes a journal where there was none.
+    @Test func readingChangesNothingAndATypoIsNotAJournal() throws {
+        let (dir, journal, _) = try makeJournal()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let segment = journal + "/" + (try #require(try FileManager.default.contentsOfDirectory(atPath: journal).first { $0.hasSuffix(".seg") }))
+        let handle = try #require(FileHandle(forWritingAtPath: segment))
+        handle.seekToEndOfFile()
+        handle.write(Data([0x2a, 0, 0, 0, 7]))
+        try handle.close()
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: segment)[.size] as? Int)
+        let v = try CLITests.parley(["journal", "verify", journal])
+        #expect(v.status == 0 && v.stdout.contains("torn tail: 5 bytes"), "\(v.stdout)\(v.stderr)")
+        #expect(try CLITests.parley(["journal", "dump", journal]).stdout.split(separator: "\n").count == 8)
+        #expect(try FileManager.default.attributesOfItem(atPath: segment)[.size] as? Int == size)
+
+        let empty = dir.appendingPathComponent("empty").path
+        try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: false)
+        let e = try CLITests.parley(["journal", "verify", empty])
+        #expect(e.status == 1 && e.stderr.contains("holds no journal"), "\(e.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: empty).isEmpty)
+        let typo = dir.appendingPathComponent("jounral").path
+        for command in [["verify"], ["dump"], ["compact"]] {
+            let r = try CLITests.parley(["journal"] + command + [typo])
+            #expect(r.status == 1 && r.stderr.contains("no such journal directory"), "\(command): \(r.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: typo))
+    }
 }
