@@ -64,7 +64,7 @@ struct CheckCommand: AsyncParsableCommand {
         var sources: [(name: String, source: [UInt8])] = []
         for path in bot.plugins {
             // The config reader checked the file is there; it can still vanish or be unreadable now.
-            guard let data = FileManager.default.contents(atPath: path) else { return ["plugin \(path): cannot be read"] }
+            guard let data = InputFile.read(path) else { return ["plugin \(path): cannot be read"] }
             sources.append((pluginName(ofFile: path), Array(data)))
         }
         let paths = Dictionary(uniqueKeysWithValues: zip(sources.map(\.name), bot.plugins))

@@ -47,7 +47,14 @@ struct DemoCommand: AsyncParsableCommand {
         guard EmbeddedServers.transports.contains(chosenTransport) else {
             throw ValidationError("--transport must be \(EmbeddedServers.transports.joined(separator: " or "))")
         }
+        if let plugins {
+            let missing = Self.demoPlugins.filter { !FileManager.default.isReadableFile(atPath: plugins + "/" + $0) }
+            if !missing.isEmpty { throw ValidationError("--plugins \(plugins) has no \(missing.joined(separator: ", "))") }
+        }
     }
+
+    /// What the demo's bots run.
+    static let demoPlugins = ["greeter.lua", "moderator.lua", "persona.lua"]
 
     func run() async throws {
         let dir = try plugins ?? Self.findPlugins()

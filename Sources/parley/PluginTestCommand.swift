@@ -71,7 +71,7 @@ struct PluginTestCommand: AsyncParsableCommand {
 
         var loaded: [(name: String, source: [UInt8])] = []
         for path in plugins {
-            guard let data = FileManager.default.contents(atPath: path) else {
+            guard let data = InputFile.read(path) else {
                 throw UsageFailure(message: "\(path): cannot read the plugin file")
             }
             loaded.append((pluginName(ofFile: path), Array(data)))
@@ -80,7 +80,7 @@ struct PluginTestCommand: AsyncParsableCommand {
         // Expected lines are read before anything runs: a missing file is a usage error, not a diff.
         let expected: [String]?
         if let expect, !update {
-            guard let data = FileManager.default.contents(atPath: expect) else {
+            guard let data = InputFile.read(expect) else {
                 throw UsageFailure(message: "\(expect): cannot read the expected actions")
             }
             expected = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
@@ -104,7 +104,7 @@ struct PluginTestCommand: AsyncParsableCommand {
                 try await host.runStreaming(options: options, plugins: loaded, file: "<stdin>", journal: journal,
                                             nextLine: { readLine(strippingNewline: true) }, emit: emit)
             } else {
-                guard let data = FileManager.default.contents(atPath: events) else {
+                guard let data = InputFile.read(events) else {
                     throw UsageFailure(message: "\(events): cannot read the event file")
                 }
                 // A file is checked whole before anything runs.

@@ -39,6 +39,14 @@ struct RunCommand: AsyncParsableCommand {
 
     @OptionGroup var logging: LogOptions
 
+    /// Usage mistakes are found here, before anything starts, so ArgumentParser prints `run`'s usage with them.
+    func validate() throws {
+        _ = try HTTPOptionsParsing.read(http: http, tokenEnv: httpTokenEnv)
+        if let shard {
+            do { _ = try Shard.parse(shard, hostname: ProcessInfo.processInfo.hostName) } catch { throw ValidationError(error.description) }
+        }
+    }
+
     func run() async throws {
         let logger = logging.bootstrap()
         var file: BotConfigFile
@@ -121,9 +129,10 @@ enum HTTPOptionsParsing {
             return (nil, nil)
         }
         // A bare port listens on loopback: the dashboard and metrics are not for everyone.
+        // Port 0 takes a free one; the log line `http at …` says which.
         let address = http.contains(":") ? http : "127.0.0.1:" + http
         let listen: HostPort
-        do { listen = try HostPort.parse(address, key: "--http") } catch { throw ValidationError(error.message) }
+        do { listen = try HostPort.parse(address, key: "--http", allowAnyPort: true) } catch { throw ValidationError(error.message) }
         guard let tokenEnv else { return (listen, nil) }
         guard let token = ProcessInfo.processInfo.environment[tokenEnv], !token.isEmpty else {
             throw ValidationError("--http-token-env: the environment variable \(tokenEnv) is not set")

@@ -66,6 +66,31 @@ struct CLITests {
 
     /// One own-echo rule for `run` and the harness: the bot's own join, leave
     /// and message never reach plugins, so the greeter needs no self check.
+    /// Event files that are not regular files: a device, and a named pipe as `<(…)` makes.
+    @Test func eventsFromADeviceOrAPipe() throws {
+        let echo = packageRoot.appendingPathComponent("Plugins/echo.lua").path
+        let none = try Self.parley(["plugin", "test", echo, "--events", "/dev/null"])
+        #expect(none.status == 0 && none.stdout.isEmpty, "\(none.stderr)")
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let fifo = dir.appendingPathComponent("events").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let writer = Thread {
+            let handle = FileHandle(forWritingAtPath: fifo)
+            handle?.write(Data((#"{"type":"message","room":"r","user":"u","text":"!ping"}"# + "\n").utf8))
+            try? handle?.close()
+        }
+        writer.start()
+        let piped = try Self.parley(["plugin", "test", echo, "--events", fifo], timeout: 30)
+        #expect(piped.status == 0, "\(piped.stderr)")
+        #expect(piped.stdout == #"{"plugin":"echo","action":"send","room":"r","text":"pong"}"# + "\n")
+    }
+
+    @Test func theDemoRefusesAPluginsFolderWithoutItsPlugins() throws {
+        let r = try Self.parley(["demo", "--plugins", "/nonexistent"], timeout: 30)
+        #expect(r.status == 64 && r.stderr.contains("--plugins /nonexistent has no greeter.lua, moderator.lua, persona.lua"), "\(r.stderr)")
+    }
+
     @Test func theBotsOwnEventsNeverReachPlugins() throws {
         let greeter = packageRoot.appendingPathComponent("Plugins/greeter.lua").path
         let events = [#"{"type":"join","room":"lobby","user":"parley"}"#,

@@ -45,6 +45,7 @@ public enum HTTPServer {
             .milliseconds(100), .milliseconds(250), .seconds(1), .seconds(5),
         ]
         MetricsSystem.bootstrap(factory)
+        RuntimeMetrics.registerAll()
         return registry
     }()
 
@@ -66,6 +67,13 @@ public enum HTTPServer {
         router.on("/hooks/**", method: .post) { req, ctx in await hooks.respond(req, ctx) }
         router.on("/hooks/**", method: .put) { req, ctx in await hooks.respond(req, ctx) }
         router.on("/hooks/**", method: .get) { req, ctx in await hooks.respond(req, ctx) }
+        for method in [HTTPRequest.Method.delete, .patch] {
+            router.on("/hooks/**", method: method) { _, _ in
+                var refused = Self.text(.methodNotAllowed, "webhooks take GET, POST and PUT\n")
+                refused.headers[.allow] = "GET, POST, PUT"
+                return refused
+            }
+        }
         return Application(router: router, configuration: .init(address: .hostname(host, port: port), serverName: "parley"),
                            onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) },
                            logger: logger)

@@ -80,7 +80,6 @@ public final class LogOutput: Sendable {
     private let primary: StandardStream
     private let fallback: StandardStream
     private let announced = Atomic(false)
-    private let dropped = Counter(label: "parley_log_lines_dropped_total")
 
     init(primary: StandardStream, fallback: StandardStream) {
         self.primary = primary
@@ -90,7 +89,8 @@ public final class LogOutput: Sendable {
     /// Writes one line (a newline is added).
     public func write(_ line: String) {
         guard let failure = primary.write(line + "\n") else { return }
-        dropped.increment()
+        // Made here, not when the output is: the log exists before `--http` bootstraps the metrics.
+        RuntimeMetrics.logLinesDropped.increment()
         if !announced.exchange(true, ordering: .relaxed) {
             _ = fallback.write("parley: log output failed (\(failure)); dropping log lines from now on (counted in parley_log_lines_dropped_total)\n")
         }

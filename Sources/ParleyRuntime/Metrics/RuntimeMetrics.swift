@@ -24,6 +24,16 @@ enum RuntimeMetrics {
     static let reconnects = Counter(label: "parley_reconnects_total")
     static let journalSync = Timer(label: "parley_journal_sync_duration_seconds")
 
+    /// A fresh handle each time: one made before the metrics are bootstrapped would count nothing.
+    static var logLinesDropped: Counter { Counter(label: "parley_log_lines_dropped_total") }
+
+    /// Makes every series once the metrics are bootstrapped, so `/metrics`
+    /// shows each counter from 0 rather than only after its first event.
+    static func registerAll() {
+        _ = (events, handlerLatency, pluginErrors, budgetTrips, sends, sendsDropped, eventsShed, reconnects, journalSync)
+        _ = logLinesDropped
+    }
+
     static func pluginError(_ kind: PluginErrorKind) {
         pluginErrors[kind]?.increment()
         if kind == .budget || kind == .memory { budgetTrips.increment() }

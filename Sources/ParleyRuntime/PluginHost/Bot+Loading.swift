@@ -30,15 +30,12 @@ extension Bot {
         }
         let old = plugins[index]
         var (plugin, out) = try prepare(name: name, source: source)
-        guard let plugin else {
-            log("plugin \(name): the new version failed to load; the old version keeps running")
-            return (false, out)
-        }
+        // The caller logs the outcome, once.
+        guard let plugin else { return (false, out) }
         timers.removeAll { $0.plugin === old }
         old.isDisabled = true
         plugins[index] = plugin
         out += try finishLoading(plugin)
-        log("plugin \(name) reloaded")
         return (true, out)
     }
 

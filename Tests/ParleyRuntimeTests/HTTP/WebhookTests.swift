@@ -126,6 +126,10 @@ import Testing
         let text = String(buffer: try await res.body.collect(upTo: 1 << 20))
         #expect(res.status.code == 200)
         #expect(text.contains("parley_events_total{kind=\"join\"}"))
+        // Counters are there from the start, at 0, not only after their first event.
+        for series in ["parley_reconnects_total 0", "parley_log_lines_dropped_total 0", "parley_plugin_errors_total{kind=\"runtime\"} 0"] {
+            #expect(text.contains(series), "\(series) in \(text)")
+        }
         kill(bot.processIdentifier, SIGTERM)
         #expect(await finish(bot).status == 0)
         await alice.leave()
@@ -140,6 +144,10 @@ import Testing
         #expect(try await s.post("nobody/hooks/push", "x").status == 404)
         #expect(try await s.post("parley/other/push", "x").status == 404)
         #expect(try await s.post("parley/hooks/push", String(repeating: "a", count: HTTPServer.maxBodyBytes + 1)).status == 413)
+        var delete = HTTPClientRequest(url: "http://127.0.0.1:\(s.port)/hooks/parley/hooks/push")
+        delete.method = .DELETE
+        let refused = try await HTTPClient.shared.execute(delete, timeout: .seconds(10))
+        #expect(refused.status.code == 405 && refused.headers["Allow"] == ["GET, POST, PUT"])
         // A flood of 30 at once: a burst of ten passes, and ten more a second
         // while it lasts; the rest are told to slow down.
         let started = ContinuousClock.now

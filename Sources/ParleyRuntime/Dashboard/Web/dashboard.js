@@ -46,7 +46,7 @@ function chart(label, values) {
 }
 
 function pluginTable(plugins) {
-  const head = el("tr", {}, ...["plugin", "events", "errors", "instr. p50/p99", "ms p50/p99", "memory KiB", "outbox", ""]
+  const head = el("tr", {}, ...["plugin", "events", "errors", "instr. p50/p99", "ms p50/p99", "memory", "outbox", ""]
     .map((h) => el("th", { scope: "col" }, h)));
   const rows = plugins.map((p) => {
     const errors = Object.entries(p.errors).map(([k, n]) => `${k} ${n}`).join(", ") || "0";
@@ -58,7 +58,7 @@ function pluginTable(plugins) {
       errorCell,
       el("td", {}, `${short(p.instructionsP50)} / ${short(p.instructionsP99)} of ${short(p.instructionLimit)}`),
       el("td", {}, `${p.millisecondsP50.toFixed(2)} / ${p.millisecondsP99.toFixed(2)} of ${p.millisecondLimit}`),
-      el("td", {}, `${Math.round(p.memoryBytes / 1024)} of ${Math.round(p.memoryCap / 1048576)} MiB`),
+      el("td", {}, `${Math.round(p.memoryBytes / 1024)} KiB of ${Math.round(p.memoryCap / 1048576)} MiB`),
       el("td", {}, String(p.outboxWaiting)),
       el("td", {}, p.isDisabled ? "disabled" : ""));
     if (p.isDisabled) row.lastChild.className = "bad";
