@@ -256,7 +256,8 @@ public struct BotConfigFile: Sendable {
     /// `[bot.limits]` and `[bot.plugin_limits.NAME]`; each key overrides `base`.
     private static func readLimits(_ l: TableReader, base: PluginLimits) throws(ConfigError) -> PluginLimits {
         var o = base
-        o.instructions = try l.int("instructions", default: base.instructions, range: 1_000...)
+        // Each call into a plugin is charged one hook period (1,000) up front: below ten, nothing useful runs.
+        o.instructions = try l.int("instructions", default: base.instructions, range: 10_000...)
         o.timeMilliseconds = try l.int("time_ms", default: base.timeMilliseconds, range: 1...600_000)
         o.memoryBytes = try l.int("memory_kb", default: base.memoryBytes / 1024, range: 256...(16 << 20)) * 1024
         o.sendsPerEvent = try l.int("sends_per_event", default: base.sendsPerEvent, range: 0...100_000)
