@@ -237,6 +237,20 @@ static int nat_host(lua_State *L) {
 }
 
 /* A host function: upvalue 1 is its id. */
+/* Where the plugin made the call that failed, as "greeter.lua:12: ": the
+ * first frame with a line number (the prelude is compiled without them, and
+ * host functions have none), or nothing when plugin code is not on the stack. */
+static void push_plugin_where(lua_State *L) {
+    lua_Debug ar;
+    for (int level = 1; lua_getstack(L, level, &ar); level++) {
+        if (lua_getinfo(L, "Sl", &ar) && ar.currentline > 0) {
+            lua_pushfstring(L, "%s:%d: ", ar.short_src, ar.currentline);
+            return;
+        }
+    }
+    lua_pushliteral(L, "");
+}
+
 static int nat_trampoline(lua_State *L) {
     parley_ctx *c = parley_ctx_of(L);
     int id = (int)lua_tointeger(L, lua_upvalueindex(1));
@@ -254,7 +268,9 @@ static int nat_trampoline(lua_State *L) {
     /* The Swift frame lives only inside this call; nothing below raises until it returns. */
     int r = c->host_fn(c->host, id, c->scratch_in.data, c->scratch_in.len, &c->scratch_out);
     if (r < 0) {
+        push_plugin_where(L);
         lua_pushlstring(L, (const char *)c->scratch_out.data, c->scratch_out.len);
+        lua_concat(L, 2);
         return lua_error(L);
     }
     if (!lua_checkstack(L, r + 2)) return luaL_error(L, "too many results");

@@ -321,7 +321,17 @@ public final class PluginVM {
         guard let c = parley_ctx_of(L) else { return "unknown error" }
         var len = 0
         let text = parley_last_error(c, &len)!
-        return String(decoding: UnsafeRawBufferPointer(start: text, count: len), as: UTF8.self)
+        return pluginFrames(String(decoding: UnsafeRawBufferPointer(start: text, count: len), as: UTF8.self))
+    }
+
+    /// An error's traceback with only the plugin's own frames (`greeter.lua:12:
+    /// in …`): the prelude's (`?:`) and the host's (`[C]`) say nothing to its
+    /// author, and a traceback with none of the plugin's goes entirely.
+    static func pluginFrames(_ message: String) -> String {
+        let lines = message.split(separator: "\n", omittingEmptySubsequences: false)
+        guard let marker = lines.lastIndex(of: "stack traceback:") else { return message }
+        let frames = lines[(marker + 1)...].filter { $0.contains(".lua:") }
+        return (lines[..<marker] + (frames.isEmpty ? [] : ["stack traceback:"] + frames)).joined(separator: "\n")
     }
 
     /// - Parameter room: the event's room, if it has one: sends to it (nearly

@@ -32,21 +32,27 @@ struct CheckCommand: AsyncParsableCommand {
             CommandOutput.print("parley: \(error.description)", to: .error)
             throw ExitCode(2)
         }
-        var failures = 0
+        var failures = 0, journalProblems = 0
         // The bots of one `[[bot]]` table (a fleet) share its plugins and settings: loaded once.
         var checkedTables: Set<Int> = []
         for bot in file.bots {
             let plugins = bot.plugins.map(pluginName(ofFile:))
             CommandOutput.print("bot \(bot.name): \(bot.transport) \(bot.server ?? "(embedded server)"), rooms \(bot.rooms.joined(separator: ", ")), "
                 + "journal \(bot.journal ?? "none (state in memory)"), plugins \(plugins.isEmpty ? "none" : plugins.joined(separator: ", "))")
+            if let journal = bot.journal, let problem = Self.journalProblem(journal) {
+                journalProblems += 1
+                CommandOutput.print("\(file.path):\(bot.line): \(problem)", to: .error)
+            }
             guard checkedTables.insert(bot.line).inserted else { continue }
             for problem in try await Self.loadErrors(bot) {
                 failures += 1
-                CommandOutput.print("\(file.path):\(bot.line): \(problem)", to: .error)
+                CommandOutput.print("\(file.path):\(bot.pluginsLine): \(problem)", to: .error)
             }
         }
-        if failures > 0 {
-            CommandOutput.print("parley: \(failures) plugin error\(failures == 1 ? "" : "s")", to: .error)
+        if failures + journalProblems > 0 {
+            let counts = [(failures, "plugin error"), (journalProblems, "journal problem")].filter { $0.0 > 0 }
+                .map { "\($0.0) \($0.1)\($0.0 == 1 ? "" : "s")" }
+            CommandOutput.print("parley: " + counts.joined(separator: ", "), to: .error)
             throw ExitCode(2)
         }
         if let shards {
@@ -57,6 +63,22 @@ struct CheckCommand: AsyncParsableCommand {
             }
         }
         CommandOutput.print("ok: \(file.bots.count) bot\(file.bots.count == 1 ? "" : "s")")
+    }
+
+    /// Why `run` could not open a journal at `path`, or nil: it must be a
+    /// directory, or one `run` can make (its nearest existing parent is a
+    /// directory it may write to). Checked without making anything.
+    static func journalProblem(_ path: String) -> String? {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+            return isDirectory.boolValue ? nil : "journal \(path) is a file, not a directory"
+        }
+        var parent = URL(fileURLWithPath: path).deletingLastPathComponent()
+        while !FileManager.default.fileExists(atPath: parent.path, isDirectory: &isDirectory) { parent.deleteLastPathComponent() }
+        guard isDirectory.boolValue, access(parent.path, W_OK) == 0 else {
+            return "journal \(path) cannot be made: \(parent.path) is not a directory this user may write to"
+        }
+        return nil
     }
 
     /// What loading the bot's plugins, in order, reported as errors.

@@ -214,6 +214,32 @@ struct CheckCommandTests {
         #expect(r.stderr.contains("2 plugin errors"), "\(r.stderr)")
     }
 
+    /// A plugin's error points at the `plugins` line and at its own line; a
+    /// journal `run` could not make is found before it runs.
+    @Test func checkNamesTheLinesAndAJournalThatCannotBeMade() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try "bot.cron(\"0 25 * * *\", function() end)\n".write(to: dir.appendingPathComponent("cron.lua"), atomically: true, encoding: .utf8)
+        try "".write(to: dir.appendingPathComponent("afile"), atomically: true, encoding: .utf8)
+        let config = dir.appendingPathComponent("bot.toml")
+        try "[[bot]]\nname = \"b\"\n\nplugins = [\"cron.lua\"]\njournal = \"afile/j\"\n".write(to: config, atomically: true, encoding: .utf8)
+        let r = try CLITests.parley(["check", config.path])
+        #expect(r.status == 2)
+        #expect(r.stderr.contains("bot.toml:4: plugin") && r.stderr.contains("cron.lua:1: bot.cron: hour field '25'"), "\(r.stderr)")
+        #expect(r.stderr.contains("bot.toml:1: journal") && r.stderr.contains("afile is not a directory"), "\(r.stderr)")
+        #expect(r.stderr.contains("parley: 1 plugin error, 1 journal problem"), "\(r.stderr)")
+    }
+
+    /// A plugin's runtime error shows its own frames only, not the prelude's or the host's.
+    @Test func aTracebackShowsThePluginsOwnFrames() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let plugin = dir.appendingPathComponent("x.lua")
+        try "local function inner() error(\"boom\") end\nbot.command(\"go\", function(msg) inner() end)\n".write(to: plugin, atomically: true, encoding: .utf8)
+        let r = try CLITests.parley(["plugin", "test", plugin.path, "--events", "-"], stdin: #"{"type":"message","room":"r","user":"u","text":"!go"}"# + "\n")
+        #expect(r.stdout.contains(#""message":"x.lua:1: boom\nstack traceback:\n\tx.lua:1: in upvalue 'inner'\n\tx.lua:2: in function <x.lua:2>"}"#), "\(r.stdout)")
+    }
+
     @Test func aMissingPluginOrABadKeyIsAConfigError() throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -38,6 +38,8 @@ public struct BotConfig: Sendable {
     public var pluginConfig: [String: LuaValue]
     /// The config line of this bot's `[[bot]]` header, for messages.
     public var line: Int
+    /// The line of its `plugins` key (the header's when there is none): where a plugin's load error points.
+    public var pluginsLine = 0
     /// `[bot.presence]`: reconnects and the offline outbox.
     public var presence = PresenceOptions()
     /// `[bot.flow]`: incoming queue bounds and the outgoing rate cap.
@@ -243,6 +245,7 @@ public struct BotConfigFile: Sendable {
                       fsync: fsync, history: history, commandPrefix: prefix,
                       limits: limits, pluginLimits: pluginLimits, pluginConfig: pluginConfig, line: line,
                       transportOptions: transportOptions!)
+            b.pluginsLine = t.line(of: "plugins") ?? line
             b.presence = presence
             b.flow = flow
             b.roles = roles

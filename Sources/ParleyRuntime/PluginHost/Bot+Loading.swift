@@ -67,7 +67,8 @@ extension Bot {
             // A plugin that cannot load never runs; its diagnostics are still shown.
             var out = diagnostics(plugin, actions)
             out.append(BotAction(plugin: name, .error(PluginErrorKind(failure.kind), failure.message)))
-            log("plugin \(name) failed to load: \(failure)")
+            // Its error is reported as the plugin's own, with the cause: this line says what follows from it.
+            log("plugin \(name) failed to load and does not run")
             return (nil, out)
         }
         return (plugin, try settle(plugin, failure: nil, actions: actions))

@@ -45,7 +45,12 @@ actor BotHost {
         let store: BotStore
         if let dir = journalDirectory {
             // `journal = "state/greeter"` on a fresh machine: make the parents.
-            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            do { try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) } catch {
+                // Foundation's own text for these is "The operation could not be completed": the system's says why.
+                let posix = ((error as NSError).userInfo[NSUnderlyingErrorKey] as? any Error).map { ($0 as NSError).code }
+                let cause = posix.map { String(cString: strerror(Int32($0))) } ?? "\(error)"
+                throw StoreError("cannot make the journal directory \(dir): \(cause)")
+            }
             // A slow sync is told on the bot's loop, as its other lines are: never
             // does the journal's thread wait on standard error.
             let loop = executor.loop
