@@ -236,7 +236,6 @@ static int nat_host(lua_State *L) {
     return 1;
 }
 
-/* A host function: upvalue 1 is its id. */
 /* Where the plugin made the call that failed, as "greeter.lua:12: ": the
  * first frame with a line number (the prelude is compiled without them, and
  * host functions have none), or nothing when plugin code is not on the stack. */
@@ -251,6 +250,7 @@ static void push_plugin_where(lua_State *L) {
     lua_pushliteral(L, "");
 }
 
+/* A host function: upvalue 1 is its id. */
 static int nat_trampoline(lua_State *L) {
     parley_ctx *c = parley_ctx_of(L);
     int id = (int)lua_tointeger(L, lua_upvalueindex(1));
