@@ -154,6 +154,18 @@ struct ProcessTests {
         let kicked = lines.firstIndex { $0.contains("kick: ben from lobby") }
         #expect(muted != nil && kicked != nil && muted! < kicked!, "\(text)")
         #expect(lines.contains { $0.contains("ben, please") && $0.hasSuffix("You are out of the room now.") }, "\(text)")
+        // A moderation follows what it answers: ben's n-th strike comes after at least n of his messages.
+        var said = 0, strikes = 0
+        for line in lines {
+            if line.contains(" ben: ") { said += 1 }
+            if line.contains("audit user=ben ") {
+                strikes += 1
+                #expect(said >= strikes, "strike \(strikes) before ben said that much: \(text)")
+            }
+        }
+        // The summary counts the people's joins, not the staff's.
+        #expect(count("joins") >= 6 && count("joins") == lines.filter { $0.contains(" → ") && $0.hasSuffix(" joined") && !$0.contains("→ greeter") && !$0.contains("→ moderator") }.count,
+                "\(text)")
         #expect(count("plugin errors") == 0, "\(text)")
         if transport == "socketio" { #expect(text.contains("is typing…"), "people show typing on Socket.IO: \(text)") }
     }

@@ -15,6 +15,9 @@ import Synchronization
 /// outbox and plugin host); only the config is built here instead of read
 /// from a file.
 public struct Demo: Sendable {
+    /// The bots that run the room, not people in it.
+    static let staff: Set<String> = ["greeter", "moderator"]
+
     public struct Options: Sendable {
         public var users = 6
         /// The whole run, arrivals included: the demo ends this long after it starts.
@@ -111,9 +114,11 @@ public struct Demo: Sendable {
                 transcript.show(record: record)
             }
         }
-        // The greeter hears everything said in the lobby: its ears are the transcript.
+        // The moderator hears everything said in the lobby: its ears are the
+        // transcript. An event is shown before its plugins see it, so a
+        // moderation follows the message it answers.
         observer.event = { bot, event in
-            guard bot == "greeter" else { return }
+            guard bot == "moderator" else { return }
             switch event {
             case .message(let m): tally.said(by: m.user)
             case .join(_, let user, _): tally.joined(user)
@@ -264,7 +269,9 @@ private final class Tally: @unchecked Sendable {
         lock.withLock { summary[keyPath: field] += 1 }
     }
 
+    /// Joins of people, simulated or in a browser: the staff's own are in the transcript, not the count.
     func joined(_ user: String) {
+        guard !Demo.staff.contains(user) else { return }
         lock.withLock {
             summary.joins += 1
             if people.contains(user) { joined.insert(user) }
