@@ -104,7 +104,10 @@ static int nat_send(lua_State *L) {
                  c->outbox_waiting + c->sends_used, c->outbox_limit);
         return refuse(L, c, Q_OUTBOX, msg);
     }
-    if (tl == 0) return refuse(L, c, 0, "empty message");
+    /* Blank text is no message on any chat (StreamChat drops its empty lines). Stops at the first visible byte. */
+    size_t seen = 0;
+    while (seen < tl && (text[seen] == ' ' || (text[seen] >= '\t' && text[seen] <= '\r'))) seen++;
+    if (seen == tl) return refuse(L, c, 0, "empty message");
     if (tl > c->max_message_bytes) {
         snprintf(msg, sizeof msg, "message too long: %zu bytes, the limit is %zu", tl, c->max_message_bytes);
         return refuse(L, c, Q_LENGTH, msg);

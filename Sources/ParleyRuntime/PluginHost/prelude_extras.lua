@@ -10,6 +10,8 @@ local need_function, add_timer, callbacks, call = core.need_function, core.add_t
 -- bot.cron("0 9 * * mon-fri", fn [, opts]): a timer on a five-field
 -- schedule, in the bot's time zone ([bot] timezone). The host parses it.
 function bot.cron(spec, fn, opts)
+  -- Checked here: a nil spec (a missing config key, say) would otherwise read as no schedule at all.
+  if type(spec) ~= "string" then error("bot.cron: the schedule must be a string, got " .. type(spec), 2) end
   if type(fn) == "table" and opts == nil then fn, opts = nil, fn end
   if opts ~= nil and type(opts) ~= "table" then error("bot.cron: the options must be a table", 2) end
   opts = opts or {}

@@ -133,7 +133,7 @@ public enum EventScript {
         case "webhook":
             return .webhook(plugin: try string("plugin"), WebhookRequest(
                 method: try optionalString("method") ?? "POST", path: try string("path"), query: try optionalString("query") ?? "",
-                headers: try fields("headers").map { HTTPHeader($0.name.lowercased(), $0.value) },
+                headers: try fields("headers"),
                 body: Array((try optionalString("body") ?? "").utf8)))
         case "advance":
             guard let s = try optionalNumber("seconds"), s >= 0, s.isFinite else {
