@@ -26,8 +26,10 @@ local function render(template, ev)
   return (template:gsub("{(%w+)}", { user = ev.user, room = ev.room }))
 end
 
+-- State keys are at most 256 bytes: a very long room or user name is cut
+-- (two such names that share their first 240 bytes share a memory).
 local function key(ev)
-  return "seen:" .. ev.room .. ":" .. ev.user
+  return ("seen:" .. ev.room .. ":" .. ev.user):sub(1, 256)
 end
 
 bot.on("join", function(ev)

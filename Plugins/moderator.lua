@@ -12,7 +12,8 @@
 --                            -- are always added
 --   strike_decay   = 3600    -- every this many seconds without an offence forgives one
 --                            -- strike (0: strikes never decay)
---   exempt         = []      -- users never moderated (other bots, e.g. "greeter")
+--   exempt         = []      -- users never moderated (other bots, e.g. "greeter");
+--                            -- users with the moderator role never are either
 --   shadow         = false   -- true: count strikes and write the audit lines, act on nobody
 --   steps          = ["warn", "final_warning", "mute", "kick"]
 --                            -- what strike 1, 2, 3, ... brings; the last step repeats
@@ -46,6 +47,12 @@ local strike_decay = cfg.strike_decay or 3600
 local shadow = cfg.shadow == true
 local steps = cfg.steps or { "warn", "final_warning", "mute", "kick" }
 local mute_seconds = cfg.mute_seconds or 600
+
+-- A misspelt step would be logged as done and never done: refuse it at load.
+local known = { warn = true, final_warning = true, mute = true, kick = true }
+for _, step in ipairs(steps) do
+  if not known[step] then error(("unknown step '%s' in steps (warn, final_warning, mute, kick)"):format(tostring(step))) end
+end
 
 -- Lists from the config become sets, for one lookup per word.
 local bad = {}
@@ -121,7 +128,9 @@ end
 local function carry_out(step, msg, ask, n)
   local user = msg.user
   if step == "mute" and bot.transport.mute then
-    local span = mute_seconds % 60 == 0 and ("%d minutes"):format(mute_seconds // 60) or ("%d seconds"):format(mute_seconds)
+    local n, unit = mute_seconds, "second"
+    if n % 60 == 0 then n, unit = n // 60, "minute" end
+    local span = ("%d %s%s"):format(n, unit, n == 1 and "" or "s")
     return ("%s, %s. You are muted for %s."):format(user, ask, span),
       function() return bot.mute(msg.room, user, mute_seconds, ask) end
   elseif step == "kick" and bot.transport.kick then
@@ -153,8 +162,17 @@ local function act(msg, reason)
   end
 end
 
+-- Whether a user has the moderator role: moderators are not moderated
+-- (their !strikes and !pardon would otherwise count as a flood).
+local function moderates(user)
+  for _, role in ipairs(bot.roles(user)) do
+    if role == "moderator" then return true end
+  end
+  return false
+end
+
 bot.on("message", function(msg)
-  if exempt[msg.user] then return end
+  if exempt[msg.user] or moderates(msg.user) then return end
   -- Every message counts towards a flood, even one that breaks another rule;
   -- but one message gives at most one strike.
   local flood = flooding(msg.user, os.time())

@@ -71,6 +71,7 @@ if style == "mixed" then
 end
 local me = assert(STYLES[style], "persona: unknown style '" .. tostring(style) .. "'")
 local lines = cfg.lines or me.lines
+assert(type(lines) == "table" and #lines > 0, "persona: lines must be a list of at least one line")
 local pace = cfg.pace or 1
 
 -- The last few people who spoke (filled in by the message handler below),
@@ -143,7 +144,11 @@ local ANSWERS = {
   shy = { "oh, thanks", ":)" },
   troll = { "what do you want, {user}?", "go away {user}" },
 }
-local my_name = "%f[%w]" .. bot.name:lower():gsub("%p", "%%%0") .. "%f[^%w]"
+-- Our name as a whole word: a frontier only where the name has a letter or
+-- digit at that end ("amy.b(x)" ends in ")", after which "%f[^%w]" never holds).
+local lname = bot.name:lower()
+local my_name = (lname:find("^%w") and "%f[%w]" or "") .. lname:gsub("%p", "%%%0")
+  .. (lname:find("%w$") and "%f[^%w]" or "")
 
 bot.on("message", function(msg)
   if msg.room ~= room then return end

@@ -23,6 +23,7 @@ end
 bot.command("weather", function(msg, args)
   local city = args.raw
   if city == "" then return msg:reply("usage: !weather CITY") end
+  if #city > 100 then return msg:reply("That is a long name for a city.") end
   -- A function as gsub's replacement: "%" in the encoded city is then not special.
   local target = url:gsub("{city}", function() return encode(city) end)
   local id, err = bot.http({ url = target, timeout = 5 }, function(res, why)
@@ -35,8 +36,10 @@ bot.command("weather", function(msg, args)
     end
     -- A malformed answer gives nil and a reason, not an error.
     local w = bot.json.decode(res.body)
-    if type(w) ~= "table" or not w.sky then return msg:reply("Sorry, I could not read the forecast.") end
-    msg:reply(("%s: %s, %s°C"):format(w.city or city, w.sky, tostring(w.temp)))
+    if type(w) ~= "table" or type(w.sky) ~= "string" or type(w.temp) ~= "number" then
+      return msg:reply("Sorry, I could not read the forecast.")
+    end
+    msg:reply(("%s: %s, %s°C"):format(type(w.city) == "string" and w.city or city, w.sky, w.temp))
   end)
   -- Refused at once: not in [bot.http] allow, or too many requests.
   if not id then msg:reply("Sorry, I can't ask right now (" .. err .. ").") end

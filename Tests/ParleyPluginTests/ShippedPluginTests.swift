@@ -97,6 +97,47 @@ struct ShippedPluginTests {
         #expect(!talking.contains { if case .moderate = $0.kind { true } else { false } })
     }
 
+    /// A misspelt escalation step is a load error, not an audit line that lies;
+    /// a one-minute mute says "1 minute"; a moderator's own commands are no flood.
+    @Test func moderatorChecksItsStepsAndSparesModerators() async throws {
+        let source = try String(contentsOfFile: Self.plugin("moderator"), encoding: .utf8)
+        var options = BotOptions(name: "mod")
+        options.transport = TransportCapabilities(name: "socketio", kick: true, mute: true)
+        options.pluginConfig["moderator"] = .record([("steps", .list([.string("warn"), .string("ban")]))])
+        let refused = try await run(plugins: [("moderator", source)], script: message("darn", user: "eve"), options: options)
+        #expect(refused.contains { $0.errorKind == .runtime && $0.json.contains("unknown step 'ban' in steps") }, "\(refused.map(\.json))")
+
+        options.pluginConfig["moderator"] = .record([("steps", .list([.string("mute")])), ("mute_seconds", .int(60)), ("flood_messages", .int(2))])
+        options.roles = ["moderator": ["carol"]]
+        let script = [message("darn", user: "eve")] + Array(repeating: message("!strikes eve", user: "carol"), count: 4)
+        let acting = try await run(plugins: [("moderator", source)], script: script.joined(separator: "\n"), options: options)
+        #expect(acting.compactMap(\.sentText) == ["eve, please mind your language. You are muted for 1 minute."]
+                + Array(repeating: "eve has 1 strike.", count: 4), "\(acting.map(\.json))")
+    }
+
+    /// A name too long for a state key still has its "seen" time: not greeted twice.
+    @Test func greeterRemembersAVeryLongName() async throws {
+        let source = try String(contentsOfFile: Self.plugin("greeter"), encoding: .utf8)
+        let name = String(repeating: "n", count: 300)
+        let join = #"{"type":"join","room":"lobby","user":"\#(name)"}"#, leave = #"{"type":"leave","room":"lobby","user":"\#(name)"}"#
+        let got = try await run(plugins: [("greeter", source)], script: [join, leave, join].joined(separator: "\n"))
+        #expect(got.compactMap(\.sentText) == ["Welcome, \(name)!"], "\(got.map(\.json))")
+        #expect(!got.contains { $0.errorKind != nil }, "\(got.map(\.json))")
+    }
+
+    /// A persona answers a greeting that names it, whatever its name ends with.
+    @Test func personaKnowsANameThatEndsInPunctuation() async throws {
+        let source = try String(contentsOfFile: Self.plugin("persona"), encoding: .utf8)
+        var options = BotOptions(name: "amy.b(x)")
+        options.pluginConfig["persona"] = .record([("style", .string("chatty"))])
+        let script = ["hi amy.b(x)!", "hello amy.b(x)", "hey amy.b(x)"].map { message($0, user: "bob") }
+            + [#"{"type":"advance","seconds":10}"#]
+        let got = try await run(plugins: [("persona", source)], script: script.joined(separator: "\n"), options: options)
+        // A chatty persona answers nine greetings in ten (seeded, so the same every run).
+        let answers: Set<String> = ["thanks bob!", "bob o/", "good to see you, bob"]
+        #expect(got.compactMap(\.sentText).filter(answers.contains).count >= 2, "\(got.map(\.json))")
+    }
+
     /// A persona shows typing for a time proportional to the line's length
     /// (1 s per 12 characters, between 1 and 4.5 s), then sends the line.
     @Test func personaTypesForATimeProportionalToTheText() async throws {
