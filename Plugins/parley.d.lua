@@ -114,7 +114,7 @@ function ParleyLog.error(...) end
 
 ---@class ParleyTimerEvent
 ---@field id integer The timer's id in this run (ids start afresh after a restart; use the name across restarts).
----@field once boolean true for `bot.after`, false for `bot.every`.
+---@field once boolean true for `bot.after`, false for `bot.every` and `bot.cron`.
 ---@field name? string The timer's name, when it has one.
 ---@field data? ParleyStateValue The `data` option.
 
@@ -242,7 +242,7 @@ function bot.roster(room) end
 ---   event (`bot.on("timer", function(ev) ... end)` with `ev.name`, `ev.data`)
 ---   unless the plugin re-creates it by name while loading.
 --- A timer that came due while the bot was down fires once (an every timer
---- then keeps its period). Creating, cancelling and firing a saved timer
+--- then keeps its phase). Creating, cancelling and firing a saved timer
 --- is part of the handler's transaction, like state writes.
 ---@overload fun(seconds: number, opts: ParleyTimerOptions): integer|nil, string?
 ---@param seconds number
