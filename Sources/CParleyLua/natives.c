@@ -306,6 +306,8 @@ void parley_push_natives(lua_State *L, int spec) {
     lua_setfield(L, t, "call");
     lua_pushcfunction(L, parley_hear);
     lua_setfield(L, t, "hear");
+    lua_pushcfunction(L, parley_pattern_problem);
+    lua_setfield(L, t, "pattern_problem");
     lua_pushcfunction(L, nat_setmetatable);
     lua_setfield(L, t, "setmetatable");
     lua_pushcfunction(L, nat_load_chunk);

@@ -1150,6 +1150,85 @@ static int pat_gsub(lua_State *L) {
 }
 
 /* ------------------------------------------------------------------------ */
+/* Checking a pattern without matching                                      */
+/* ------------------------------------------------------------------------ */
+
+/* The end of the set that starts at `p` ('['), as Lua reads it (a ']' right
+ * after '[' or "[^" is a member), or NULL when it has no ']'. */
+static const char *set_end(const char *p, const char *end) {
+    p++;
+    if (p < end && *p == '^') p++;
+    do {
+        if (p >= end) return NULL;
+        if (*(p++) == '%' && p < end) p++;
+    } while (p >= end || *p != ']');
+    return p + 1;
+}
+
+/* lua_CFunction `native.pattern_problem(pattern)`: why the pattern would
+ * fail, or nil. The matcher finds a malformed item only when a match
+ * reaches it; `bot.hear` asks here once, when the plugin loads, so a bad
+ * pattern is an error with the plugin's line, not one on every message. */
+int parley_pattern_problem(lua_State *L) {
+    size_t n;
+    const char *p = luaL_checklstring(L, 1, &n), *end = p + n;
+    char closed[PAT_MAX_CAPTURES];   /* per capture opened so far: closed yet? */
+    int level = 0;
+    if (p < end && *p == '^') p++;
+    while (p < end) {
+        char c = *p;
+        if (c == '(') {
+            if (level >= PAT_MAX_CAPTURES) return lua_pushstring(L, "too many captures"), 1;
+            int position = p + 1 < end && p[1] == ')';   /* "()" closes at once */
+            closed[level++] = (char)position;
+            p += position ? 2 : 1;
+            continue;
+        }
+        if (c == ')') {
+            int l = level - 1;
+            while (l >= 0 && closed[l]) l--;
+            if (l < 0) return lua_pushstring(L, "invalid pattern capture"), 1;
+            closed[l] = 1;
+            p++;
+            continue;
+        }
+        if (c == '$' && p + 1 == end) break;
+        if (c == '%') {
+            if (p + 1 >= end) return lua_pushstring(L, "malformed pattern (ends with '%')"), 1;
+            char d = p[1];
+            if (d == 'b') {
+                if (end - p < 4) return lua_pushstring(L, "malformed pattern (missing arguments to '%b')"), 1;
+                p += 4;
+                continue;
+            }
+            if (d == 'f') {
+                p += 2;
+                if (p >= end || *p != '[') return lua_pushstring(L, "missing '[' after '%f' in pattern"), 1;
+                if ((p = set_end(p, end)) == NULL) return lua_pushstring(L, "malformed pattern (missing ']')"), 1;
+                continue;
+            }
+            if (d >= '0' && d <= '9') {
+                int l = d - '1';
+                if (l < 0 || l >= level || !closed[l]) return lua_pushfstring(L, "invalid capture index %%%d in pattern", l + 1), 1;
+                p += 2;
+                continue;
+            }
+            p += 2;
+        } else if (c == '[') {
+            if ((p = set_end(p, end)) == NULL) return lua_pushstring(L, "malformed pattern (missing ']')"), 1;
+        } else {
+            p++;
+        }
+        if (p < end && (*p == '*' || *p == '+' || *p == '-' || *p == '?')) p++;
+    }
+    for (int l = 0; l < level; l++) {
+        if (!closed[l]) return lua_pushstring(L, "unfinished capture"), 1;
+    }
+    lua_pushnil(L);
+    return 1;
+}
+
+/* ------------------------------------------------------------------------ */
 /* Installation                                                             */
 /* ------------------------------------------------------------------------ */
 

@@ -12,7 +12,19 @@
 #include "parley_codec.h"
 
 #include <lauxlib.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+/* An error about the pattern's form, as opposed to a spent budget, a pattern
+ * too deep to match, or a bad replacement (whose capture indexes read the
+ * same, so op 4's are left out). */
+static int is_form_error(const char *m, int op) {
+    if (m == NULL) return 0;
+    if (strstr(m, "invalid capture index")) return op != 4;
+    return strstr(m, "malformed pattern") || strstr(m, "invalid pattern capture") || strstr(m, "unfinished capture")
+        || strstr(m, "after '%f'") || strstr(m, "too many captures");
+}
 
 /* The driver runs as Lua so gmatch loops and function/table replacements go
  * through the same paths a plugin's calls do. */
@@ -64,6 +76,16 @@ int parley_pattern_probe(int op, const char *s, size_t ls, const char *p, size_t
         return -1;
     }
     parley_event_begin(L, 0);
+    /* The check bot.hear makes at load must agree with the matcher: a pattern
+     * it passes never fails for its form. (The matcher may never reach a bad
+     * item, so a pattern it flags can still match.) */
+    int flagged = 1;
+    if (op != 1) {
+        lua_pushcfunction(L, parley_pattern_problem);
+        lua_pushlstring(L, p, lp);
+        if (lua_pcall(L, 1, 1, 0) == LUA_OK) flagged = !lua_isnil(L, -1);
+        lua_pop(L, 1);
+    }
     lua_pushcfunction(L, probe_fn);
     lua_pushinteger(L, op);
     lua_pushlstring(L, s, ls);
@@ -73,6 +95,10 @@ int parley_pattern_probe(int op, const char *s, size_t ls, const char *p, size_t
     if (max_n < 0) lua_pushnil(L); else lua_pushinteger(L, (lua_Integer)max_n);
     int status = lua_pcall(L, 6, 0, 0);
     int result = status == LUA_OK ? 0 : (c->tripped ? 2 : 1);
+    if (result == 1 && !flagged && is_form_error(lua_tostring(L, -1), op)) {
+        fprintf(stderr, "parley-fuzz pattern: the load-time check passed a pattern the matcher refused: %s\n", lua_tostring(L, -1));
+        abort();
+    }
     lua_close(L);
     free(c);
     return result;

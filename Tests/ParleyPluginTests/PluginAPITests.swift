@@ -428,6 +428,20 @@ struct PluginAPITests {
                         "false\tp.lua:6: bot.history: the options must be a table"], "\(got)")
     }
 
+    /// A malformed `bot.hear` pattern fails the plugin's load with its line,
+    /// instead of failing on every message; what Lua accepts still loads.
+    @Test func aMalformedHearPatternIsALoadError() async throws {
+        let bad = "bot.command(\"ping\", function(m) m:reply(\"pong\") end)\nbot.hear(\"(%d+\", function() end)\n"
+        let refused = try await run(plugins: [("bad", bad)], script: message("!ping"))
+        #expect(refused.contains { $0.errorKind == .runtime && $0.json.contains("bad.lua:2: bot.hear: unfinished capture") }, "\(refused.map(\.json))")
+        #expect(texts(refused).isEmpty)
+        let fine = #"""
+        for _, p in ipairs({ "[]]", "[^]]x", "()%1", "%f[%w]hi%f[^%w]", "%b()", "^!(%S+)%s*(.-)$", "a$b" }) do bot.hear(p, function() end) end
+        bot.command("ping", function(m) m:reply("pong") end)
+        """#
+        #expect(texts(try await run(plugins: [("fine", fine)], script: message("!ping"))) == ["pong"])
+    }
+
     /// A webhook's own status is kept; credentials never reach it, in the harness as behind `--http`.
     @Test func aWebhookKeepsItsStatusAndNeverSeesCredentials() async throws {
         let p = #"""

@@ -194,6 +194,9 @@ void parley_enter_plugin(lua_State *L, int nargs);
  * string.find would and, on a match, calls fn(msg, captures...) as
  * native.call does. Defined in patterns.c. */
 int parley_hear(lua_State *L);
+/* lua_CFunction `native.pattern_problem(pattern)`: why the pattern is
+ * malformed, or nil, without matching anything. Defined in patterns.c. */
+int parley_pattern_problem(lua_State *L);
 
 /*
  * Install Parley's budgeted pattern functions as find, match, gmatch and gsub

@@ -94,8 +94,12 @@ function bot.on(kind, fn)
   if WANT[kind] then want(WANT[kind]) end
 end
 
+local pattern_problem = native.pattern_problem
 function bot.hear(pattern, fn)
   if type(pattern) ~= "string" then error("bot.hear: the pattern must be a string", 2) end
+  -- Checked now: the matcher would only find it on each message that reaches it.
+  local problem = pattern_problem(pattern)
+  if problem then error("bot.hear: " .. problem, 2) end
   need_function(fn, "bot.hear")
   nhears = nhears + 1
   hears[nhears] = { pattern, fn }
