@@ -125,6 +125,9 @@ public actor BotRunner {
     var timerWakeup: Scheduled<Void>?
     var wakeAt = Double.infinity
     var everOnline = false
+    /// Gives up the connect in flight (see `connect()`): `stop()` must not
+    /// wait on a server that does not answer.
+    var abandonConnect: (@Sendable () -> Void)?
     /// The delay of the backoff the bot is in (or was last in), for `/readyz`.
     var backoffDelay: Double = 0
     public internal(set) var stats = BotStats()
@@ -181,6 +184,7 @@ public actor BotRunner {
     public func stop(drainTimeout: Double = 5) async {
         guard !stopping else { return }
         stopping = true
+        abandonConnect?()
         let deadline = BotHost.now() + drainTimeout
         while session != nil, !outbox.isSettled, BotHost.now() < deadline {
             try? await Task.sleep(for: .milliseconds(20))

@@ -60,8 +60,8 @@ final class FleetService: Service {
                 Task { await fleet.stop() }
             }
         } onCancel: {
-            // A cancelled group (a second signal, its timeout) stops the bots too: a
-            // reconnect loop whose sleeps are cancelled would otherwise spin.
+            // A cancelled group (a graceful shutdown past its time limit) stops the
+            // bots too: a reconnect loop whose sleeps are cancelled would otherwise spin.
             Task { await fleet.stop() }
         }
         result.withLock { $0 = outcomes }
@@ -103,14 +103,17 @@ extension ServiceGroup {
     /// before the servers they talk to). `main`, when there is one, ends the
     /// group when it returns (the bots all ended, the demo's time is up).
     /// A service that fails shuts the others down the same way, and the group
-    /// then throws its error.
+    /// then throws its error. A shutdown that takes over 20 s is cancelled.
     static func parley(_ services: [any Service], main: (any Service)? = nil, logger: Logger) -> ServiceGroup {
         var configs = services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0, failureTerminationBehavior: .gracefullyShutdownGroup) }
         if let main {
             configs.append(.init(service: main, successTerminationBehavior: .gracefullyShutdownGroup,
                                  failureTerminationBehavior: .gracefullyShutdownGroup))
         }
-        return ServiceGroup(configuration: ServiceGroupConfiguration(
-            services: configs, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        var configuration = ServiceGroupConfiguration(services: configs, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        // Bots drain for at most 5 s; past this the group is cancelled, well
+        // inside a container's usual 30 s between SIGTERM and SIGKILL.
+        configuration.maximumGracefulShutdownDuration = .seconds(20)
+        return ServiceGroup(configuration: configuration)
     }
 }

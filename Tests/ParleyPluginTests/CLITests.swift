@@ -284,6 +284,29 @@ struct PortInUseTests {
         #expect(r.stderr.contains("drain their outboxes and leave"), "\(r.stderr)")
     }
 
+    /// SIGTERM while a bot waits on a server that accepts and never answers
+    /// (its WebSocket upgrade hangs): the connect is abandoned, the run ends at once.
+    @Test func aBotStillConnectingStopsAtOnce() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let held = try Self.holdPort()
+        defer { close(held.fd) }
+        let config = dir.appendingPathComponent("bot.toml")
+        try "[[bot]]\nname = \"b\"\ntransport = \"socketio\"\nserver = \"127.0.0.1:\(held.port)\"\n[bot.presence]\nconnect_timeout = 60\n"
+            .write(to: config, atomically: true, encoding: .utf8)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: CLITests.binary)
+        p.arguments = ["run", config.path]
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        Thread.sleep(forTimeInterval: 2)
+        let sent = Date()
+        p.terminate()
+        p.waitUntilExit()
+        #expect(Date().timeIntervalSince(sent) < 5, "SIGTERM to exit: \(Date().timeIntervalSince(sent)) s")
+        #expect(p.terminationStatus == 0)
+    }
+
     @Test func serveNamesTheAddressItCannotListenOn() throws {
         let held = try Self.holdPort()
         defer { close(held.fd) }

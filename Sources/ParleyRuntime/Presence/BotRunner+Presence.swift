@@ -5,6 +5,7 @@ import ParleyCore
 import ParleyJournal
 import ParleyLua
 import ParleyNet
+import Synchronization
 
 /// Presence: connect, go online, pump events, reconnect with full-jitter
 /// backoff when the link dies; every change is a `connection` event.
@@ -55,10 +56,25 @@ extension BotRunner {
             let cursors = host.map { onLoop($0) { $0.lastSeenCursors() } } ?? [:]
             // In a task of its own: a handshake's async frames (a WebSocket's
             // are 2 KB) then go with that task instead of staying in the bot's.
+            // Awaited through a race with `stop()`: a connect that hangs (a
+            // server that does not answer, a retried login) is abandoned, and
+            // closed should it still succeed.
             let transport = spec.transport, loop = executor.loop
-            return .online(try await Task(executorPreference: executor) {
-                try await transport.connect(resumingAfter: cursors, on: loop)
-            }.value)
+            let race = ConnectRace()
+            let attempt = Task(executorPreference: executor) {
+                do {
+                    let session = try await transport.connect(resumingAfter: cursors, on: loop)
+                    if !race.finish(.success(session)) { await session.close() }
+                } catch {
+                    race.finish(.failure(error))
+                }
+            }
+            abandonConnect = { attempt.cancel(); race.finish(.failure(CancellationError())) }
+            defer { abandonConnect = nil }
+            if stopping { abandonConnect?() }
+            return .online(try await race.result.get())
+        } catch where stopping {
+            return .retry
         } catch let error as TransportError where error.kind == .refused {
             // The server is fine; the bot's own config is not (a name the
             // protocol cannot carry). Retrying would never help.
@@ -154,5 +170,38 @@ extension BotRunner {
         state = s
         observer.connection(name, s)
         handle(.connection(s))
+    }
+}
+
+/// A connect attempt against `stop()`: whichever finishes it first wins; the
+/// other learns it lost (a session that connected too late is then closed).
+final class ConnectRace: Sendable {
+    private let state = Mutex<(outcome: Result<any TransportSession, any Error>?, waiter: CheckedContinuation<Result<any TransportSession, any Error>, Never>?)>((nil, nil))
+
+    /// Settles the race; false when it was already settled.
+    @discardableResult
+    func finish(_ outcome: Result<any TransportSession, any Error>) -> Bool {
+        let waiter = state.withLock { s -> CheckedContinuation<Result<any TransportSession, any Error>, Never>?? in
+            guard s.outcome == nil else { return .none }
+            s.outcome = outcome
+            defer { s.waiter = nil }
+            return .some(s.waiter)
+        }
+        guard let waiter else { return false }
+        waiter?.resume(returning: outcome)
+        return true
+    }
+
+    /// The winning outcome, once there is one.
+    var result: Result<any TransportSession, any Error> {
+        get async {
+            await withCheckedContinuation { continuation in
+                let ready = state.withLock { s -> Result<any TransportSession, any Error>? in
+                    if s.outcome == nil { s.waiter = continuation }
+                    return s.outcome
+                }
+                if let ready { continuation.resume(returning: ready) }
+            }
+        }
     }
 }
