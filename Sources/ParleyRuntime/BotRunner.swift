@@ -125,6 +125,8 @@ public actor BotRunner {
     var timerWakeup: Scheduled<Void>?
     var wakeAt = Double.infinity
     var everOnline = false
+    /// When the current (or last) link came up: see `Backoff.provenAfter`.
+    var onlineSince = 0.0
     /// Gives up the connect in flight (see `connect()`): `stop()` must not
     /// wait on a server that does not answer.
     var abandonConnect: (@Sendable () -> Void)?

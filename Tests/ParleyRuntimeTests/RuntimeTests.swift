@@ -1,4 +1,6 @@
 import Foundation
+import NIOCore
+import NIOPosix
 import ParleyCore
 import ParleyRuntime
 import ParleyStreamChat
@@ -102,6 +104,52 @@ struct RuntimeTests {
         await runner.stop()
         _ = await run.value
         await bob.leave()
+    }
+
+    /// A listener that closes every connection `after` it was accepted, as a
+    /// balancer with no healthy backend does.
+    static func dropping(after: TimeAmount) async throws -> any Channel {
+        try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .childChannelInitializer { ch in
+                ch.eventLoop.scheduleTask(in: after) { ch.close(promise: nil) }
+                return ch.eventLoop.makeSucceededVoidFuture()
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+    }
+
+    /// Links dropped at once are failed attempts: the backoff grows and
+    /// `max_attempts` ends it, instead of a reconnect a few times a second forever.
+    @Test func aServerThatDropsEveryLinkAtOnceExhaustsMaxAttempts() async throws {
+        let server = try await Self.dropping(after: .milliseconds(0))
+        defer { server.close(promise: nil) }
+        var presence = PresenceOptions()
+        presence.backoffInitial = 0.01
+        presence.backoffMax = 0.5
+        presence.maxAttempts = 3
+        let runner = BotRunner(spec: try botSpec(name: "dropped", port: server.localAddress!.port!, plugins: [], presence: presence),
+                               observer: Recorder().observer)
+        let outcome = await runner.run()
+        guard case .gaveUp = outcome else {
+            Issue.record("expected gaveUp, got \(outcome)")
+            return
+        }
+    }
+
+    /// A link that held (longer than the longest backoff, here) starts afresh
+    /// when lost: losing it is no failed attempt, even with `max_attempts = 1`.
+    @Test func aLinkThatHeldIsNoFailedAttempt() async throws {
+        let server = try await Self.dropping(after: .milliseconds(300))
+        defer { server.close(promise: nil) }
+        var presence = PresenceOptions()
+        presence.backoffInitial = 0.01
+        presence.backoffMax = 0.1
+        presence.maxAttempts = 1
+        let runner = BotRunner(spec: try botSpec(name: "held", port: server.localAddress!.port!, plugins: [], presence: presence),
+                               observer: Recorder().observer)
+        let run = Task { await runner.run() }
+        #expect(await eventually(10) { await runner.stats.reconnects >= 3 })
+        await runner.stop()
+        #expect(await run.value == .stopped)
     }
 
     @Test func givesUpAfterMaxAttemptsAndSaysSo() async throws {

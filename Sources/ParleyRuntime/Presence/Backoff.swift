@@ -23,5 +23,16 @@ struct Backoff {
 
     var gaveUp: Bool { options.maxAttempts.map { attempt >= $0 } ?? false }
 
-    mutating func reset() { attempt = 0 }
+    /// The wait after a link that had proved itself was lost: the first
+    /// attempt's, and no failure counted (nothing failed yet).
+    mutating func afterLoss() -> Double {
+        attempt = 0
+        return Double.random(in: 0...options.backoffBound(attempt: 1), using: &generator)
+    }
+
+    /// How long a link must stay up to count as a connection that worked:
+    /// 10 s, or the longest wait between attempts when that is shorter. A
+    /// server that accepts and drops at once (a balancer with no backend)
+    /// keeps the backoff growing, and counts towards `max_attempts`.
+    var provenAfter: Double { min(10, options.backoffMax) }
 }

@@ -96,7 +96,7 @@ extension BotRunner {
     @inline(never)
     func online(_ s: any TransportSession) async {
         session = s
-        backoff.reset()
+        onlineSince = BotHost.now()
         if everOnline {
             stats.reconnects += 1
             RuntimeMetrics.reconnects.increment()
@@ -136,7 +136,12 @@ extension BotRunner {
             await sleep(until: until)
             return nil
         }
-        return await waitBackoff()
+        // A link that stayed up starts the backoff afresh; one dropped at once is a failed attempt.
+        guard BotHost.now() - onlineSince >= backoff.provenAfter else { return await waitBackoff() }
+        backoffDelay = backoff.afterLoss()
+        setState(.backoff)
+        await sleep(until: BotHost.now() + backoffDelay)
+        return nil
     }
 
     /// Waits before the next attempt; nil to try again, an outcome to give up.
