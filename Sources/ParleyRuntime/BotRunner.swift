@@ -54,6 +54,18 @@ public enum BotOutcome: Sendable, Equatable {
     case failed(String)
 }
 
+extension BotOutcome: CustomStringConvertible {
+    /// For the log: what ended the run, in words.
+    public var description: String {
+        switch self {
+        case .stopped: "stopped"
+        case .gaveUp(let why): why
+        case .kicked(let why): "kicked by the server: \(why)"
+        case .failed(let why): why
+        }
+    }
+}
+
 /// What a runner counted (what is worth watching over time is in `RuntimeMetrics`).
 public struct BotStats: Sendable, Equatable {
     /// Times the bot came back online after losing its link.
@@ -175,7 +187,7 @@ public actor BotRunner {
             let outcome = masked(await presenceLoop())
             await quiesce()
             if let host { onLoop(host) { $0.close() } }
-            log(.info, "stopped: \(outcome)")
+            log(.info, outcome == .stopped ? "stopped" : "stopped: \(outcome)")
             return outcome
         }
     }

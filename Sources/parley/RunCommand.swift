@@ -83,7 +83,7 @@ struct RunCommand: AsyncParsableCommand {
             throw ExitCode(2)
         }
         let botLoops = BotLoops(count: loopOptions.loops ?? file.runtime.loops)
-        logger.info("\(botLoops.loops.count) bot loops")
+        logger.info("\(botLoops.loops.count) bot loop\(botLoops.loops.count == 1 ? "" : "s")")
         let watch = FleetWatch()
         let observer = listen == nil ? RuntimeObserver(logger: logger) : watch.observing(RuntimeObserver(logger: logger))
         let fleet = FleetService(fleet: Fleet(specs: specs, observer: observer, loops: botLoops), logger: logger)

@@ -82,6 +82,8 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let logger = logging.bootstrap()
+        // A closed terminal or `systemctl reload` must not drop every client: a server has nothing to reload.
+        signal(SIGHUP, SIG_IGN)
         let log: @Sendable (String) -> Void = { line in logger.info("\(line)") }
         var services: [any Service] = []
         var streamServer: StreamChatServer?

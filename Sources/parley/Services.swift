@@ -56,7 +56,8 @@ final class FleetService: Service {
             await withGracefulShutdownHandler {
                 await fleet.run(watchPlugins: true)
             } onGracefulShutdown: {
-                logger.info("shutting down: \(fleet.runners.count) bot\(fleet.runners.count == 1 ? "" : "s") drain their outboxes and leave")
+                logger.info(fleet.runners.count == 1 ? "shutting down: the bot drains its outbox and leaves"
+                            : "shutting down: \(fleet.runners.count) bots drain their outboxes and leave")
                 Task { await fleet.stop() }
             }
         } onCancel: {

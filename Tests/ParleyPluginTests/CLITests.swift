@@ -281,7 +281,7 @@ struct PortInUseTests {
         #expect(r.status == 1, "\(r.stderr)")
         #expect(r.stderr.contains("stopped: --http 127.0.0.1:\(held.port): Address already in use"), "\(r.stderr)")
         // The bot left before the run ended.
-        #expect(r.stderr.contains("drain their outboxes and leave"), "\(r.stderr)")
+        #expect(r.stderr.contains("shutting down: the bot drains its outbox and leaves"), "\(r.stderr)")
     }
 
     /// SIGTERM while a bot waits on a server that accepts and never answers

@@ -254,6 +254,37 @@ struct HotReloadTests {
         """
     }
 
+    /// A plugin mounted as a Kubernetes ConfigMap is a link to `..data/NAME`,
+    /// and an update swaps `..data`: the watch follows the links.
+    @Test func aPluginBehindSwappedSymlinksReloads() async throws {
+        let server = try await StreamChatServer.start(.init())
+        defer { Task { await server.shutdown() } }
+        let dir = try temporaryDirectory()
+        let fm = FileManager.default
+        for (version, folder) in [("v1", "..2026_1"), ("v2", "..2026_2")] {
+            try fm.createDirectory(atPath: dir.appendingPathComponent(folder).path, withIntermediateDirectories: true)
+            try Self.version(version).write(toFile: dir.appendingPathComponent("\(folder)/ver.lua").path, atomically: true, encoding: .utf8)
+        }
+        try fm.createSymbolicLink(atPath: dir.appendingPathComponent("..data").path, withDestinationPath: "..2026_1")
+        try fm.createSymbolicLink(atPath: dir.appendingPathComponent("ver.lua").path, withDestinationPath: "..data/ver.lua")
+        var spec = try botSpec(name: "bot", port: server.port, plugins: [])
+        spec.plugins = [.init(name: "ver", path: dir.appendingPathComponent("ver.lua").path)]
+        let rec = Recorder()
+        let fleet = Fleet(specs: [spec], observer: rec.observer)
+        let run = Task { await fleet.run(watchPlugins: true) }
+        #expect(await eventually { await fleet.runners[0].state == .online })
+        // The swap, as the kubelet makes it: a new link renamed over the old one.
+        try fm.createSymbolicLink(atPath: dir.appendingPathComponent("..data_tmp").path, withDestinationPath: "..2026_2")
+        #expect(rename(dir.appendingPathComponent("..data_tmp").path, dir.appendingPathComponent("..data").path) == 0)
+        #expect(await eventually { !rec.logs(containing: "plugin ver reloaded").isEmpty })
+        let alice = try await Person("alice", port: server.port)
+        try await alice.say("!ver")
+        #expect(await eventually { alice.texts(from: "bot") == ["v2 1"] })
+        await alice.leave()
+        await fleet.stop()
+        _ = await run.value
+    }
+
     @Test func aChangedPluginReloadsWithItsStateAndABrokenOneKeepsTheOld() async throws {
         let server = try await StreamChatServer.start(.init())
         defer { Task { await server.shutdown() } }

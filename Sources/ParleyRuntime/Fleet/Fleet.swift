@@ -74,9 +74,13 @@ public actor Fleet {
         for r in runners {
             for p in r.plugins { users[p.path, default: []].append((r, p.name)) }
         }
+        // Through symlinks: a ConfigMap swaps a `..data` link under the file's own
+        // link, and an edit lands in the target; either changes the stamp.
         func stamp(_ path: String) -> [Double] {
-            guard let a = try? FileManager.default.attributesOfItem(atPath: path) else { return [] }
-            return [(a[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0, Double((a[.size] as? Int) ?? 0)]
+            let target = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+            guard let a = try? FileManager.default.attributesOfItem(atPath: target) else { return [] }
+            return [(a[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0, Double((a[.size] as? Int) ?? 0),
+                    Double(target.hashValue)]
         }
         var seen = users.keys.reduce(into: [String: [Double]]()) { $0[$1] = stamp($1) }
         while !Task.isCancelled, !stopped {
