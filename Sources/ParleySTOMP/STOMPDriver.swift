@@ -18,7 +18,7 @@ extension STOMPOptions: TransportOptions {
         var endpoint: STOMPEndpoint?
         if let server = bot.server {
             guard let e = STOMPEndpoint.parse(server) else {
-                throw bot.serverError("'\(server)' is not ws://host:port/path, wss://host:port/path, stomp://host:port or stomp+ssl://host:port")
+                throw bot.serverError("'\(Redactor.url(server))' is not ws://host:port/path, wss://host:port/path, stomp://host:port or stomp+ssl://host:port")
             }
             endpoint = e
         }

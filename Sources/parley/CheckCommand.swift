@@ -32,6 +32,14 @@ struct CheckCommand: AsyncParsableCommand {
             CommandOutput.print("parley: \(error.description)", to: .error)
             throw ExitCode(2)
         }
+        // The transports as `run` makes them: an unusable `server` is found here too.
+        do {
+            let placeholders = Dictionary(uniqueKeysWithValues: EmbeddedServers.transports.map { ($0, HostPort(host: "127.0.0.1", port: 1)) })
+            _ = try BotSpecs.make(file, embedded: placeholders) { _, _ in }
+        } catch {
+            CommandOutput.print("parley: \(error.description)", to: .error)
+            throw ExitCode(2)
+        }
         var failures = 0, journalProblems = 0
         // The bots of one `[[bot]]` table (a fleet) share its plugins and settings: loaded once.
         var checkedTables: Set<Int> = []

@@ -214,6 +214,19 @@ struct CheckCommandTests {
         #expect(r.stderr.contains("2 plugin errors"), "\(r.stderr)")
     }
 
+    /// A `server` that `run` could not use fails `check` too, at its line, with a token in it masked.
+    @Test func checkRefusesAServerRunCouldNotUse() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let config = dir.appendingPathComponent("bot.toml")
+        for (transport, server) in [("streamchat", "localhost"), ("socketio", "ftp://127.0.0.1:3000/?token=abc"), ("stomp", "http://127.0.0.1:61613")] {
+            try "[[bot]]\nname = \"b\"\ntransport = \"\(transport)\"\n\nserver = \"\(server)\"\n".write(to: config, atomically: true, encoding: .utf8)
+            let r = try CLITests.parley(["check", config.path])
+            #expect(r.status == 2 && r.stderr.contains("bot.toml:5: key 'bot.server'"), "\(transport): \(r.stderr)")
+            #expect(!r.stderr.contains("abc"), "\(r.stderr)")
+        }
+    }
+
     /// A plugin's error points at the `plugins` line and at its own line; a
     /// journal `run` could not make is found before it runs.
     @Test func checkNamesTheLinesAndAJournalThatCannotBeMade() throws {

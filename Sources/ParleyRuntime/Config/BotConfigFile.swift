@@ -40,6 +40,8 @@ public struct BotConfig: Sendable {
     public var line: Int
     /// The line of its `plugins` key (the header's when there is none): where a plugin's load error points.
     public var pluginsLine = 0
+    /// The line of its `server` key (the header's when there is none): where an unusable server points.
+    public var serverLine = 0
     /// `[bot.presence]`: reconnects and the offline outbox.
     public var presence = PresenceOptions()
     /// `[bot.flow]`: incoming queue bounds and the outgoing rate cap.
@@ -246,6 +248,7 @@ public struct BotConfigFile: Sendable {
                       limits: limits, pluginLimits: pluginLimits, pluginConfig: pluginConfig, line: line,
                       transportOptions: transportOptions!)
             b.pluginsLine = t.line(of: "plugins") ?? line
+            b.serverLine = t.line(of: "server") ?? line
             b.presence = presence
             b.flow = flow
             b.roles = roles

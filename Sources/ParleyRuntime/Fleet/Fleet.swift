@@ -12,7 +12,7 @@ public enum BotSpecs {
         try file.bots.map { b throws(ConfigError) in
             let target = TransportTarget(name: b.name, rooms: b.rooms, server: b.server, embedded: embedded[b.transport],
                                          connectTimeout: b.presence.connectTimeout,
-                                         log: { [name = b.name] line in log(name, line) }, file: file.path, line: b.line)
+                                         log: { [name = b.name] line in log(name, line) }, file: file.path, line: b.serverLine)
             let transport = try b.transportOptions.makeTransport(for: target)
             let plugins = b.plugins.map {
                 BotSpec.PluginFile(name: pluginName(ofFile: $0), path: $0)

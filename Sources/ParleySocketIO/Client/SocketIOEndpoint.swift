@@ -52,7 +52,7 @@ public struct SocketIOEndpoint: Sendable, Equatable {
             return SocketIOEndpoint(host: a.host, port: a.port)
         }
         guard let (tls, hostPort) = parse(server) else {
-            throw bot.serverError("'\(server)' is not ws://host:port, wss://host:port, http(s)://host:port or host:port")
+            throw bot.serverError("'\(Redactor.url(server))' is not ws://host:port, wss://host:port, http(s)://host:port or host:port")
         }
         let a = try HostPort.parse(hostPort, file: bot.file, line: bot.line)
         return SocketIOEndpoint(host: a.host, port: a.port, tls: tls)
