@@ -55,12 +55,16 @@ extension BotRunner {
             typingQueue.removeAll()
             // Expired sends are dropped on the way, and recorded as done now.
             var wait = 0.0
-            let (batch, expired) = outbox.takeBatch(limit: Self.sendBatchLimit, now: BotHost.now()) {
+            let now = BotHost.now()
+            let (batch, expired) = outbox.takeBatch(limit: Self.sendBatchLimit, now: now) {
                 // The rate cap: stop at the first send without a token (the outbox keeps it meanwhile).
                 wait = sendRate.take(now: Self.monotonic())
                 return wait == 0
             }
-            for m in expired { dropped(m, "expired after waiting \(Int(spec.presence.outboxExpiry)) s offline") }
+            for m in expired {
+                let age = m.time > 0 ? "sent \(Int(now - m.time)) s ago" : "waited"
+                dropped(m, "\(age), over outbox_expiry (\(Int(spec.presence.outboxExpiry)) s)")
+            }
             if !expired.isEmpty { markDone(expired.map(\.id)) }
             rateHeld = wait > 0
             resumePump()

@@ -17,7 +17,9 @@ import ParleyCore
 /// plugin's own sends keep their order; between plugins, one send each in
 /// rotation.
 struct Outbox {
-    /// A queued send and when it joined the queue (for the offline expiry).
+    /// A queued send and since when it waits (for the offline expiry): its
+    /// handler's time, so a send a previous run committed and never delivered
+    /// counts its age from then, not from this run's start.
     private struct Queued {
         var message: OutgoingMessage
         var since: Double
@@ -66,7 +68,7 @@ struct Outbox {
         var released = 0
         for c in committing {
             guard c.request <= request else { break }
-            for m in c.sends { enqueue(Queued(message: m, since: now)) }
+            for m in c.sends { enqueue(Queued(message: m, since: m.time > 0 ? min(now, m.time) : now)) }
             uncommittedEvents -= c.events
             released += 1
         }

@@ -301,6 +301,17 @@ struct FlowUnitTests {
         #expect(outbox.isSettled)
     }
 
+    /// A send a previous run committed and never delivered counts its age from
+    /// its handler's time, not from this run's start: after a long outage it expires.
+    @Test func aSendFromBeforeARestartAgesFromItsHandler() {
+        var outbox = Outbox(expiry: 10)
+        let request = outbox.commit([OutgoingMessage(id: "a", room: "lobby", text: "stale", plugin: "p", time: 1_000),
+                                     OutgoingMessage(id: "b", room: "lobby", text: "fresh", plugin: "p", time: 1_095)], events: 0)
+        outbox.release(through: request, now: 1_100)
+        let (batch, expired) = outbox.takeBatch(limit: 8, now: 1_101, admit: { true })
+        #expect(expired.map(\.text) == ["stale"] && batch.map(\.text) == ["fresh"])
+    }
+
     /// A batch whose write failed goes back in front, in its order, with its
     /// plugins' turns first; what was queued meanwhile stays behind it.
     @Test func aFailedBatchGoesBackInFrontInItsOrder() {
