@@ -60,7 +60,7 @@ extension BotOutcome: CustomStringConvertible {
         switch self {
         case .stopped: "stopped"
         case .gaveUp(let why): why
-        case .kicked(let why): "kicked by the server: \(why)"
+        case .kicked(let why): "kicked (\(why))"
         case .failed(let why): why
         }
     }
