@@ -14,21 +14,16 @@ struct Backoff {
         self.generator = SeededRandom(seed: seed)
     }
 
-    /// Counts a failed attempt and returns how long to wait before the next one.
-    mutating func nextDelay() -> Double {
-        attempt += 1
-        let bound = options.backoffBound(attempt: attempt)
+    /// How long to wait before the next attempt. A failed attempt counts
+    /// (`failed`); a link that proved itself and was then lost starts afresh:
+    /// the first attempt's wait, and nothing counted.
+    mutating func nextDelay(failed: Bool = true) -> Double {
+        attempt = failed ? attempt + 1 : 0
+        let bound = options.backoffBound(attempt: max(1, attempt))
         return Double.random(in: 0...bound, using: &generator)
     }
 
     var gaveUp: Bool { options.maxAttempts.map { attempt >= $0 } ?? false }
-
-    /// The wait after a link that had proved itself was lost: the first
-    /// attempt's, and no failure counted (nothing failed yet).
-    mutating func afterLoss() -> Double {
-        attempt = 0
-        return Double.random(in: 0...options.backoffBound(attempt: 1), using: &generator)
-    }
 
     /// How long a link must stay up to count as a connection that worked:
     /// 10 s, or the longest wait between attempts when that is shorter. A

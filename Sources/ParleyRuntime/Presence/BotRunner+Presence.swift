@@ -137,17 +137,13 @@ extension BotRunner {
             return nil
         }
         // A link that stayed up starts the backoff afresh; one dropped at once is a failed attempt.
-        guard BotHost.now() - onlineSince >= backoff.provenAfter else { return await waitBackoff() }
-        backoffDelay = backoff.afterLoss()
-        setState(.backoff)
-        await sleep(until: BotHost.now() + backoffDelay)
-        return nil
+        return await waitBackoff(failed: BotHost.now() - onlineSince < backoff.provenAfter)
     }
 
     /// Waits before the next attempt; nil to try again, an outcome to give up.
     @inline(never)
-    func waitBackoff() async -> BotOutcome? {
-        let delay = backoff.nextDelay()
+    func waitBackoff(failed: Bool = true) async -> BotOutcome? {
+        let delay = backoff.nextDelay(failed: failed)
         if backoff.gaveUp {
             let why = "gave up after \(backoff.attempt) failed connection attempts"
             log(.error, why)
@@ -186,15 +182,14 @@ final class ConnectRace: Sendable {
     /// Settles the race; false when it was already settled.
     @discardableResult
     func finish(_ outcome: Result<any TransportSession, any Error>) -> Bool {
-        let waiter = state.withLock { s -> CheckedContinuation<Result<any TransportSession, any Error>, Never>?? in
-            guard s.outcome == nil else { return .none }
+        let (won, waiter) = state.withLock { s in
+            guard s.outcome == nil else { return (false, nil as CheckedContinuation<Result<any TransportSession, any Error>, Never>?) }
             s.outcome = outcome
             defer { s.waiter = nil }
-            return .some(s.waiter)
+            return (true, s.waiter)
         }
-        guard let waiter else { return false }
         waiter?.resume(returning: outcome)
-        return true
+        return won
     }
 
     /// The winning outcome, once there is one.
