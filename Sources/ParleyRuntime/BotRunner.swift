@@ -5,6 +5,7 @@ import ParleyCore
 import ParleyJournal
 import NIOCore
 import ParleyLua
+import Synchronization
 
 /// Everything needed to run one bot.
 public struct BotSpec: Sendable {
@@ -146,6 +147,10 @@ public actor BotRunner {
     var backoffDelay: Double = 0
     public internal(set) var stats = BotStats()
     public internal(set) var state: ConnectionState = .offline
+    /// The presence as the probes and the dashboard read it, from any thread:
+    /// a loop busy with a join storm or a slow plugin must not hold `/readyz`.
+    /// Written on each change of state, never per message.
+    nonisolated let presence = Mutex(PresenceStatus())
 
     /// The runner lives on its bot's loop, beside its `BotHost` and its link:
     /// an event is read, handled and answered without crossing threads (the

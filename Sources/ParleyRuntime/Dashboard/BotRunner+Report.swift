@@ -4,17 +4,13 @@ import ParleyLua
 /// The runner's part of the dashboard: what only the bot's own loop knows.
 extension BotRunner {
     struct OwnReport: Sendable {
-        var transport: String
-        var state: ConnectionState
-        var reconnects: Int
         var plugins: [PluginReport]
         var journalSyncMilliseconds: Double?
     }
 
     func report() -> OwnReport {
         let (plugins, sync) = host.map { onLoop($0) { ($0.pluginReports(), $0.journalSyncMilliseconds) } } ?? ([], nil)
-        return OwnReport(transport: spec.transport.capabilities.name, state: state, reconnects: stats.reconnects,
-                         plugins: plugins, journalSyncMilliseconds: sync)
+        return OwnReport(plugins: plugins, journalSyncMilliseconds: sync)
     }
 }
 

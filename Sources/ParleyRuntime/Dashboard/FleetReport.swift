@@ -24,6 +24,9 @@ public struct BotReport: Codable, Sendable {
     public var plugins: [PluginReport]
     /// The journal's last sync, in milliseconds; nil without a journal (or before its first).
     public var journalSyncMilliseconds: Double?
+    /// The bot's loop did not answer within a second (a join storm, a slow
+    /// plugin): `plugins` and the journal's sync are from its last answer.
+    public var loopBusy: Bool
 }
 
 public struct PluginReport: Codable, Sendable {

@@ -21,6 +21,8 @@ public final class FleetWatch: Sendable {
         var replies = [Int](repeating: 0, count: FleetWatch.buckets)
         /// The bucket number (time / 10 s) the last count went into.
         var bucket: Int
+        /// The bot's plugin figures as its loop last gave them.
+        var lastReport: BotRunner.OwnReport?
 
         init(now: Double) {
             since = now
@@ -96,23 +98,38 @@ public final class FleetWatch: Sendable {
         }
     }
 
-    /// A snapshot: each runner's report (on its own loop) with what was watched.
+    /// How long a snapshot waits for a bot's loop: a loop busy past it
+    /// (a join storm, a slow plugin) is shown with its last plugin figures.
+    static let loopDeadline = Duration.seconds(1)
+
+    /// A snapshot: each runner's report (asked on every loop at once) with what was watched.
     public func report(_ runners: [BotRunner]) async -> FleetReport {
+        let shown = Array(runners.prefix(Self.maxCards))
+        let own = await withTaskGroup(of: (Int, BotRunner.OwnReport?).self) { group in
+            for (i, runner) in shown.enumerated() {
+                group.addTask { (i, try? await withDeadline(Self.loopDeadline, timeout: CancellationError()) { await runner.report() }) }
+            }
+            var all = [BotRunner.OwnReport?](repeating: nil, count: shown.count)
+            for await (i, r) in group { all[i] = r }
+            return all
+        }
         let now = Date().timeIntervalSince1970
         var reports: [BotReport] = []
-        for runner in runners.prefix(Self.maxCards) {
-            let own = await runner.report()
-            let live = bots.withLock { all -> Live in
+        for (runner, answered) in zip(shown, own) {
+            let (live, last) = bots.withLock { all -> (Live, BotRunner.OwnReport?) in
                 var live = all[runner.name] ?? Live(now: now)
                 live.roll(to: now)
+                if let answered { live.lastReport = answered }
                 all[runner.name] = live
-                return live
+                return (live, live.lastReport)
             }
-            reports.append(BotReport(name: runner.name, transport: own.transport, state: own.state.rawValue,
-                                     stateSince: live.state == own.state ? live.since : now, reconnects: own.reconnects,
+            let presence = runner.presence.withLock { $0 }
+            reports.append(BotReport(name: runner.name, transport: runner.spec.transport.capabilities.name, state: presence.state.rawValue,
+                                     stateSince: live.state == presence.state ? live.since : now, reconnects: presence.reconnects,
                                      eventsPerSecond: live.rates(live.events, now: now),
                                      repliesPerSecond: live.rates(live.replies, now: now),
-                                     plugins: own.plugins, journalSyncMilliseconds: own.journalSyncMilliseconds))
+                                     plugins: last?.plugins ?? [], journalSyncMilliseconds: last?.journalSyncMilliseconds,
+                                     loopBusy: answered == nil))
         }
         return FleetReport(time: now, botCount: runners.count, bots: reports, logs: logs.withLock { $0 })
     }

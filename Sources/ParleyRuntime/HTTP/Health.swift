@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import ParleyCore
 
 /// `/healthz` and `/readyz` on the `--http` server, for Kubernetes' probes.
 ///
@@ -17,22 +18,22 @@ enum Health {
             return stuck == 0 ? HTTPServer.text(.ok, "ok\n") : HTTPServer.text(.serviceUnavailable, "\(stuck) bot loop(s) did not answer within 2 s\n")
         }
         router.get("/readyz") { _, _ in
-            var reasons: [String] = []
-            for r in runners {
-                if let why = await r.unready(backoffBound: readyBackoff) { reasons.append("\(r.name): \(why)") }
-            }
+            // Read from each bot's published presence: a probe never waits on a busy loop.
+            let reasons = runners.compactMap { r in r.unready(backoffBound: readyBackoff).map { "\(r.name): \($0)" } }
             return reasons.isEmpty ? HTTPServer.text(.ok, "ready: \(runners.count) bot\(runners.count == 1 ? "" : "s")\n")
                 : HTTPServer.text(.serviceUnavailable, reasons.joined(separator: "\n") + "\n")
         }
     }
 
-    /// Loops that do not run a job within the deadline (one runner per loop is asked).
+    /// Loops that do not run a job within the deadline (one runner per loop
+    /// is asked, all at once, so the answer takes the deadline at most).
     static func stuckLoops(_ runners: [BotRunner]) async -> Int {
         var seen = Set<ObjectIdentifier>()
         let probes = runners.filter { seen.insert(ObjectIdentifier($0.executor)).inserted }
-        var stuck = 0
-        for r in probes where !(await answers(r)) { stuck += 1 }
-        return stuck
+        return await withTaskGroup(of: Bool.self) { group in
+            for r in probes { group.addTask { await answers(r) } }
+            return await group.reduce(0) { $0 + ($1 ? 0 : 1) }
+        }
     }
 
     /// Whether the runner's loop runs a job within the deadline (a wedged
@@ -47,12 +48,13 @@ extension BotRunner {
     func answer() {}
 
     /// Why the bot is not ready, or nil when it is.
-    func unready(backoffBound: Double) -> String? {
-        switch state {
+    nonisolated func unready(backoffBound: Double) -> String? {
+        let now = presence.withLock { $0 }
+        switch now.state {
         case .online: return nil
-        case .backoff where backoffDelay < backoffBound: return nil
-        case .backoff: return "reconnecting after \(Int(backoffDelay)) s (over ready_backoff \(Int(backoffBound)) s)"
-        default: return state.rawValue
+        case .backoff where now.backoffDelay < backoffBound: return nil
+        case .backoff: return "reconnecting after \(Int(now.backoffDelay)) s (over ready_backoff \(Int(backoffBound)) s)"
+        default: return now.state.rawValue
         }
     }
 }

@@ -169,6 +169,9 @@ extension BotRunner {
     @inline(never)
     func setState(_ s: ConnectionState) {
         state = s
+        presence.withLock { [backoffDelay, reconnects = stats.reconnects] in
+            $0 = PresenceStatus(state: s, backoffDelay: backoffDelay, reconnects: reconnects)
+        }
         observer.connection(name, s)
         handle(.connection(s))
     }
@@ -204,4 +207,12 @@ final class ConnectRace: Sendable {
             }
         }
     }
+}
+
+/// A bot's presence, published on each change for readers on other threads.
+struct PresenceStatus: Sendable {
+    var state = ConnectionState.offline
+    /// The delay of the backoff the bot is in (or was last in).
+    var backoffDelay = 0.0
+    var reconnects = 0
 }

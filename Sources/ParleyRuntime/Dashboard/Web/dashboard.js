@@ -71,6 +71,8 @@ function card(bot, now) {
   const state = el("span", { class: `state ${bot.state}` }, `${bot.state.replace("_", " ")} for ${ago(now - bot.stateSince)}`);
   const facts = [`${bot.transport}`, `${bot.reconnects} reconnect${bot.reconnects === 1 ? "" : "s"}`];
   if (bot.journalSyncMilliseconds != null) facts.push(`last journal sync ${bot.journalSyncMilliseconds.toFixed(2)} ms`);
+  // The bot's loop was too busy to answer this snapshot within a second.
+  if (bot.loopBusy) facts.push("loop busy: plugin figures from its last answer");
   return el("article", { class: "card", "data-bot": bot.name, "aria-label": `bot ${bot.name}` },
     el("h2", {}, bot.name, state),
     el("p", { class: "facts" }, facts.join(" · ")),

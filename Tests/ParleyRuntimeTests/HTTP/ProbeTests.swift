@@ -1,0 +1,83 @@
+import Foundation
+import ParleyTestSupport
+import ParleyStreamChat
+import Synchronization
+import Testing
+
+/// The probes and the dashboard's snapshot while a plugin holds the only
+/// bot loop for seconds: `/readyz` and `/api/fleet` answer at once from what
+/// the bots published, and `/healthz` says the loop is held.
+@Suite(.serialized, .timeLimit(.minutes(3)))
+struct ProbeTests {
+    @Test func probesAndTheDashboardAnswerWhileAPluginHoldsTheLoop() async throws {
+        let server = try await StreamChatServer.start(.init())
+        defer { Task { await server.shutdown() } }
+        let dir = try temporaryDirectory()
+        try """
+        bot.command("slow", function(msg)
+          -- hold the loop for 6 s of CPU, well inside this plugin's 60 s budget
+          local stop = os.clock() + 6
+          while os.clock() < stop do end
+          bot.send(msg.room, "done")
+        end)
+        """.write(to: dir.appendingPathComponent("slow.lua"), atomically: true, encoding: .utf8)
+        try """
+        [runtime]
+        loops = 1
+
+        [[bot]]
+        name = "busy"
+        server = "127.0.0.1:\(server.port)"
+        plugins = ["\(dir.appendingPathComponent("slow.lua").path)"]
+        [bot.plugin_limits.slow]
+        time_ms = 60000
+        instructions = 100000000000
+
+        [[bot]]
+        name = "calm"
+        server = "127.0.0.1:\(server.port)"
+        plugins = ["\(packageRoot.appendingPathComponent("Plugins/greeter.lua").path)"]
+        """.write(to: dir.appendingPathComponent("bot.toml"), atomically: true, encoding: .utf8)
+        let port = try freePort()
+        let parley = try launchParley(["run", dir.appendingPathComponent("bot.toml").path, "--http", "\(port)"])
+        defer { if parley.isRunning { parley.terminate() } }
+        #expect(await eventually(20) { await Self.get(port, "/readyz").text.hasPrefix("HTTP/1.1 200") })
+
+        // The dashboard was open before the loop was held: it got the plugin figures then.
+        #expect(await Self.get(port, "/api/fleet").text.contains("\"loopBusy\":false"))
+        let alice = try await Person("alice", port: server.port)
+        try await alice.say("!slow")
+        // The loop is inside the handler once /healthz stops answering 200.
+        #expect(await eventually(10) { await Self.get(port, "/healthz").text.hasPrefix("HTTP/1.1 503") })
+
+        let ready = await Self.get(port, "/readyz")
+        #expect(ready.text.hasPrefix("HTTP/1.1 200") && ready.text.contains("ready: 2 bots"), "\(ready.text)")
+        #expect(ready.seconds < 1, "/readyz took \(ready.seconds) s behind a held loop")
+
+        let fleet = await Self.get(port, "/api/fleet")
+        #expect(fleet.seconds < 2.5, "/api/fleet took \(fleet.seconds) s behind a held loop")
+        let body = fleet.text.components(separatedBy: "\r\n\r\n").dropFirst().joined()
+        let report = try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any]
+        let bots = report?["bots"] as? [[String: Any]] ?? []
+        #expect(bots.map { $0["name"] as? String } == ["busy", "calm"], "\(body.prefix(300))")
+        #expect(bots.allSatisfy { $0["loopBusy"] as? Bool == true && $0["state"] as? String == "online" }, "\(body.prefix(600))")
+        // The plugin figures come from the snapshot before the loop was held.
+        #expect(bots.first?["plugins"].map { ($0 as? [[String: Any]])?.first?["name"] as? String } == "slow")
+
+        // Once the handler is done the loop answers again, and the snapshot is live.
+        #expect(await eventually(60) { alice.texts(from: "busy") == ["done"] })
+        #expect(await eventually(10) { await Self.get(port, "/healthz").text.hasPrefix("HTTP/1.1 200") })
+        #expect(await Self.get(port, "/api/fleet").text.contains("\"loopBusy\":false"))
+        kill(parley.processIdentifier, SIGTERM)
+        #expect(await finish(parley).status == 0)
+        await alice.leave()
+    }
+
+    /// One GET and how long its whole answer took.
+    static func get(_ port: Int, _ path: String) async -> (text: String, seconds: Double) {
+        let start = ContinuousClock.now
+        let text = (try? await RawHTTP.get(port: port, path: path)) ?? "no answer"
+        let d = ContinuousClock.now - start
+        return (text, Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18)
+    }
+}
