@@ -140,6 +140,8 @@ public actor BotRunner {
     var everOnline = false
     /// When the current (or last) link came up: see `Backoff.provenAfter`.
     var onlineSince = 0.0
+    /// When the last link was lost, for the "back online" line.
+    var offlineSince = 0.0
     /// Gives up the connect in flight (see `connect()`): `stop()` must not
     /// wait on a server that does not answer.
     var abandonConnect: (@Sendable () -> Void)?

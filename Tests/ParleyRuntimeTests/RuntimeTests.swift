@@ -235,6 +235,9 @@ struct RecoveryTests {
         let heard = echoes.withLock { $0 }
         #expect(heard.filter { $0.contains("alice") }.count == 1, "alice was greeted once: \(heard)")
         for k in 1...5 { #expect(heard.filter { $0 == "offline notice \(k)" }.count == 1, "\(heard)") }
+        // Each outage's end is logged once, with how long it lasted.
+        let back = rec.logs(containing: "back online after ").map(\.text)
+        #expect(back.count == 5 && (1...5).allSatisfy { k in back[k - 1].hasSuffix(" s offline (reconnect \(k))") }, "\(back)")
         await runner.stop()
         #expect(await run.value == .stopped)
         await alice.leave()

@@ -100,6 +100,9 @@ extension BotRunner {
         if everOnline {
             stats.reconnects += 1
             RuntimeMetrics.reconnects.increment()
+            // The other half of "link lost": an operator reading the log sees the outage end.
+            let away = (onlineSince - offlineSince).formatted(.number.precision(.fractionLength(1)))
+            log(.info, "back online after \(away) s offline (reconnect \(stats.reconnects))")
         }
         everOnline = true
         setState(.online)
@@ -111,6 +114,7 @@ extension BotRunner {
     @inline(never)
     func offline(_ s: any TransportSession, kicked: String?) async -> BotOutcome? {
         session = nil
+        offlineSince = BotHost.now()
         typingQueue.removeAll()
         if let kicked {
             await s.close()
