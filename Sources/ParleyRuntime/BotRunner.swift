@@ -210,6 +210,13 @@ public actor BotRunner {
         while session != nil, !outbox.isSettled, BotHost.now() < deadline {
             try? await Task.sleep(for: .milliseconds(20))
         }
+        if !outbox.isSettled {
+            // Said, not left to be found: whether the sends survive the stop depends on the journal.
+            let n = outbox.unsettledCount
+            let why = session == nil ? "the bot is offline" : "the drain's \(drainTimeout.formatted()) s ran out"
+            let fate = spec.journal == nil ? "they are lost, as the bot has no journal" : "the journal sends them after the restart"
+            log(.warn, "stopping with \(n) send\(n == 1 ? "" : "s") not delivered (\(why)): \(fate)")
+        }
         await session?.leave()
     }
 

@@ -52,6 +52,9 @@ struct Outbox {
     /// Nothing committing, queued or in flight.
     var isSettled: Bool { committing.isEmpty && queuedCount == 0 && inFlight.isEmpty }
 
+    /// Sends committing, queued or in flight: what a stop leaves undelivered.
+    var unsettledCount: Int { committing.reduce(0) { $0 + $1.sends.count } + queuedCount + inFlight.count }
+
     // MARK: committing
 
     /// Records a handler batch's committed sends; returns the commit request

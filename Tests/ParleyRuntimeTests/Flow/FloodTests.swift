@@ -108,6 +108,9 @@ struct FloodTests {
         #expect(reports.isEmpty == false)
         await runner.stop(drainTimeout: 0)
         _ = await run.value
+        // Without a journal the stop cannot keep what it leaves, and says so.
+        #expect(rec.logs(containing: "stopping with ").contains { $0.text.hasSuffix("(the drain's 0 s ran out): they are lost, as the bot has no journal") },
+                "\(rec.logs(containing: "stopping with ").map(\.text))")
         await alice.leave()
     }
 }

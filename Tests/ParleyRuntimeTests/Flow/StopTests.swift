@@ -1,0 +1,48 @@
+import Foundation
+import ParleyRuntime
+import ParleyStreamChat
+import ParleyTestSupport
+import Testing
+
+/// A stop whose drain runs out says how many sends it leaves and what
+/// becomes of them, and with a journal they do go out after the restart.
+@Suite(.timeLimit(.minutes(2)))
+struct StopTests {
+    @Test func aStopThatLeavesSendsSaysSoAndTheJournalSendsThemAfterTheRestart() async throws {
+        let server = try await StreamChatServer.start(.init())
+        defer { Task { await server.shutdown() } }
+        let many = """
+        bot.command("many", function(msg)
+          for i = 1, 10 do bot.send(msg.room, "line " .. i) end
+        end)
+        """
+        let journal = try temporaryDirectory().path
+        let rec = Recorder()
+        var spec = try botSpec(name: "talker", port: server.port, plugins: [("many", many)], journal: journal)
+        // One send a second: the drain cannot finish ten in 0.3 s.
+        spec.flow.sendRate = 1
+        spec.flow.sendBurst = 1
+        let alice = try await Person("alice", port: server.port)
+        let runner = BotRunner(spec: spec, observer: rec.observer)
+        let run = Task { await runner.run() }
+        #expect(await eventually { alice.joins(of: "talker") == 1 })
+        try await alice.say("!many")
+        #expect(await eventually { alice.texts(from: "talker").count >= 1 })
+        await runner.stop(drainTimeout: 0.3)
+        #expect(await run.value == .stopped)
+        let left = rec.logs(containing: "stopping with ").map(\.text)
+        #expect(left.count == 1 && left[0].hasSuffix(" not delivered (the drain's 0.3 s ran out): the journal sends them after the restart"), "\(left)")
+        let said = Int(left.first?.split(separator: " ")[2] ?? "") ?? 0
+        #expect(said >= 8, "\(left)")
+
+        // Restarted from its journal, with no cap: every line reaches the room once.
+        spec.flow.sendRate = 0
+        let again = BotRunner(spec: spec, observer: Recorder().observer)
+        let rerun = Task { await again.run() }
+        let lines = (1...10).map { "line \($0)" }
+        #expect(await eventually(10) { Set(alice.texts(from: "talker")).isSuperset(of: lines) }, "\(alice.texts(from: "talker"))")
+        await again.stop()
+        _ = await rerun.value
+        await alice.leave()
+    }
+}
