@@ -10,7 +10,7 @@ struct LogOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Log lines as text for people, or one JSON object per line for log shippers.", valueName: "text|json"))
     var logFormat: LogFormat = .text
 
-    @Option(help: ArgumentHelp("The least important level logged.", valueName: "trace|debug|info|notice|warning|error|critical"))
+    @Option(help: ArgumentHelp("The least important level logged.", valueName: "trace|debug|info|notice|warn|error|critical"))
     var logLevel: Logger.Level = .info
 
     /// Sends every `Logger` of the process to standard error in the chosen format; returns the command's own.
@@ -32,7 +32,12 @@ struct LoopOptions: ParsableArguments {
 }
 
 extension LogFormat: ExpressibleByArgument {}
-extension Logger.Level: @retroactive ExpressibleByArgument {}
+extension Logger.Level: @retroactive ExpressibleByArgument {
+    /// swift-log's names, and `warn`, the name the log lines print.
+    public init?(argument: String) {
+        self.init(rawValue: argument == ParleyLogHandler.name(.warning) ? Logger.Level.warning.rawValue : argument)
+    }
+}
 
 /// The bots of a config as one service: on graceful shutdown every bot stops
 /// at once (each drains its outbox and leaves), rather than one after another

@@ -327,6 +327,18 @@ struct PortInUseTests {
         #expect(r.status == 1, "\(r.stderr)")
         #expect(r.stderr.contains("cannot listen on 127.0.0.1:\(held.port): Address already in use"), "\(r.stderr)")
     }
+
+    /// `--log-level` takes the name the lines print (`warn`) as well as swift-log's (`warning`).
+    @Test func theLogLevelTakesTheNameTheLinesPrint() throws {
+        let held = try Self.holdPort()
+        defer { close(held.fd) }
+        for level in ["warn", "warning"] {
+            let r = try CLITests.parley(["serve", "--streamchat", "127.0.0.1:\(held.port)", "--log-level", level, "--log-format", "json"], timeout: 30)
+            #expect(r.status == 1 && r.stderr.contains("Address already in use"), "\(level): \(r.stderr)")
+        }
+        let bad = try CLITests.parley(["serve", "--log-level", "loud"], timeout: 30)
+        #expect(bad.status == 64 && bad.stderr.contains("--log-level"), "\(bad.stderr)")
+    }
 }
 
 /// The plugin author's kit: `parley plugin new`, and `plugin test --expect/--update`.

@@ -56,7 +56,7 @@ public struct ParleyLogHandler: LogHandler {
     }
 
     /// swift-log's levels as Parley has always printed them (`warn`, not `warning`).
-    static func name(_ level: Logger.Level) -> String {
+    public static func name(_ level: Logger.Level) -> String {
         switch level {
         case .warning: "warn"
         default: level.rawValue
