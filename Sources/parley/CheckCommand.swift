@@ -79,7 +79,9 @@ struct CheckCommand: AsyncParsableCommand {
     static func journalProblem(_ path: String) -> String? {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
-            return isDirectory.boolValue ? nil : "journal \(path) is a file, not a directory"
+            guard isDirectory.boolValue else { return "journal \(path) is a file, not a directory" }
+            // `run` appends to it: an existing directory must be writable too.
+            return access(path, W_OK | X_OK) == 0 ? nil : "journal \(path) is a directory this user may not write to"
         }
         var parent = URL(fileURLWithPath: path).deletingLastPathComponent()
         while !FileManager.default.fileExists(atPath: parent.path, isDirectory: &isDirectory) { parent.deleteLastPathComponent() }

@@ -241,6 +241,11 @@ struct CheckCommandTests {
         #expect(r.stderr.contains("bot.toml:4: plugin") && r.stderr.contains("cron.lua:1: bot.cron: hour field '25'"), "\(r.stderr)")
         #expect(r.stderr.contains("bot.toml:1: journal") && r.stderr.contains("afile is not a directory"), "\(r.stderr)")
         #expect(r.stderr.contains("parley: 1 plugin error, 1 journal problem"), "\(r.stderr)")
+
+        // A directory that exists but cannot be written (procfs refuses even root).
+        try "[[bot]]\nname = \"b\"\njournal = \"/proc/self\"\n".write(to: config, atomically: true, encoding: .utf8)
+        let held = try CLITests.parley(["check", config.path])
+        #expect(held.status == 2 && held.stderr.contains("journal /proc/self is a directory this user may not write to"), "\(held.stderr)")
     }
 
     /// A plugin's runtime error shows its own frames only, not the prelude's or the host's.
