@@ -74,23 +74,32 @@ public actor Fleet {
         for r in runners {
             for p in r.plugins { users[p.path, default: []].append((r, p.name)) }
         }
-        // Through symlinks: a ConfigMap swaps a `..data` link under the file's own
-        // link, and an edit lands in the target; either changes the stamp.
-        func stamp(_ path: String) -> [Double] {
-            let target = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
-            guard let a = try? FileManager.default.attributesOfItem(atPath: target) else { return [] }
-            return [(a[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0, Double((a[.size] as? Int) ?? 0),
-                    Double(target.hashValue)]
-        }
-        var seen = users.keys.reduce(into: [String: [Double]]()) { $0[$1] = stamp($1) }
+        var seen = users.keys.reduce(into: [String: FileStamp]()) { $0[$1] = FileStamp(of: $1) }
         while !Task.isCancelled, !stopped {
             try? await Task.sleep(for: .seconds(1))
             for (path, loaders) in users {
-                let now = stamp(path)
-                guard now != seen[path], !now.isEmpty else { continue }
+                guard let now = FileStamp(of: path), now != seen[path] else { continue }
                 seen[path] = now
                 for l in loaders { await l.runner.reload(l.plugin) }
             }
         }
+    }
+}
+
+/// What tells a plugin file changed: its time, its size and the file a
+/// symbolic link leads to. Through symlinks: a ConfigMap swaps a `..data`
+/// link under the file's own link, and an edit lands in the target; either
+/// changes the stamp.
+struct FileStamp: Equatable {
+    var modified: Double
+    var size: Int
+    var target: String
+
+    /// Nil while the file cannot be read (being replaced, say).
+    init?(of path: String) {
+        target = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+        guard let a = try? FileManager.default.attributesOfItem(atPath: target) else { return nil }
+        modified = (a[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
+        size = (a[.size] as? Int) ?? 0
     }
 }
