@@ -21,6 +21,9 @@ public struct BotSpec: Sendable {
     public var flow: FlowOptions
     /// `[bot.webhooks.PLUGIN] secret`, by plugin: its webhooks need signed requests.
     public var webhookSecrets: [String: String] = [:]
+    /// How often a bot with a journal takes history that retention dropped
+    /// off the disk (a compaction, only when something was dropped).
+    public var trimCheckSeconds: Double = 3600
 
     public struct PluginFile: Sendable {
         public var name: String
@@ -136,6 +139,8 @@ public actor BotRunner {
     var sendRate: SendRate
     /// The plugins' next timer, on the bot's loop.
     var timerWakeup: Scheduled<Void>?
+    /// The journal's hourly check for dropped history still on disk.
+    var trimCheck: RepeatedTask?
     var wakeAt = Double.infinity
     var everOnline = false
     /// When the current (or last) link came up: see `Backoff.provenAfter`.
@@ -230,6 +235,8 @@ public actor BotRunner {
         closing = true
         timerWakeup?.cancel()
         timerWakeup = nil
+        trimCheck?.cancel()
+        trimCheck = nil
         resumePump()
         flushQuotaLog(force: true)
         let deadline = BotHost.now() + 5
@@ -251,6 +258,16 @@ public actor BotRunner {
         }
         accept(actions)
         rescheduleTimers(onLoop(host) { $0.nextDue })
+        if spec.journal != nil {
+            let every = TimeAmount.nanoseconds(Int64(spec.trimCheckSeconds * 1e9))
+            trimCheck = executor.loop.scheduleRepeatedTask(initialDelay: every, delay: every) { [weak self] _ in
+                // Runs on the bot's loop, between events.
+                self?.assumeIsolated { r in
+                    guard !r.closing, let host = r.host else { return }
+                    r.onLoop(host) { $0.compactTrimmedHistory() }
+                }
+            }
+        }
     }
 
     /// Runs `body` on the bot's host without an actor hop: the host and this

@@ -97,7 +97,10 @@ public final class JournalStore: BotStore {
     /// Whether a compaction is running in the background.
     public var isCompacting: Bool { running != nil }
     private var compactAt: Int
-    private var running: (job: CompactionJob, bytesAtStart: Int)?
+    private var running: (job: CompactionJob, bytesAtStart: Int, trimmedAtStart: Int)?
+    /// `history.trimmed` as the last snapshot left it: more since means
+    /// trimmed messages are still in the segments.
+    private var trimmedAtSnapshot = 0
     /// The records of the event being handled (`beginEvent`), written at its
     /// end as one transaction; nil outside an event.
     private var held: [JournalRecord]?
@@ -333,6 +336,17 @@ public final class JournalStore: BotStore {
         if running == nil, failed == nil, bytesSinceSnapshot >= compactAt { startCompaction() }
     }
 
+    /// Starts a compaction when retention has dropped messages the segments
+    /// still hold, so they leave the disk without waiting for the next 8 MiB
+    /// of appends (a running bot asks hourly). Never waits.
+    public func compactIfTrimmed() {
+        guard held == nil else { return }
+        finishCompaction(wait: false)
+        guard running == nil, failed == nil else { return }
+        history.applyRetention()
+        if history.trimmed > trimmedAtSnapshot { startCompaction() }
+    }
+
     /// The part on the bot's thread: apply retention, copy the in-memory view,
     /// queue the seal. Everything else runs on the compaction queue.
     private func startCompaction() {
@@ -340,7 +354,7 @@ public final class JournalStore: BotStore {
         let snapshot = Snapshot(state: state.export(), rooms: history.export(), outbox: outbox.all.map { ($0, "") },
                                 timers: timers.export(), cursors: cursors.export())
         let job = CompactionJob()
-        running = (job, bytesSinceSnapshot)
+        running = (job, bytesSinceSnapshot, history.trimmed)
         compactionError = nil
         // Queued behind every record appended so far (pipelined ones still
         // waiting to be written included), ahead of any later one: the seal's
@@ -368,11 +382,12 @@ public final class JournalStore: BotStore {
 
     /// Takes in the result of a finished compaction (waiting for it when asked).
     private func finishCompaction(wait: Bool) {
-        guard let (job, bytesAtStart) = running, let outcome = job.outcome(wait: wait) else { return }
+        guard let (job, bytesAtStart, trimmedAtStart) = running, let outcome = job.outcome(wait: wait) else { return }
         running = nil
         switch outcome {
         case .success(let size):
             compactions += 1
+            trimmedAtSnapshot = trimmedAtStart
             snapshotBytes = size
             bytesSinceSnapshot -= bytesAtStart
             compactAt = compaction.threshold(liveBytes: size)

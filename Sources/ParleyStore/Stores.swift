@@ -160,6 +160,9 @@ public final class MemoryHistoryStore: HistoryStore {
     public let retention: HistoryRetention
     /// The newest message time seen so far: what `maxAge` is measured against.
     public private(set) var newestTime: Double = -.infinity
+    /// Messages retention has dropped so far (a journal's snapshot then
+    /// takes them off the disk).
+    public private(set) var trimmed = 0
 
     public init(retention: HistoryRetention = HistoryRetention()) { self.retention = retention }
 
@@ -176,8 +179,10 @@ public final class MemoryHistoryStore: HistoryStore {
             let seq = r.firstSeq + r.count
             let cursor = String(prefix: "m", number: seq, radix: 36)
             r.messages.append(StoredMessage(id: id, room: room, user: user, text: text, time: time, cursor: cursor))
+            let kept = r.count
             if r.count > maxPerRoom { r.drop(r.count - maxPerRoom) }
             if let oldest = r.messages[r.head...].first, oldest.time < cutoff { r.drop(before: cutoff) }
+            trimmed += kept - r.count
             return cursor
         }
     }
@@ -196,6 +201,7 @@ public final class MemoryHistoryStore: HistoryStore {
             if let first = rooms[name]!.messages[rooms[name]!.head...].first, first.time < cutoff { rooms[name]!.drop(before: cutoff) }
             dropped += before - rooms[name]!.count
         }
+        trimmed += dropped
         return dropped
     }
 

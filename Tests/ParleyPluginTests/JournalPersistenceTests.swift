@@ -280,6 +280,39 @@ func directorySize(_ path: String) -> Int {
         #expect(try history.page(room: "r", before: nil, after: nil, limit: 1).before != nil)
     }
 
+    /// History that retention dropped leaves the disk at the running bot's
+    /// trim check, without waiting for megabytes of appends to compact.
+    @Test func droppedHistoryLeavesTheDiskAtTheTrimCheck() async throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let j = dir.appendingPathComponent("j").path
+        @Sendable func onDisk(_ text: String) -> Bool {
+            let files = (try? FileManager.default.contentsOfDirectory(atPath: j)) ?? []
+            return files.contains { f in
+                (FileManager.default.contents(atPath: j + "/" + f) ?? Data()).range(of: Data(text.utf8)) != nil
+            }
+        }
+        try await onLuaThread {
+            try {
+                let store = try JournalStore.open(directory: j, history: HistoryRetention(maxMessagesPerRoom: 3))
+                defer { store.close() }
+                for i in 1...10 { try store.append(room: "r", id: "m\(i)", user: "u", text: "said \(i);", time: Double(i)) }
+                #expect(store.messageCount(room: "r") == 3)
+                #expect(onDisk("said 1;"), "dropped, but still in the segment")
+                store.compactIfTrimmed()
+                #expect(store.isCompacting)
+            }()
+            #expect(!onDisk("said 1;") && !onDisk("said 7;"), "the snapshot left the dropped messages behind")
+            #expect(onDisk("said 8;") && onDisk("said 10;"))
+            // Reopened: nothing was dropped since the snapshot, so no compaction starts.
+            let store = try JournalStore.open(directory: j, history: HistoryRetention(maxMessagesPerRoom: 3))
+            defer { store.close() }
+            store.compactIfTrimmed()
+            #expect(!store.isCompacting)
+            #expect(try store.page(room: "r", before: nil, after: nil, limit: 10).messages.map(\.text) == ["said 8;", "said 9;", "said 10;"])
+        }
+    }
+
     /// 200,000 writes to one key: the journal compacts by itself and the
     /// directory stays a small multiple of the threshold.
     @Test func automaticCompactionBoundsDiskUse() async throws {

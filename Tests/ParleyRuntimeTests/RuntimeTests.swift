@@ -3,6 +3,7 @@ import NIOCore
 import NIOPosix
 import ParleyCore
 import ParleyRuntime
+import ParleyStore
 import ParleyStreamChat
 import Synchronization
 import Testing
@@ -182,6 +183,35 @@ struct RuntimeTests {
         p.backoffFactor = 2
         p.backoffMax = 30
         #expect((1...8).map { p.backoffBound(attempt: $0) } == [0.5, 1, 2, 4, 8, 16, 30, 30])
+    }
+}
+
+/// A running bot with a journal takes the history retention dropped off the
+/// disk at its trim check.
+@Suite(.timeLimit(.minutes(2)))
+struct TrimCheckTests {
+    @Test func aRunningBotTakesDroppedHistoryOffTheDisk() async throws {
+        let server = try await StreamChatServer.start(.init())
+        defer { Task { await server.shutdown() } }
+        let journal = try temporaryDirectory().path
+        var spec = try botSpec(name: "keeper", port: server.port, plugins: [("quiet", "-- hears everything, says nothing")], journal: journal)
+        spec.options.history = HistoryRetention(maxMessagesPerRoom: 3)
+        spec.trimCheckSeconds = 0.5
+        @Sendable func onDisk(_ text: String) -> Bool {
+            let files = (try? FileManager.default.contentsOfDirectory(atPath: journal)) ?? []
+            return files.contains { f in (FileManager.default.contents(atPath: journal + "/" + f) ?? Data()).range(of: Data(text.utf8)) != nil }
+        }
+        let runner = BotRunner(spec: spec, observer: Recorder().observer)
+        let run = Task { await runner.run() }
+        let alice = try await Person("alice", port: server.port)
+        #expect(await eventually { await runner.state == .online })
+        for i in 1...10 { try await alice.say("said \(i);") }
+        #expect(await eventually { onDisk("said 10;") })
+        #expect(await eventually(10) { !onDisk("said 1;") && !onDisk("said 7;") }, "dropped history still on disk")
+        #expect(onDisk("said 8;") && onDisk("said 10;"), "kept history stays")
+        await runner.stop()
+        #expect(await run.value == .stopped)
+        await alice.leave()
     }
 }
 

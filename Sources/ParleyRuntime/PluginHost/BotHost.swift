@@ -164,6 +164,9 @@ actor BotHost {
         return Double(ns) / 1e6
     }
 
+    /// Starts a compaction when retention dropped history the journal still holds.
+    func compactTrimmedHistory() { journal?.compactIfTrimmed() }
+
     /// Every room's last-seen cursor, for a transport's catch-up.
     func lastSeenCursors() -> [String: RoomCursor] { bot?.store.lastSeenCursors() ?? [:] }
 
