@@ -29,7 +29,9 @@
 
 #include <lauxlib.h>
 #include <lualib.h>
+#include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 /* Registry key of the weak set of coroutines the budget killed. */
@@ -166,26 +168,148 @@ static int sb_xpcall(lua_State *L) {
 
 /* ---------------------------------------------------------------- os */
 
+/* ---------------------------------------------------------------- os: the bot's clock and zone */
+
+/* The span of the bot's zone that holds t; NULL for UTC. */
+static const parley_zone_span *zone_at(const parley_zone *z, int64_t t) {
+    if (z == NULL || z->count <= 0) return NULL;
+    int lo = 0, hi = z->count - 1;
+    while (lo < hi) {
+        int mid = lo + (hi - lo + 1) / 2;
+        if (z->spans[mid].from <= t) lo = mid; else hi = mid - 1;
+    }
+    return &z->spans[lo];
+}
+
+/* t + d, or t itself where that would overflow (os.date then refuses it). */
+static lua_Integer shifted(lua_Integer t, int32_t d) {
+    if ((d > 0 && t > LUA_MAXINTEGER - d) || (d < 0 && t < LUA_MININTEGER - d)) return t;
+    return t + d;
+}
+
+/* The stock os.date (upvalue 1 of both closures) of fmt at t, on the stack. */
+static void stock_date(lua_State *L, int stock, const char *fmt, size_t len, lua_Integer t) {
+    lua_pushvalue(L, stock);
+    lua_pushlstring(L, fmt, len);
+    lua_pushinteger(L, t);
+    lua_call(L, 2, 1);
+}
+
+/* os.date in the bot's zone: the stock function in UTC ("!") at t moved by
+ * the zone's offset, with %z and %Z written here, since strftime would print
+ * UTC's. The process's TZ is never read: it is one for every bot. */
+static void zoned_date(lua_State *L, int stock, const char *fmt, size_t len, lua_Integer t) {
+    const parley_zone_span *z = len > 0 && fmt[0] == '!' ? NULL : zone_at(parley_ctx_of(L)->zone, t);
+    if (z == NULL) {
+        if (len > 0 && fmt[0] == '!') { stock_date(L, stock, fmt, len, t); return; }
+        /* UTC: the stock function with "!" never reads TZ either. */
+        luaL_Buffer b;
+        luaL_buffinit(L, &b);
+        luaL_addchar(&b, '!');
+        luaL_addlstring(&b, fmt, len);
+        luaL_pushresult(&b);
+        stock_date(L, stock, lua_tostring(L, -1), lua_rawlen(L, -1), t);
+        lua_remove(L, -2);
+        return;
+    }
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    luaL_addchar(&b, '!');
+    for (size_t i = 0; i < len; i++) {
+        if (fmt[i] != '%' || i + 1 >= len) { luaL_addchar(&b, fmt[i]); continue; }
+        char k = fmt[++i];
+        if (k == 'z') {
+            int m = (z->offset < 0 ? -z->offset : z->offset) / 60;
+            char o[16];
+            snprintf(o, sizeof o, "%c%02d%02d", z->offset < 0 ? '-' : '+', m / 60, m % 60);
+            luaL_addstring(&b, o);
+        } else if (k == 'Z') {
+            for (const char *a = z->abbrev; *a; a++) {
+                if (*a == '%') luaL_addchar(&b, '%');
+                luaL_addchar(&b, *a);
+            }
+        } else {
+            luaL_addchar(&b, '%');
+            luaL_addchar(&b, k);
+        }
+    }
+    luaL_pushresult(&b);
+    stock_date(L, stock, lua_tostring(L, -1), lua_rawlen(L, -1), shifted(t, z->offset));
+    lua_remove(L, -2);
+    if (lua_istable(L, -1)) {
+        lua_pushboolean(L, z->isdst);
+        lua_setfield(L, -2, "isdst");
+    }
+}
+
+static int sb_date(lua_State *L) {
+    size_t len;
+    const char *fmt = luaL_optlstring(L, 1, "%c", &len);
+    lua_Integer t = lua_isnoneornil(L, 2) ? (lua_Integer)floor(parley_ctx_of(L)->now_epoch) : luaL_checkinteger(L, 2);
+    zoned_date(L, lua_upvalueindex(1), fmt, len, t);
+    return 1;
+}
+
+/* A field of os.time's table, checked as the stock function checks it. */
+static lua_Integer date_field(lua_State *L, const char *key, lua_Integer d, lua_Integer delta) {
+    int isnum;
+    int type = lua_getfield(L, 1, key);
+    lua_Integer res = lua_tointegerx(L, -1, &isnum);
+    if (!isnum) {
+        if (type != LUA_TNIL) return luaL_error(L, "field '%s' is not an integer", key);
+        if (d < 0) return luaL_error(L, "field '%s' missing in date table", key);
+        res = d;
+    } else if (!(res >= 0 ? res - delta <= INT_MAX : INT_MIN + delta <= res)) {
+        return luaL_error(L, "field '%s' is out-of-bound", key);
+    }
+    lua_pop(L, 1);
+    return res;
+}
+
+/* Days from 1970-01-01 to y-m-d of the proleptic Gregorian calendar (m 1..12). */
+static int64_t days_from_civil(int64_t y, int64_t m, int64_t d) {
+    y -= m <= 2;
+    int64_t era = (y >= 0 ? y : y - 399) / 400;
+    int64_t yoe = y - era * 400;
+    int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + doe - 719468;
+}
+
+/* os.time(): the bot's clock. os.time(t): t read as a time in the bot's
+ * zone, its fields normalised as the stock function does (a month of 13 is
+ * next January), and the table updated to match. */
 static int sb_time(lua_State *L) {
     if (lua_isnoneornil(L, 1)) {
         lua_pushinteger(L, (lua_Integer)floor(parley_ctx_of(L)->now_epoch));
         return 1;
     }
-    lua_pushvalue(L, lua_upvalueindex(1));
-    lua_insert(L, 1);
-    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
-    return lua_gettop(L);
-}
-
-static int sb_date(lua_State *L) {
-    const char *fmt = luaL_optstring(L, 1, "%c");
-    lua_settop(L, 2);
-    if (lua_isnil(L, 2)) lua_pushinteger(L, (lua_Integer)floor(parley_ctx_of(L)->now_epoch));
-    else lua_pushvalue(L, 2);
-    lua_pushvalue(L, lua_upvalueindex(1));
-    lua_pushstring(L, fmt);
-    lua_pushvalue(L, -3);
-    lua_call(L, 2, 1);
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_settop(L, 1);
+    int64_t year = date_field(L, "year", -1, 1900);
+    int64_t month = date_field(L, "month", -1, 1);
+    int64_t day = date_field(L, "day", -1, 0);
+    int64_t hour = date_field(L, "hour", 12, 0);
+    int64_t min = date_field(L, "min", 0, 0);
+    int64_t sec = date_field(L, "sec", 0, 0);
+    int64_t m0 = month - 1;
+    year += m0 >= 0 ? m0 / 12 : -((11 - m0) / 12);
+    m0 -= 12 * (m0 >= 0 ? m0 / 12 : -((11 - m0) / 12));
+    int64_t wall = (days_from_civil(year, m0 + 1, 1) + day - 1) * 86400 + hour * 3600 + min * 60 + sec;
+    /* Local to UTC: the offset in force at the instant, found from a first guess. */
+    const parley_zone *zone = parley_ctx_of(L)->zone;
+    const parley_zone_span *z = zone_at(zone, wall);
+    if (z != NULL) z = zone_at(zone, wall - z->offset);
+    lua_Integer t = z != NULL ? wall - z->offset : wall;
+    /* The table takes the normalised fields, as from os.date("*t", t). */
+    zoned_date(L, lua_upvalueindex(2), "*t", 2, t);
+    static const char *const fields[] = {"year", "month", "day", "hour", "min", "sec", "yday", "wday", "isdst"};
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+        lua_getfield(L, -1, fields[i]);
+        lua_setfield(L, 1, fields[i]);
+    }
+    lua_pop(L, 1);
+    lua_pushinteger(L, t);
     return 1;
 }
 
@@ -378,8 +502,10 @@ static void adjust_os(lua_State *L) {
     int os = lua_gettop(L);
     lua_createtable(L, 0, 4);
     int kept = os + 1;
+    /* os.time keeps the stock os.date too: it fills a table as "*t" does. */
     lua_getfield(L, os, "time");
-    lua_pushcclosure(L, sb_time, 1);
+    lua_getfield(L, os, "date");
+    lua_pushcclosure(L, sb_time, 2);
     lua_setfield(L, kept, "time");
     lua_getfield(L, os, "date");
     lua_pushcclosure(L, sb_date, 1);

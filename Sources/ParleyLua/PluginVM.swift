@@ -69,6 +69,10 @@ public struct VMSetup: Sendable {
     /// This VM answers the built-in `help` command for the whole bot (the
     /// first plugin in load order does; see `bot.command`).
     public var answersHelp = false
+    /// The bot's time zone, as the host built it (`parley_zone`, shared and
+    /// never freed): `os.date` formats in it and `os.time` reads tables in it.
+    /// Nil is UTC.
+    public var zone: ZoneTableAddress?
 
     public init(prelude: String, botName: String, commandPrefix: String = "!", config: LuaValue = .table(array: [], hash: []),
                 randomSeed: Int64 = 0, hostFunctions: [String: Int32] = [:], forbiddenSubstrings: [String] = [],
@@ -82,6 +86,13 @@ public struct VMSetup: Sendable {
         self.hostFunctions = hostFunctions
         self.forbiddenSubstrings = forbiddenSubstrings
     }
+}
+
+/// Where a `parley_zone` the host built lives: an address, so a setup stays
+/// `Sendable` (the table is never written after it is built, nor freed).
+public struct ZoneTableAddress: Sendable, Equatable {
+    public let address: Int
+    public init(_ table: UnsafePointer<parley_zone>) { address = Int(bitPattern: table) }
 }
 
 /// One sandboxed `lua_State`: one plugin, isolated from every other.
@@ -143,6 +154,7 @@ public final class PluginVM {
             throw PluginFailure(.runtime, "plugin VM setup failed: \(message)")
         }
         apply(limits: limits, forbidden: setup.forbiddenSubstrings)
+        parley_ctx_of(L)?.pointee.zone = setup.zone.flatMap { UnsafePointer(bitPattern: $0.address) }
     }
 
     deinit {

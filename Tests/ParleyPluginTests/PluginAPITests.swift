@@ -385,6 +385,36 @@ struct PluginAPITests {
         #expect(logs(a) == ["at\t1767225600\t2026-01-01"])
     }
 
+    /// `os.date` and `os.time` keep the bot's `timezone`, as `bot.cron` does,
+    /// whatever the process's TZ: winter and summer offsets, the zone in `%z`,
+    /// a local table read back to the same instant, and "!" still UTC.
+    @Test func osDateAndOsTimeFollowTheBotsTimeZone() async throws {
+        var o = BotOptions(name: "parley")
+        o.timeZone = TimeZone(identifier: "Europe/Berlin")!
+        let p = #"""
+        bot.command("t", function(m)
+          local now = os.time()                                   -- 2026-01-01 00:00 UTC
+          local nine = os.date("*t", now)
+          nine.hour, nine.min, nine.sec = 9, 0, 0
+          local summer = os.time{year = 2026, month = 7, day = 1, hour = 12}
+          local odd = {year = 2026, month = 14, day = 0, hour = 25}
+          local t = os.time(odd)
+          m:reply(table.concat({
+            os.date("%Y-%m-%d %H:%M %z", now), os.date("!%H:%M %z", now),
+            tostring(os.date("*t", now).isdst), tostring(os.time(nine) - now),
+            os.date("%H:%M %z", summer), tostring(os.date("*t", summer).isdst), tostring(summer),
+            string.format("%d-%d-%d %d:00 wday %d", odd.year, odd.month, odd.day, odd.hour, odd.wday), os.date("%c", t),
+            os.date("%%z")}, " | "))
+        end)
+        """#
+        #expect(texts(try await run(plugins: [("p", p)], script: message("!t"), options: o)) == [
+            "2026-01-01 01:00 +0100 | 00:00 +0000 | false | 28800 | 12:00 +0200 | true | 1782900000"
+                + " | 2027-2-1 1:00 wday 2 | Mon Feb  1 01:00:00 2027 | %z"])
+        // UTC by default.
+        #expect(texts(try await run(plugins: [("p", #"bot.command("t", function(m) m:reply(os.date("%H:%M %z")) end)"#)], script: message("!t")))
+                == ["00:00 +0000"])
+    }
+
     @Test func pluginConfigIsBotConfig() async throws {
         var o = BotOptions(name: "parley")
         o.pluginConfig["p"] = .record([("welcome", .string("Hi {user}")), ("list", .list([.int(1), .int(2)]))])

@@ -85,6 +85,21 @@ typedef struct parley_field_cache {
     char bytes[PARLEY_FIELD_CACHE_MAX];
 } parley_field_cache;
 
+/* One stretch of a time zone's history: from `from` (seconds since 1970)
+ * until the next span's, local time is UTC + offset. The first span starts
+ * at INT64_MIN. Built by the host for os.date and os.time. */
+typedef struct parley_zone_span {
+    int64_t from;
+    int32_t offset;
+    int32_t isdst;
+    char abbrev[12];                /* NUL-terminated ("CEST") */
+} parley_zone_span;
+
+typedef struct parley_zone {
+    int32_t count;
+    const parley_zone_span *spans;
+} parley_zone;
+
 typedef struct parley_ctx {
     /* ---- CPU budget (per event) ---- */
     int64_t instr_limit;      /* instructions per event */
@@ -130,6 +145,7 @@ typedef struct parley_ctx {
 
     /* ---- clock for os.time()/os.date() ---- */
     double now_epoch;               /* seconds since 1970, set by the host per event */
+    const parley_zone *zone;        /* the bot's time zone (shared, never freed); NULL: UTC */
 
     /* ---- actions the current event produced ---- */
     parley_buf actions;

@@ -49,6 +49,7 @@ extension Bot {
             randomSeed: options.randomSeed, hostFunctions: HostFunction.table,
             forbiddenSubstrings: options.transport.forbiddenSubstrings, commonStrings: EventKey.names)
         setup.transport = options.transport.luaValue
+        setup.zone = ZoneTable.address(for: options.timeZone)
         // The first plugin in load order answers the built-in `help` for the bot.
         setup.answersHelp = plugins.first.map { $0.name == name } ?? true
         let vm: PluginVM
