@@ -26,9 +26,14 @@ public struct TransportCapabilities: Sendable, Equatable {
     public var maxBytes: Int?
     /// Text the transport can never carry (protocol tokens).
     public var forbiddenSubstrings: [String]
+    /// Each line of a text goes out as a message of its own (StreamChat's
+    /// frames end at a line): the rate cap charges a text a token per line.
+    public var linesAreMessages: Bool
 
     public init(name: String, rooms: Bool = true, typing: Bool = true, roster: Bool = true, serverHistory: Bool = false,
-                kick: Bool = false, mute: Bool = false, delete: Bool = false, maxCharacters: Int? = nil, maxBytes: Int? = nil, forbiddenSubstrings: [String] = []) {
+                kick: Bool = false, mute: Bool = false, delete: Bool = false, maxCharacters: Int? = nil, maxBytes: Int? = nil, forbiddenSubstrings: [String] = [],
+                linesAreMessages: Bool = false) {
+        self.linesAreMessages = linesAreMessages
         self.name = name
         self.rooms = rooms
         self.typing = typing
@@ -55,6 +60,24 @@ public struct TransportCapabilities: Sendable, Equatable {
         if let maxCharacters { fields.append(("max_characters", .int(Int64(maxCharacters)))) }
         if let maxBytes { fields.append(("max_bytes", .int(Int64(maxBytes)))) }
         return .record(fields)
+    }
+
+    /// How many chat messages `text` goes out as: its lines that are not
+    /// empty where `linesAreMessages`, else one. Counted by scalar, as the
+    /// line breaks Swift knows (`Character.isNewline`) are all single scalars
+    /// or CR LF, which joins a run of breaks anyway.
+    public func messageCount(of text: String) -> Int {
+        guard linesAreMessages else { return 1 }
+        var lines = 0, inLine = false
+        for s in text.unicodeScalars {
+            switch s.value {
+            case 0x0A...0x0D, 0x85, 0x2028, 0x2029: inLine = false
+            default:
+                if !inLine { lines += 1 }
+                inLine = true
+            }
+        }
+        return max(1, lines)
     }
 
     /// Why `text` is too long in characters for this transport, checked line

@@ -56,9 +56,10 @@ extension BotRunner {
             // Expired sends are dropped on the way, and recorded as done now.
             var wait = 0.0
             let now = BotHost.now()
-            let (batch, expired) = outbox.takeBatch(limit: Self.sendBatchLimit, now: now) {
+            let (batch, expired) = outbox.takeBatch(limit: Self.sendBatchLimit, now: now) { m in
                 // The rate cap: stop at the first send without a token (the outbox keeps it meanwhile).
-                wait = sendRate.take(now: Self.monotonic())
+                // A text the transport sends as several messages costs a token each.
+                wait = sendRate.take(now: Self.monotonic(), cost: sendRate.rate > 0 ? spec.transport.capabilities.messageCount(of: m.text) : 1)
                 return wait == 0
             }
             for m in expired {

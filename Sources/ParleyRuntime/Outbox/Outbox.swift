@@ -95,13 +95,13 @@ struct Outbox {
     /// `admit` (the rate cap) allows; sends that waited past the expiry are
     /// taken out on the way and returned apart.
     mutating func takeBatch(limit: Int, now: Double,
-                            admit: () -> Bool) -> (batch: [OutgoingMessage], expired: [OutgoingMessage]) {
+                            admit: (OutgoingMessage) -> Bool) -> (batch: [OutgoingMessage], expired: [OutgoingMessage]) {
         var batch: [Queued] = [], messages: [OutgoingMessage] = [], expired: [OutgoingMessage] = []
         // One lookup of a plugin's queue per send: the index reaches it after.
         while batch.count < limit, let plugin = turns.first, let i = queues.index(forKey: plugin),
               let q = queues.values[i].first {
             let isExpired = now - q.since > expiry
-            if !isExpired, !admit() { break }
+            if !isExpired, !admit(q.message) { break }
             turns.removeFirst()
             queuedCount -= 1
             if queues.values[i].count > 1 {

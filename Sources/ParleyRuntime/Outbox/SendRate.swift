@@ -18,14 +18,17 @@ struct SendRate {
         last = now
     }
 
-    /// Takes a token and returns 0, or returns how long to wait for the next one (nothing taken).
-    mutating func take(now: Double) -> Double {
+    /// Takes `cost` tokens and returns 0, or returns how long to wait for the
+    /// next one (nothing taken). A send that costs more than is there (a
+    /// StreamChat text of many lines) still goes once one token is: the
+    /// tokens go below zero, and what follows waits out the debt.
+    mutating func take(now: Double, cost: Int = 1) -> Double {
         guard rate > 0 else { return 0 }
         tokens = min(burst, tokens + max(0, now - last) * rate)
         last = now
         // A token due "now" up to rounding counts as there (clock sums are not exact).
         if tokens >= 1 - 1e-9 {
-            tokens = max(0, tokens - 1)
+            tokens = cost == 1 ? max(0, tokens - 1) : tokens - Double(cost)
             return 0
         }
         return (1 - tokens) / rate

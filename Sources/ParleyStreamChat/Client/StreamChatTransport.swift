@@ -6,11 +6,12 @@ import ParleyNet
 import ParleyWire
 
 extension TransportCapabilities {
-    /// StreamChat: one room, no typing, no roster, no history, 300 characters, no protocol tokens in text.
+    /// StreamChat: one room, no typing, no roster, no history, 300 characters, no protocol tokens in text,
+    /// a message per line.
     /// Kick and mute (Parley's server obeys its moderators); no delete: messages have no ids.
     public static let streamchat = TransportCapabilities(
         name: "streamchat", rooms: false, typing: false, roster: false, serverHistory: false, kick: true, mute: true,
-        maxCharacters: StreamChat.maxCharacters, forbiddenSubstrings: StreamChat.forbiddenTokens)
+        maxCharacters: StreamChat.maxCharacters, forbiddenSubstrings: StreamChat.forbiddenTokens, linesAreMessages: true)
 }
 
 /// The StreamChat raw TCP protocol as a `Transport`.

@@ -61,6 +61,37 @@ struct FloodTests {
         await flooder.leave()
     }
 
+    /// On StreamChat each line of a text is a message of its own, so the rate
+    /// cap charges a six-line text six tokens: the send after it waits for them.
+    @Test func aMultiLineTextOnStreamChatCostsTheRateCapALineEach() async throws {
+        let server = try await StreamChatServer.start(.init())
+        defer { Task { await server.shutdown() } }
+        let talker = """
+        bot.command("poem", function(msg)
+          bot.send(msg.room, "l1\\nl2\\nl3\\nl4\\nl5\\nl6")
+          bot.send(msg.room, "after")
+        end)
+        """
+        var spec = try botSpec(name: "poet", port: server.port, plugins: [("talker", talker)])
+        spec.flow.sendRate = 2
+        spec.flow.sendBurst = 1
+        let alice = try await Person("alice", port: server.port)
+        let runner = BotRunner(spec: spec, observer: Recorder().observer)
+        let run = Task { await runner.run() }
+        #expect(await eventually { alice.joins(of: "poet") == 1 })
+        try await alice.say("!poem")
+        #expect(await eventually { alice.texts(from: "poet").contains("l6") })
+        let poem = ContinuousClock.now
+        #expect(await eventually(10) { alice.texts(from: "poet").contains("after") })
+        let waited = (ContinuousClock.now - poem) / .seconds(1)
+        // Six tokens at two a second, less the one there: about 2.5 s (one token a line would be 0.5 s).
+        #expect(waited > 1.8, "the send after six lines waited \(waited) s")
+        #expect(alice.texts(from: "poet") == ["l1", "l2", "l3", "l4", "l5", "l6", "after"])
+        await runner.stop()
+        _ = await run.value
+        await alice.leave()
+    }
+
     @Test func theRateCapHoldsAndARunawayPluginIsRefusedAndReported() async throws {
         let server = try await StreamChatServer.start(.init())
         defer { Task { await server.shutdown() } }

@@ -241,6 +241,23 @@ struct FlowUnitTests {
         #expect((0..<1000).allSatisfy { _ in free.take(now: 0) == 0 })
     }
 
+    /// A StreamChat text of many lines is as many messages: it goes once a
+    /// token is there, and what follows waits out the rest.
+    @Test func aTextOfManyMessagesCostsATokenEach() {
+        var flow = FlowOptions()
+        flow.sendRate = 10
+        flow.sendBurst = 3
+        var rate = SendRate(flow, now: 100)
+        let lines = TransportCapabilities.streamchat.messageCount(of: "one\ntwo\r\n\nthree\u{2028}four\nfive\n")
+        #expect(lines == 5)
+        #expect(rate.take(now: 100, cost: lines) == 0, "more than the burst still goes")
+        // 3 - 5 = -2 tokens: the next waits for 3 tokens' worth of refill.
+        #expect(abs(rate.take(now: 100) - 0.3) < 1e-9)
+        #expect(rate.take(now: 100.3) == 0)
+        #expect(TransportCapabilities.streamchat.messageCount(of: "one line") == 1)
+        #expect(TransportCapabilities(name: "socketio").messageCount(of: "a\nb\nc") == 1, "one message with line breaks in it")
+    }
+
     /// A send to the lobby whose id is its text.
     static func send(_ plugin: String, _ text: String) -> OutgoingMessage {
         OutgoingMessage(id: text, room: "lobby", text: text, plugin: plugin)
@@ -255,7 +272,7 @@ struct FlowUnitTests {
     /// Takes queued sends one at a time, in turn order.
     static func takeAll(_ outbox: inout Outbox, whileTaking: (String) -> Void = { _ in }) -> [String] {
         var order: [String] = []
-        while case let (batch, _) = outbox.takeBatch(limit: 1, now: 0, admit: { true }), let m = batch.first {
+        while case let (batch, _) = outbox.takeBatch(limit: 1, now: 0, admit: { _ in true }), let m = batch.first {
             order.append(m.text)
             whileTaking(m.text)
             outbox.settle(1)
@@ -273,7 +290,7 @@ struct FlowUnitTests {
         #expect(outbox.isSettled && outbox.queuedCount == 0)
         // One queued while another plugin's send is in flight joins the rotation behind it.
         for i in 1...3 { Self.queue(&late, "moderator", "m\(i)") }
-        let (first, _) = late.takeBatch(limit: 1, now: 0, admit: { true })
+        let (first, _) = late.takeBatch(limit: 1, now: 0, admit: { _ in true })
         Self.queue(&late, "canary", "c1")
         late.settle(first.count)
         #expect(first.map(\.text) + Self.takeAll(&late) == ["m1", "m2", "c1", "m3"])
@@ -296,7 +313,7 @@ struct FlowUnitTests {
     @Test func anExpiredSendIsTakenOutApart() {
         var outbox = Outbox(expiry: 10)
         Self.queue(&outbox, "greeter", "old")
-        let (batch, expired) = outbox.takeBatch(limit: 8, now: 11, admit: { true })
+        let (batch, expired) = outbox.takeBatch(limit: 8, now: 11, admit: { _ in true })
         #expect(batch.isEmpty && expired.map(\.text) == ["old"])
         #expect(outbox.isSettled)
     }
@@ -308,7 +325,7 @@ struct FlowUnitTests {
         let request = outbox.commit([OutgoingMessage(id: "a", room: "lobby", text: "stale", plugin: "p", time: 1_000),
                                      OutgoingMessage(id: "b", room: "lobby", text: "fresh", plugin: "p", time: 1_095)], events: 0)
         outbox.release(through: request, now: 1_100)
-        let (batch, expired) = outbox.takeBatch(limit: 8, now: 1_101, admit: { true })
+        let (batch, expired) = outbox.takeBatch(limit: 8, now: 1_101, admit: { _ in true })
         #expect(expired.map(\.text) == ["stale"] && batch.map(\.text) == ["fresh"])
     }
 
@@ -319,7 +336,7 @@ struct FlowUnitTests {
         for i in 1...3 { Self.queue(&outbox, "moderator", "m\(i)") }
         Self.queue(&outbox, "canary", "c1")
         Self.queue(&outbox, "greeter", "g1")
-        let (batch, _) = outbox.takeBatch(limit: 3, now: 0, admit: { true })
+        let (batch, _) = outbox.takeBatch(limit: 3, now: 0, admit: { _ in true })
         #expect(batch.map(\.text) == ["m1", "c1", "g1"])
         Self.queue(&outbox, "canary", "c2")
         // The transport settled the first; the link failed at the second.
