@@ -113,6 +113,9 @@ public actor BotRunner {
     /// Every send of this run from its commit to the transport's confirmation.
     var outbox: Outbox
     var typingQueue: [(room: String, on: Bool)] = []
+    /// Moderation steps and `bot.away` calls waiting for a send their handler
+    /// made before them, by that send's id (see `dispatch`).
+    var heldActions: [String: [BotAction]] = [:]
     /// The drain has sends or typing to hand on, or a write in flight (see `Outbox/`).
     var draining = false
     /// `drainOn` is running: a write completed inside it leaves the rest to it.

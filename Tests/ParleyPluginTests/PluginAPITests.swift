@@ -415,6 +415,27 @@ struct PluginAPITests {
                 == ["00:00 +0000"])
     }
 
+    /// A moderation step the transport would refuse is refused at the call,
+    /// where the plugin sees it: a reason of two lines, one with a protocol
+    /// token, and the bot moderating itself.
+    @Test func moderationTheTransportWouldRefuseIsRefusedAtTheCall() async throws {
+        var o = BotOptions(name: "modbot")
+        o.transport = .streamchat
+        let p = #"""
+        bot.command("t", function(m)
+          -- (the reply cannot quote "::END" either, so its colons become dots)
+          local function r(ok, err) return tostring(ok) .. " " .. (tostring(err):gsub(":", ".")) end
+          m:reply(table.concat({
+            r(bot.kick(m.room, "troll", "one\ntwo")), r(bot.mute(m.room, "troll", 5, "bad ::END here")),
+            r(bot.kick(m.room, "modbot", "oops")), r(bot.kick(m.room, "troll", "fine"))}, " | "))
+        end)
+        """#
+        let a = try await run(plugins: [("p", p)], script: message("!t"), options: o)
+        #expect(texts(a) == ["nil the reason must be one line | nil the reason contains '..END', which streamchat forbids"
+                             + " | nil the bot cannot kick itself | true nil"], "\(a)")
+        #expect(a.filter { if case .moderate = $0.kind { true } else { false } }.count == 1, "only the good kick is made")
+    }
+
     @Test func pluginConfigIsBotConfig() async throws {
         var o = BotOptions(name: "parley")
         o.pluginConfig["p"] = .record([("welcome", .string("Hi {user}")), ("list", .list([.int(1), .int(2)]))])

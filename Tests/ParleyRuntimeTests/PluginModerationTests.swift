@@ -59,6 +59,33 @@ import Testing
         _ = await run.value
     }
 
+    /// With a journal a reply waits for its commit while a kick need not:
+    /// the kick still goes out behind the reply its handler sent first, so
+    /// the one kicked reads why.
+    @Test func theReasonReachesTheRoomBeforeTheKick() async throws {
+        let server = try await StreamChatServer.start(.init(moderators: ["mod"]))
+        defer { Task { await server.shutdown() } }
+        let rules = """
+        bot.hear("^SPAM$", function(msg)
+          msg:reply("bye " .. msg.user .. ", no spam here")
+          bot.kick(msg.room, msg.user, "spam")
+        end)
+        """
+        let journal = try temporaryDirectory().path
+        let runner = BotRunner(spec: try botSpec(name: "mod", port: server.port, plugins: [("rules", rules)], journal: journal),
+                               observer: Recorder().observer)
+        let run = Task { await runner.run() }
+        #expect(await eventually { await runner.state == .online })
+        for i in 1...4 {
+            let troll = try await Person("troll\(i)", port: server.port)
+            try await troll.say("SPAM")
+            #expect(await eventually { !troll.isLinked }, "troll\(i) kicked")
+            #expect(troll.texts(from: "mod") == ["bye troll\(i), no spam here"], "troll\(i) read the reason first")
+        }
+        await runner.stop()
+        _ = await run.value
+    }
+
     @Test func aServerThatDoesNotObeyTheBotRefusesAndTheBotLogsIt() async throws {
         let server = try await StreamChatServer.start(.init(moderators: []))
         defer { Task { await server.shutdown() } }

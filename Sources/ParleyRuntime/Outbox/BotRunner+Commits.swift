@@ -70,9 +70,27 @@ extension BotRunner {
         queueTurn()
     }
 
-    /// Carries out everything but sends (`accept` takes those).
+    /// Carries out everything but sends (`accept` takes those). A moderation
+    /// step or `bot.away` after a send of the same handler waits for that
+    /// send to be done (`heldActions`): the reason goes out before the kick.
     func dispatch(_ actions: [BotAction]) {
+        // A plugin's actions come together, its sends before its moderation.
+        var lastSend: (plugin: String, id: String)?
         for a in actions {
+            switch a.kind {
+            case .send:
+                if let m = a.message { lastSend = (a.plugin, m.id) }
+                continue
+            case .webhookReply:
+                continue
+            case .moderate, .away:
+                if let last = lastSend, last.plugin == a.plugin {
+                    heldActions[last.id, default: []].append(a)
+                    continue
+                }
+            default:
+                break
+            }
             switch a.kind {
             case .send, .webhookReply:
                 continue

@@ -131,6 +131,10 @@ extension BotRunner {
         } catch {
             fail("journal failed: \(error)")
         }
+        // Moderation that waited for these sends goes now, behind them on the link.
+        if !heldActions.isEmpty {
+            for id in ids { if let held = heldActions.removeValue(forKey: id) { dispatch(held) } }
+        }
     }
 
     /// Runs `body` isolated to this runner: at once on the loop's thread

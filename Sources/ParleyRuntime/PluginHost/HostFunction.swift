@@ -51,6 +51,8 @@ enum HostFunction: Int32, CaseIterable {
 
 /// What a plugin needs from its bot while a handler runs.
 protocol PluginServices: AnyObject {
+    /// The bot's own user name.
+    var name: String { get }
     var now: Double { get }
     var stateStore: StateStore { get }
     var historyStore: HistoryStore { get }

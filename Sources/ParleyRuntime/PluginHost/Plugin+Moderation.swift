@@ -16,6 +16,12 @@ extension Plugin {
         let transport = services.transport
         let reason = a.count > 4 ? a[4].stringValue ?? "" : ""
         if reason.utf8.count > 500 { return .failure(HostCallError("bot.\(verb): the reason is over 500 bytes")) }
+        // What the transport would refuse is refused here, where the plugin can see it.
+        if reason.contains(where: \.isNewline) { return .success([.nil, .string("the reason must be one line")]) }
+        if let token = transport.forbiddenSubstrings.first(where: { !$0.isEmpty && reason.contains($0) }) {
+            return .success([.nil, .string("the reason contains '\(token)', which \(transport.name) forbids")])
+        }
+        if verb != "delete", target == services.name { return .success([.nil, .string("the bot cannot \(verb) itself")]) }
         let action: ModerationAction
         switch verb {
         case "kick":
