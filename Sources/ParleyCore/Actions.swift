@@ -116,6 +116,15 @@ public struct HTTPHeader: Sendable, Equatable {
         self.name = name
         self.value = value
     }
+
+    /// Carries a credential: a webhook's caller's never reach a plugin, and a
+    /// plugin's own stay with the origin it gave them to.
+    public var isCredential: Bool {
+        switch name.lowercased() {
+        case "authorization", "cookie", "proxy-authorization": true
+        default: false
+        }
+    }
 }
 
 /// What became of an `HTTPCall`: the plugin's `fn(res)` or `fn(nil, reason)`.

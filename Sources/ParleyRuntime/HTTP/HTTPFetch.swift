@@ -28,14 +28,22 @@ enum HTTPFetch {
         var url = call.url
         var method = call.method
         var body = call.body
+        var headers = call.headers
+        var origin: String?
         for _ in 0...HTTPOptions.maxRedirects {
             let target = try await check(url, options: options)
-            let (status, headers, bytes) = try await fetch(target, method: method, headers: call.headers, body: body,
+            // As curl and browsers do: the plugin's credentials stay with the
+            // origin it gave them to, whatever an allowed server redirects to.
+            if let origin, origin != target.origin {
+                headers.removeAll(where: \.isCredential)
+            }
+            origin = origin ?? target.origin
+            let (status, responseHeaders, bytes) = try await fetch(target, method: method, headers: headers, body: body,
                                                            deadline: .now() + .milliseconds(Int64(call.timeout * 1000)),
                                                            maxBytes: options.maxBytes)
             guard [301, 302, 303, 307, 308].contains(status),
-                  let location = headers.first(where: { $0.name.lowercased() == "location" })?.value else {
-                return .response(status: status, headers: headers, body: bytes)
+                  let location = responseHeaders.first(where: { $0.name.lowercased() == "location" })?.value else {
+                return .response(status: status, headers: responseHeaders, body: bytes)
             }
             guard let next = URL(string: location, relativeTo: URL(string: url))?.absoluteString else {
                 throw HTTPFailure("redirect to an invalid URL: \(location)")
@@ -50,11 +58,14 @@ enum HTTPFetch {
         throw HTTPFailure("more than \(HTTPOptions.maxRedirects) redirects")
     }
 
-    /// Where one hop goes: its URL and the address it may connect to.
+    /// Where one hop goes: its URL (its host in lower case, as checked) and
+    /// the address it may connect to.
     struct Target {
         var url: String
         var host: String
         var address: IPAddress
+        /// Scheme, host and port: what a credential is given to.
+        var origin: String
     }
 
     /// The allow list on the name, then the resolved addresses: an internal
@@ -69,13 +80,20 @@ enum HTTPFetch {
         for a in addresses where a.isInternal && !entry.names(address: a) {
             throw HTTPFailure("\(parsed.hostPort) resolves to \(a), an internal address; only an allow entry naming that address reaches it")
         }
-        return Target(url: url, host: host, address: addresses[0])
+        return Target(url: parsed.canonical, host: host, address: addresses[0], origin: "\(parsed.scheme)://\(parsed.hostPort)")
     }
 
-    private static func fetch(_ target: Target, method: String, headers: [HTTPHeader], body: [UInt8]?,
+    static func fetch(_ target: Target, method: String, headers: [HTTPHeader], body: [UInt8]?,
                               deadline: NIODeadline, maxBytes: Int) async throws -> (Int, [HTTPHeader], [UInt8]) {
         var config = HTTPClient.Configuration(redirectConfiguration: .disallow)
-        if IPAddress(target.host) == nil { config.dnsOverride = [target.host: "\(target.address)"] }
+        if IPAddress(target.host) == nil {
+            // Pinned under the host as checked and as async-http-client reads
+            // it from the URL: a lookup under any other spelling would
+            // resolve the name again, past the check.
+            let seen = URL(string: target.url)?.host ?? target.host
+            config.dnsOverride[target.host] = "\(target.address)"
+            config.dnsOverride[seen] = "\(target.address)"
+        }
         let client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: config)
         do {
             let result = try await exchange(client, target, method: method, headers: headers, body: body,
@@ -116,18 +134,26 @@ enum HTTPFetch {
 
 /// The parts of a URL the checks need; only http and https.
 struct HTTPURL {
+    var scheme: String
     var host: String
     var port: Int
+    /// The URL with its scheme and host in lower case: what is requested, so
+    /// the host the client connects for is the one that was checked.
+    var canonical: String
 
     init(_ text: String) throws {
-        guard let c = URLComponents(string: text), let scheme = c.scheme?.lowercased(), let rawHost = c.host, !rawHost.isEmpty else {
+        guard var c = URLComponents(string: text), let scheme = c.scheme?.lowercased(), let rawHost = c.host, !rawHost.isEmpty else {
             throw HTTPFailure("invalid URL: \(Redactor.url(text))")
         }
         guard scheme == "http" || scheme == "https" else { throw HTTPFailure("only http and https URLs: \(scheme)") }
         var h = rawHost.lowercased()
         if h.hasPrefix("["), h.hasSuffix("]") { h = String(h.dropFirst().dropLast()) }
+        self.scheme = scheme
         host = h
         port = c.port ?? (scheme == "https" ? 443 : 80)
+        c.scheme = scheme
+        if let encoded = c.percentEncodedHost { c.percentEncodedHost = encoded.lowercased() }
+        canonical = c.string ?? text
     }
 
     /// `host:port` as an allow entry would name it.

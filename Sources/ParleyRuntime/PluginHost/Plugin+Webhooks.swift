@@ -23,8 +23,8 @@ public struct WebhookRequest: Sendable, Equatable {
         // Credentials of whoever calls never reach plugin code.
         var seen: [HTTPHeader] = []
         for field in headers {
+            if field.isCredential { continue }
             let name = field.name.lowercased()
-            if name == "authorization" || name == "cookie" { continue }
             if let i = seen.firstIndex(where: { $0.name == name }) { seen[i].value += ", " + field.value } else { seen.append(HTTPHeader(name, field.value)) }
         }
         self.headers = seen

@@ -1,8 +1,9 @@
 import AsyncHTTPClient
 import Foundation
+import NIOCore
 import ParleyCore
 import ParleyLua
-import ParleyRuntime
+@testable import ParleyRuntime
 import ParleyStreamChat
 import ParleyTestSupport
 import Testing
@@ -137,6 +138,50 @@ import Testing
         #expect(try await s.requests(to: "/weather") == 0)
         #expect(s.rec.logs(containing: "http GET").count >= 2)
         await s.stop()
+    }
+
+    /// The connection goes to the checked address whatever the URL's
+    /// spelling: a host in upper case is requested as checked (lower case),
+    /// and even a spelling that differs is pinned. `pin.invalid` resolves
+    /// nowhere, so only the pin can reach the server.
+    @Test func theCheckedAddressIsPinnedWhateverTheHostsSpelling() async throws {
+        let target = try await PythonPeer.start(script: "http_target.py")
+        let url = try HTTPURL("HTTP://PIN.Invalid:\(target.port)/weather?city=Oslo")
+        #expect(url.host == "pin.invalid" && url.canonical == "http://pin.invalid:\(target.port)/weather?city=Oslo")
+        for spelled in [url.canonical, "http://PIN.INVALID:\(target.port)/weather?city=Oslo"] {
+            let pinned = HTTPFetch.Target(url: spelled, host: "pin.invalid", address: IPAddress("127.0.0.1")!,
+                                          origin: "http://pin.invalid:\(target.port)")
+            let (status, _, body) = try await HTTPFetch.fetch(pinned, method: "GET", headers: [], body: nil,
+                                                              deadline: NIODeadline.now() + .seconds(10), maxBytes: 10_000)
+            #expect(status == 200 && String(decoding: body, as: UTF8.self).contains("Oslo"), "\(spelled)")
+        }
+        await target.stop()
+    }
+
+    /// A plugin's credentials go to the origin it gave them to: a redirect to
+    /// another origin (here another port) drops Authorization, Cookie and
+    /// Proxy-Authorization; one to the same origin keeps them.
+    @Test func aRedirectToAnotherOriginDropsTheCredentials() async throws {
+        let first = try await PythonPeer.start(script: "http_target.py")
+        let second = try await PythonPeer.start(script: "http_target.py")
+        var options = HTTPOptions()
+        options.allow = ["127.0.0.1:\(first.port)", "127.0.0.1:\(second.port)"].compactMap(AllowedHost.init)
+        func echoed(_ url: String) async -> [String: String] {
+            let call = HTTPCall(id: 1, method: "GET", url: url,
+                                headers: [HTTPHeader("Authorization", "Bearer key"), HTTPHeader("Cookie", "sid=1"),
+                                          HTTPHeader("Proxy-Authorization", "Basic eA=="), HTTPHeader("X-Plugin", "p")],
+                                body: nil, timeout: 10)
+            guard case .response(_, _, let body) = await HTTPFetch.run(call, options: options),
+                  let echo = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else { return [:] }
+            return echo["headers"] as? [String: String] ?? [:]
+        }
+        let same = await echoed("http://127.0.0.1:\(first.port)/redirect?to=/echo")
+        #expect(same["Authorization"] == "Bearer key" && same["Cookie"] == "sid=1" && same["X-Plugin"] == "p", "\(same)")
+        let other = await echoed("http://127.0.0.1:\(first.port)/redirect?to=http://127.0.0.1:\(second.port)/echo")
+        #expect(other["X-Plugin"] == "p", "the request arrived: \(other)")
+        #expect(other["Authorization"] == nil && other["Cookie"] == nil && other["Proxy-Authorization"] == nil, "\(other)")
+        await first.stop()
+        await second.stop()
     }
 
     @Test func slowAndEndlessAnswersAreCut() async throws {
