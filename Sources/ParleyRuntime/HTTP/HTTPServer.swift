@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import Logging
 import Metrics
 import NIOCore
@@ -26,6 +27,20 @@ public enum HTTPServer {
     public static let maxBodyBytes = 1 << 20
     /// Webhook requests a plugin takes per second (a burst of as many); more is 429.
     public static let webhookRate = 10.0
+
+    /// What one client may hold: webhooks are open to anyone who can
+    /// connect, so a slow or idle client must not use up the process's file
+    /// descriptors (and fail `/healthz` with them).
+    public struct Limits: Sendable {
+        /// A connection with no request under way (headers half sent
+        /// included) is closed after this.
+        public var idleTimeout = Duration.seconds(30)
+        /// A webhook's body must have arrived this long after its headers; else 408.
+        public var bodyTimeout = Duration.seconds(10)
+        /// Connections open at once; more are closed as they arrive.
+        public var maxConnections = 512
+        public init() {}
+    }
 
     /// A plain-text answer (refusals, the probes).
     static func text(_ status: HTTPResponse.Status, _ body: String) -> Response {
@@ -53,9 +68,10 @@ public enum HTTPServer {
     /// - Parameter onRunning: called with the bound port once it listens.
     public static func application(host: String, port: Int, runners: [BotRunner], logger: Logger,
                                    watch: FleetWatch? = nil, token: String? = nil, readyBackoff: Double = RuntimeOptions().readyBackoff,
+                                   limits: Limits = Limits(),
                                    onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
         let registry = Self.registry
-        let hooks = Webhooks(runners: runners, logger: logger)
+        let hooks = Webhooks(runners: runners, logger: logger, bodyTimeout: limits.bodyTimeout)
         let router = Router()
         if let token { router.add(middleware: BearerToken(token: token)) }
         router.get("/metrics") { _, _ in
@@ -74,7 +90,12 @@ public enum HTTPServer {
                 return refused
             }
         }
-        return Application(router: router, configuration: .init(address: .hostname(host, port: port), serverName: "parley"),
+        let open = ConnectionCap.Count()
+        let channel = HTTP1Channel.Configuration(additionalChannelHandlers: [ConnectionCap(open, max: limits.maxConnections)],
+                                                 idleTimeout: TimeAmount.nanoseconds(Int64(limits.idleTimeout.components.seconds) * 1_000_000_000
+                                                                                      + limits.idleTimeout.components.attoseconds / 1_000_000_000))
+        return Application(router: router, server: .http1(configuration: channel),
+                           configuration: .init(address: .hostname(host, port: port), serverName: "parley"),
                            onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) },
                            logger: logger)
     }
@@ -85,12 +106,16 @@ public enum HTTPServer {
 final class Webhooks: Sendable {
     private let runners: [String: BotRunner]
     private let logger: Logger
+    private let bodyTimeout: Duration
     /// Per "bot/plugin": tokens left and when they were counted.
     private let buckets = Mutex<[String: (tokens: Double, at: Double)]>([:])
+    /// Refused signatures in the log: a line a second per webhook, with a count.
+    private let refusals = Mutex(QuotaLog())
 
-    init(runners: [BotRunner], logger: Logger) {
+    init(runners: [BotRunner], logger: Logger, bodyTimeout: Duration) {
         self.runners = Dictionary(runners.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         self.logger = logger
+        self.bodyTimeout = bodyTimeout
     }
 
     func respond(_ request: Request, _ context: some RequestContext) async -> Response {
@@ -101,7 +126,12 @@ final class Webhooks: Sendable {
         guard await runner.servesWebhook(plugin: plugin, path: path) else { return HTTPServer.text(.notFound, "no such webhook\n") }
         let body: ByteBuffer
         do {
-            body = try await request.body.collect(upTo: HTTPServer.maxBodyBytes)
+            let incoming = request.body
+            body = try await withDeadline(bodyTimeout, timeout: BodyTimedOut()) {
+                try await incoming.collect(upTo: HTTPServer.maxBodyBytes)
+            }
+        } catch is BodyTimedOut {
+            return HTTPServer.text(.requestTimeout, "the body did not arrive within \(bodyTimeout.components.seconds) s\n")
         } catch {
             return HTTPServer.text(.contentTooLarge, "body over \(HTTPServer.maxBodyBytes) bytes\n")
         }
@@ -109,7 +139,15 @@ final class Webhooks: Sendable {
         if let secret = runner.spec.webhookSecrets[plugin] {
             let signature = request.headers.first { $0.name.canonicalName == "x-hub-signature-256" }?.value ?? ""
             guard Self.verify(signature, body: bytes, secret: secret) else {
-                logger.warning("webhook \(runner.name)/\(plugin)/\(path): bad or missing X-Hub-Signature-256, refused (401)")
+                // Anyone can send these: a flood of them must not flood the log.
+                let now = Date().timeIntervalSince1970
+                let lines = refusals.withLock { log in
+                    let key = runner.name + "/" + plugin
+                    // The count held back first, then this one's line if it is due.
+                    return log.flush(now: now, force: false).map(\.line)
+                        + [log.report(plugin: key, "webhook \(key)/\(path): bad or missing X-Hub-Signature-256, refused (401)", now: now)].compactMap { $0 }
+                }
+                for line in lines { logger.warning("\(line)") }
                 return HTTPServer.text(.unauthorized, "bad signature\n")
             }
         }
@@ -165,5 +203,59 @@ final class Webhooks: Sendable {
             b[key] = (tokens - 1, now)
             return true
         }
+    }
+}
+
+/// A webhook body still arriving at its deadline.
+struct BodyTimedOut: Error {}
+
+/// Closes a connection that arrives while `max` are open: the server's
+/// file descriptors stay bounded whoever connects.
+final class ConnectionCap: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = NIOAny
+
+    /// The open connections of one server.
+    final class Count: Sendable {
+        let open = Atomic(0)
+    }
+
+    private let count: Count
+    private let max: Int
+
+    init(_ count: Count, max: Int) {
+        self.count = count
+        self.max = max
+    }
+
+    private var counted = false
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { enter(context) }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        enter(context)
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        leave()
+        context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        leave()
+    }
+
+    private func enter(_ context: ChannelHandlerContext) {
+        guard !counted else { return }
+        counted = true
+        if count.open.wrappingAdd(1, ordering: .relaxed).newValue > max { context.close(promise: nil) }
+    }
+
+    private func leave() {
+        guard counted else { return }
+        counted = false
+        count.open.wrappingSubtract(1, ordering: .relaxed)
     }
 }

@@ -1,6 +1,7 @@
-/// Quota refusals in the log: at most one line a second per plugin, with a
-/// count of the ones held back. A plugin that meets a full outbox on every
-/// event of a burst must not write a line per event.
+/// Refusals in the log: at most one line a second per plugin (or webhook),
+/// with a count of the ones held back. A plugin that meets a full outbox on
+/// every event of a burst must not write a line per event, nor a flood of
+/// badly signed webhook requests a line per request.
 struct QuotaLog {
     private struct Entry {
         var logged: Double

@@ -64,7 +64,7 @@ import Testing
         }
     }
 
-    static func start(github: Bool = false) async throws -> Setup {
+    static func start(github: Bool = false, limits: HTTPServer.Limits = .init(), logger: Logger? = nil) async throws -> Setup {
         let server = try await StreamChatServer.start(.init())
         var spec = try botSpec(name: "parley", port: server.port, plugins: github ? [] : [("hooks", hooks)],
                                journal: try temporaryDirectory().path, shippedPlugins: github ? ["github"] : [])
@@ -76,7 +76,7 @@ import Testing
         let bound = Atomic(0)
         var quiet = Logger(label: "test")
         quiet.logLevel = .critical
-        let app = HTTPServer.application(host: "127.0.0.1", port: 0, runners: [runner], logger: quiet) { bound.store($0, ordering: .relaxed) }
+        let app = HTTPServer.application(host: "127.0.0.1", port: 0, runners: [runner], logger: logger ?? quiet, limits: limits) { bound.store($0, ordering: .relaxed) }
         let http = Task { try await app.run() }
         guard await eventually(10, { bound.load(ordering: .relaxed) != 0 }) else { throw PeerError("the http server did not start") }
         let alice = try await Person("alice", port: server.port)

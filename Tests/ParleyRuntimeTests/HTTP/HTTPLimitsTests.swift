@@ -1,0 +1,105 @@
+import Foundation
+import Logging
+import ParleyRuntime
+import Synchronization
+import ParleyTestSupport
+import Testing
+
+/// The `--http` server against clients that hold connections: one that
+/// stops halfway through its headers, one that drips its body, and more
+/// connections than the cap. Each is cut off, and the probes still answer.
+@Suite(.serialized, .timeLimit(.minutes(2)))
+struct HTTPLimitsTests {
+    /// A raw client: connects, sends `text`, and reports how long until the
+    /// server closed the connection (nil: still open after `wait` seconds), with what it read.
+    static func hold(port: Int, _ text: String, wait: Double) async -> (closedAfter: Double?, read: String) {
+        // On a thread of its own: several wait at once (Dispatch's global queue
+        // runs as many as there are cores), and the pool's two stay free.
+        await withCheckedContinuation { done in Thread { done.resume(returning: holdBlocking(port: port, text, wait: wait)) }.start() }
+    }
+
+    static func holdBlocking(port: Int, _ text: String, wait: Double) -> (closedAfter: Double?, read: String) {
+        do {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            defer { close(fd) }
+            var addr = sockaddr_in()
+            addr.sin_family = sa_family_t(AF_INET)
+            addr.sin_port = in_port_t(UInt16(port).bigEndian)
+            addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let ok = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 } }
+            guard ok else { return (0, "cannot connect") }
+            _ = text.withCString { send(fd, $0, strlen($0), 0) }
+            let start = Date()
+            var read = [UInt8]()
+            var buf = [UInt8](repeating: 0, count: 4096)
+            while Date().timeIntervalSince(start) < wait {
+                var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                guard poll(&p, 1, 100) > 0 else { continue }
+                let n = recv(fd, &buf, buf.count, 0)
+                if n <= 0 { return (Date().timeIntervalSince(start), String(decoding: read, as: UTF8.self)) }
+                read += buf[0..<n]
+            }
+            return (nil, String(decoding: read, as: UTF8.self))
+        }
+    }
+
+    static let limits: HTTPServer.Limits = {
+        var l = HTTPServer.Limits()
+        l.idleTimeout = .seconds(1)
+        l.bodyTimeout = .seconds(1)
+        l.maxConnections = 4
+        return l
+    }()
+
+    @Test func slowClientsAreCutOffAndTheCapHolds() async throws {
+        let s = try await WebhookTests.start(limits: Self.limits)
+        // Half the headers, then nothing: closed once idle for the timeout.
+        let half = await Self.hold(port: s.port, "POST /hooks/parley/hooks/push HTTP/1.1\r\nHost: x\r\n", wait: 10)
+        #expect(half.closedAfter.map { $0 < 5 } == true, "half-sent headers: \(half)")
+        // The headers, then a body that never finishes: cut off at the body's deadline.
+        let drip = await Self.hold(port: s.port, "POST /hooks/parley/hooks/push HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"ref\"", wait: 10)
+        #expect(drip.closedAfter.map { $0 < 5 } == true, "a dripping body: \(drip)")
+
+        // Four idle connections fill the cap: a fifth is closed at once, unanswered.
+        let holders = (0..<4).map { _ in Task { await Self.hold(port: s.port, "", wait: 10) } }
+        try await Task.sleep(for: .milliseconds(300))
+        let fifth = await Self.hold(port: s.port, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n", wait: 0.5)
+        #expect(fifth.closedAfter != nil && fifth.read.isEmpty, "over the cap: \(fifth)")
+        // The idle four are closed by the timeout, and the server answers again.
+        for h in holders { #expect(await h.value.closedAfter.map { $0 < 5 } == true) }
+        #expect(try await RawHTTP.get(port: s.port, path: "/healthz").hasPrefix("HTTP/1.1 200"))
+        await s.stop()
+    }
+
+    /// A flood of badly signed requests: each is refused, and the log gets a
+    /// line a second with a count, not a line a request.
+    @Test func badSignaturesDoNotFloodTheLog() async throws {
+        let lines = Lines()
+        let logger = Logger(label: "test") { _ in LineCollector(lines: lines) }
+        let s = try await WebhookTests.start(logger: logger)
+        for _ in 0..<30 { #expect(try await s.post("parley/hooks/push", "x", signed: false).status == 401) }
+        try await Task.sleep(for: .milliseconds(1100))
+        #expect(try await s.post("parley/hooks/push", "x", signed: false).status == 401)
+        let refused = lines.all.withLock { $0 }.filter { $0.contains("bad or missing X-Hub-Signature-256") }
+        #expect((2...3).contains(refused.count), "\(refused)")
+        #expect(refused.contains { $0.contains("more like it in the last") }, "\(refused)")
+        await s.stop()
+    }
+}
+
+final class Lines: Sendable {
+    let all = Mutex<[String]>([])
+}
+
+/// Keeps each log line's message.
+struct LineCollector: LogHandler {
+    let lines: Lines
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .info
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+    func log(event: LogEvent) { lines.all.withLock { $0.append("\(event.message)") } }
+}
