@@ -211,6 +211,21 @@ func directorySize(_ path: String) -> Int {
         #expect(third.compactMap(\.sentText) == ["tick"])
     }
 
+    /// A named timer whose function did not survive the restart, in a plugin
+    /// with no "timer" handler: it fires into nothing, and the log says so.
+    @Test func aRestoredTimerWithNoOneToFireItIsLogged() async throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let j = dir.appendingPathComponent("j").path
+        let p = #"bot.command("t", function(m) bot.after(5, function() m:reply("fired") end, { name = "round" }) end)"#
+        let first = try await run(plugins: [("p", p)], script: message("!t"), journal: j)
+        #expect(first.compactMap(\.logText).isEmpty)
+        let second = try await run(plugins: [("p", p)], script: #"{"type":"advance","seconds":10}"#, journal: j)
+        #expect(second.compactMap(\.sentText).isEmpty)
+        #expect(second.compactMap(\.logText) == [#"timer 'round' fired with no function and no bot.on("timer") handler"#
+            + " (functions do not survive a restart): re-create it by name while loading, or handle timer events"])
+    }
+
     @Test func lastSeenCursorFollowsServerIdsAndSurvivesRestartAndCompaction() async throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -194,6 +194,12 @@ return function(kind, ev, drops)
       call(fn, ev)
     else
       local list = handlers.timer
+      if #list == 0 then
+        -- Said, not silently lost: the usual cause is a restart, which no function survives.
+        core.log_warn("timer " .. (ev.name and ("'" .. ev.name .. "' ") or "") .. "fired with no function and no"
+          .. ' bot.on("timer") handler (functions do not survive a restart): re-create it by name while loading,'
+          .. " or handle timer events")
+      end
       for i = 1, #list do call(list[i], ev) end
     end
   elseif kind == "http" then
