@@ -194,6 +194,18 @@ func directorySize(_ path: String) -> Int {
         #expect(logs.last == "true false")
         // A second timer with the same name replaces the first.
         #expect(a.compactMap(\.sentText) == ["second", "true false"])
+        // The errors name the plugin's line, as every host function's do.
+        let lines = """
+        bot.command("z", function(m)
+          local _, e1 = pcall(function() bot.after(1, {}) end)
+          local _, e2 = pcall(function() bot.every(1, nil) end)
+          local _, e3 = pcall(function() bot.after(1, function() end, 5) end)
+          m:reply(e1 .. " | " .. e2 .. " | " .. e3)
+        end)
+        """
+        #expect(try await run(plugins: [("p", lines)], script: message("!z")).compactMap(\.sentText) == [
+            "p.lua:2: bot.after: a timer without a function needs a name | p.lua:3: bot.every: expected a function, got nil"
+                + " | p.lua:4: bot.after: the options must be a table"])
     }
 
     /// `parley plugin test --journal`: a reminder set in one run fires in the next.
