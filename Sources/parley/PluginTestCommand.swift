@@ -81,7 +81,8 @@ struct PluginTestCommand: AsyncParsableCommand {
         let expected: [String]?
         if let expect, !update {
             guard let data = InputFile.read(expect) else {
-                throw UsageFailure(message: "\(expect): cannot read the expected actions")
+                let why = access(expect, F_OK) == 0 ? "cannot be read" : "does not exist; --update writes it"
+                throw UsageFailure(message: "\(expect): the expected actions file \(why)")
             }
             expected = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
                 .map(String.init).dropLastIfEmpty()
