@@ -292,15 +292,30 @@ static int sb_time(lua_State *L) {
     int64_t hour = date_field(L, "hour", 12, 0);
     int64_t min = date_field(L, "min", 0, 0);
     int64_t sec = date_field(L, "sec", 0, 0);
+    /* isdst picks between the two readings of an hour the clocks repeat. */
+    int isdst = -1;
+    if (lua_getfield(L, 1, "isdst") == LUA_TBOOLEAN) isdst = lua_toboolean(L, -1);
+    lua_pop(L, 1);
     int64_t m0 = month - 1;
     year += m0 >= 0 ? m0 / 12 : -((11 - m0) / 12);
     m0 -= 12 * (m0 >= 0 ? m0 / 12 : -((11 - m0) / 12));
     int64_t wall = (days_from_civil(year, m0 + 1, 1) + day - 1) * 86400 + hour * 3600 + min * 60 + sec;
-    /* Local to UTC: the offset in force at the instant, found from a first guess. */
+    /* Local to UTC, with the offsets in force a day before and a day after:
+     * a reading is good when the offset at the instant it gives is its own.
+     * An hour the clocks repeat has two (isdst picks, else the first); an
+     * hour they skip has none, and is read with the earlier offset (02:30
+     * becomes 03:30), as mktime does. */
     const parley_zone *zone = parley_ctx_of(L)->zone;
-    const parley_zone_span *z = zone_at(zone, wall);
-    if (z != NULL) z = zone_at(zone, wall - z->offset);
-    lua_Integer t = z != NULL ? wall - z->offset : wall;
+    lua_Integer t = wall;
+    if (zone_at(zone, wall) != NULL) {
+        const parley_zone_span *a = zone_at(zone, wall - 86400), *b = zone_at(zone, wall + 86400);
+        int64_t ta = wall - a->offset, tb = wall - b->offset;
+        const parley_zone_span *za = zone_at(zone, ta), *zb = zone_at(zone, tb);
+        int ga = za->offset == a->offset, gb = zb->offset == b->offset;
+        if (ga && gb && ta != tb) t = isdst >= 0 && zb->isdst == isdst && za->isdst != isdst ? tb : ta;
+        else if (gb && !ga) t = tb;
+        else t = ta;
+    }
     /* The table takes the normalised fields, as from os.date("*t", t). */
     zoned_date(L, lua_upvalueindex(2), "*t", 2, t);
     static const char *const fields[] = {"year", "month", "day", "hour", "min", "sec", "yday", "wday", "isdst"};

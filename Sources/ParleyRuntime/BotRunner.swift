@@ -116,6 +116,9 @@ public actor BotRunner {
     /// Moderation steps and `bot.away` calls waiting for a send their handler
     /// made before them, by that send's id (see `dispatch`).
     var heldActions: [String: [BotAction]] = [:]
+    /// The transport sends each line of a text as a message (StreamChat):
+    /// the rate cap charges per line.
+    let linesAreMessages: Bool
     /// The drain has sends or typing to hand on, or a write in flight (see `Outbox/`).
     var draining = false
     /// `drainOn` is running: a write completed inside it leaves the rest to it.
@@ -184,6 +187,7 @@ public actor BotRunner {
         self.outbox = Outbox(expiry: spec.presence.outboxExpiry)
         self.backoff = Backoff(options: spec.presence, seed: seed ?? UInt64.random(in: 1...UInt64.max))
         self.sendRate = SendRate(spec.flow, now: Self.monotonic())
+        self.linesAreMessages = spec.transport.capabilities.linesAreMessages
     }
 
     // MARK: lifecycle
@@ -222,8 +226,25 @@ public actor BotRunner {
             // Said, not left to be found: whether the sends survive the stop depends on the journal.
             let n = outbox.unsettledCount
             let why = session == nil ? "the bot is offline" : "the drain's \(drainTimeout.formatted()) s ran out"
-            let fate = spec.journal == nil ? "they are lost, as the bot has no journal" : "the journal sends them after the restart"
+            let fate = spec.journal == nil ? "they are lost, as the bot has no journal"
+                : "the journal sends them after the restart (within outbox_expiry)"
             log(.warn, "stopping with \(n) send\(n == 1 ? "" : "s") not delivered (\(why)): \(fate)")
+        }
+        // Moderation still waiting for its reason's send: a kick is not kept
+        // across a restart, so it is taken now, before the bot leaves.
+        let held = heldActions.values.joined()
+        heldActions.removeAll()
+        for a in held {
+            guard case .moderate(let m) = a.kind, let s = session else {
+                log(.warn, "\(a.heldSummary) not taken: the bot stopped before the send it waited for", plugin: a.plugin)
+                continue
+            }
+            do {
+                try await s.moderate(m)
+                log(.info, "\(m.verb): \(m.summary) (at the stop, before the send it waited for)", plugin: a.plugin)
+            } catch {
+                log(.warn, "\(m.verb) refused: \(m.summary): \(error)", plugin: a.plugin)
+            }
         }
         await session?.leave()
     }

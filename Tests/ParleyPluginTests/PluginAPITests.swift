@@ -410,6 +410,22 @@ struct PluginAPITests {
         #expect(texts(try await run(plugins: [("p", p)], script: message("!t"), options: o)) == [
             "2026-01-01 01:00 +0100 | 00:00 +0000 | false | 28800 | 12:00 +0200 | true | 1782900000"
                 + " | 2027-2-1 1:00 wday 2 | Mon Feb  1 01:00:00 2027 | %z"])
+        // The hour the clocks repeat reads back to the same instant by isdst;
+        // the hour they skip is read with the earlier offset (02:30 is 03:30 CEST).
+        let dst = #"""
+        bot.command("t", function(m)
+          local out = {}
+          for _, t in ipairs({1729989000, 1729992600}) do
+            local d = os.date("*t", t)
+            out[#out + 1] = os.date("%H:%M %z", t) .. " " .. tostring(d.isdst) .. " " .. tostring(os.time(d) == t)
+          end
+          local gap = os.time{year = 2024, month = 3, day = 31, hour = 2, min = 30}
+          out[#out + 1] = tostring(gap) .. " " .. os.date("%H:%M %z", gap)
+          m:reply(table.concat(out, " | "))
+        end)
+        """#
+        #expect(texts(try await run(plugins: [("p", dst)], script: message("!t"), options: o)) == [
+            "02:30 +0200 true true | 02:30 +0100 false true | 1711848600 03:30 +0200"])
         // UTC by default.
         #expect(texts(try await run(plugins: [("p", #"bot.command("t", function(m) m:reply(os.date("%H:%M %z")) end)"#)], script: message("!t")))
                 == ["00:00 +0000"])

@@ -92,7 +92,7 @@ typedef struct parley_zone_span {
     int64_t from;
     int32_t offset;
     int32_t isdst;
-    char abbrev[12];                /* NUL-terminated ("CEST") */
+    char abbrev[12];                /* NUL-terminated, as Foundation names it ("GMT+2") */
 } parley_zone_span;
 
 typedef struct parley_zone {

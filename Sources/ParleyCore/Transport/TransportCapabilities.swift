@@ -67,7 +67,11 @@ public struct TransportCapabilities: Sendable, Equatable {
     /// line breaks Swift knows (`Character.isNewline`) are all single scalars
     /// or CR LF, which joins a run of breaks anyway.
     public func messageCount(of text: String) -> Int {
-        guard linesAreMessages else { return 1 }
+        linesAreMessages ? Self.lineCount(of: text) : 1
+    }
+
+    /// The lines of `text` that are not empty, one at least.
+    public static func lineCount(of text: String) -> Int {
         var lines = 0, inLine = false
         for s in text.unicodeScalars {
             switch s.value {

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Hummingbird
 import HummingbirdCore
+import NIOHTTPTypes
 import Logging
 import Metrics
 import NIOCore
@@ -35,8 +36,9 @@ public enum HTTPServer {
         /// A connection with no request under way (headers half sent
         /// included) is closed after this.
         public var idleTimeout = Duration.seconds(30)
-        /// A webhook's body must have arrived this long after its headers; else 408.
-        public var bodyTimeout = Duration.seconds(10)
+        /// A request must have arrived whole (body included) this long after
+        /// its headers began; else its connection is closed.
+        public var requestTimeout = Duration.seconds(10)
         /// Connections open at once; more are closed as they arrive.
         public var maxConnections = 512
         public init() {}
@@ -71,7 +73,7 @@ public enum HTTPServer {
                                    limits: Limits = Limits(),
                                    onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
         let registry = Self.registry
-        let hooks = Webhooks(runners: runners, logger: logger, bodyTimeout: limits.bodyTimeout)
+        let hooks = Webhooks(runners: runners, logger: logger)
         let router = Router()
         if let token { router.add(middleware: BearerToken(token: token)) }
         router.get("/metrics") { _, _ in
@@ -91,9 +93,9 @@ public enum HTTPServer {
             }
         }
         let open = ConnectionCap.Count()
-        let channel = HTTP1Channel.Configuration(additionalChannelHandlers: [ConnectionCap(open, max: limits.maxConnections)],
-                                                 idleTimeout: TimeAmount.nanoseconds(Int64(limits.idleTimeout.components.seconds) * 1_000_000_000
-                                                                                      + limits.idleTimeout.components.attoseconds / 1_000_000_000))
+        let channel = HTTP1Channel.Configuration(
+            additionalChannelHandlers: [ConnectionCap(open, max: limits.maxConnections), RequestDeadline(limits.requestTimeout.timeAmount)],
+            idleTimeout: limits.idleTimeout.timeAmount)
         return Application(router: router, server: .http1(configuration: channel),
                            configuration: .init(address: .hostname(host, port: port), serverName: "parley"),
                            onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) },
@@ -106,19 +108,20 @@ public enum HTTPServer {
 final class Webhooks: Sendable {
     private let runners: [String: BotRunner]
     private let logger: Logger
-    private let bodyTimeout: Duration
     /// Per "bot/plugin": tokens left and when they were counted.
     private let buckets = Mutex<[String: (tokens: Double, at: Double)]>([:])
     /// Refused signatures in the log: a line a second per webhook, with a count.
     private let refusals = Mutex(QuotaLog())
 
-    init(runners: [BotRunner], logger: Logger, bodyTimeout: Duration) {
+    init(runners: [BotRunner], logger: Logger) {
         self.runners = Dictionary(runners.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         self.logger = logger
-        self.bodyTimeout = bodyTimeout
     }
 
     func respond(_ request: Request, _ context: some RequestContext) async -> Response {
+        // The count of refusals held back goes out with the next request, whatever it is.
+        let held = refusals.withLock { $0.flush(now: Date().timeIntervalSince1970, force: false) }
+        for (_, line) in held { logger.warning("\(line)") }
         let parts = context.parameters.getCatchAll().map(String.init)
         guard parts.count >= 3, let runner = runners[parts[0]] else { return HTTPServer.text(.notFound, "no such webhook\n") }
         let plugin = parts[1]
@@ -126,12 +129,8 @@ final class Webhooks: Sendable {
         guard await runner.servesWebhook(plugin: plugin, path: path) else { return HTTPServer.text(.notFound, "no such webhook\n") }
         let body: ByteBuffer
         do {
-            let incoming = request.body
-            body = try await withDeadline(bodyTimeout, timeout: BodyTimedOut()) {
-                try await incoming.collect(upTo: HTTPServer.maxBodyBytes)
-            }
-        } catch is BodyTimedOut {
-            return HTTPServer.text(.requestTimeout, "the body did not arrive within \(bodyTimeout.components.seconds) s\n")
+            // A body that drips is cut off by `RequestDeadline`, which closes the connection.
+            body = try await request.body.collect(upTo: HTTPServer.maxBodyBytes)
         } catch {
             return HTTPServer.text(.contentTooLarge, "body over \(HTTPServer.maxBodyBytes) bytes\n")
         }
@@ -141,13 +140,10 @@ final class Webhooks: Sendable {
             guard Self.verify(signature, body: bytes, secret: secret) else {
                 // Anyone can send these: a flood of them must not flood the log.
                 let now = Date().timeIntervalSince1970
-                let lines = refusals.withLock { log in
-                    let key = runner.name + "/" + plugin
-                    // The count held back first, then this one's line if it is due.
-                    return log.flush(now: now, force: false).map(\.line)
-                        + [log.report(plugin: key, "webhook \(key)/\(path): bad or missing X-Hub-Signature-256, refused (401)", now: now)].compactMap { $0 }
+                let key = runner.name + "/" + plugin
+                if let line = refusals.withLock({ $0.report(plugin: key, "webhook \(key)/\(path): bad or missing X-Hub-Signature-256, refused (401)", now: now) }) {
+                    logger.warning("\(line)")
                 }
-                for line in lines { logger.warning("\(line)") }
                 return HTTPServer.text(.unauthorized, "bad signature\n")
             }
         }
@@ -206,8 +202,46 @@ final class Webhooks: Sendable {
     }
 }
 
-/// A webhook body still arriving at its deadline.
-struct BodyTimedOut: Error {}
+extension Duration {
+    /// NIO's kind of duration.
+    var timeAmount: TimeAmount {
+        .nanoseconds(components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000)
+    }
+}
+
+/// Closes a connection whose request has not arrived whole (its body
+/// included) within the deadline of its head: a client that drips a body
+/// must not hold a connection, on any route. Closing, not answering 408:
+/// the body's reader is the request's handler, mid-read.
+final class RequestDeadline: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+
+    private let limit: TimeAmount
+    private var pending: Scheduled<Void>?
+
+    init(_ limit: TimeAmount) { self.limit = limit }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head:
+            pending?.cancel()
+            let channel = context.channel
+            pending = context.eventLoop.scheduleTask(in: limit) { channel.close(promise: nil) }
+        case .end:
+            pending?.cancel()
+            pending = nil
+        case .body:
+            break
+        }
+        context.fireChannelRead(data)
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        pending?.cancel()
+        pending = nil
+    }
+}
 
 /// Closes a connection that arrives while `max` are open: the server's
 /// file descriptors stay bounded whoever connects.

@@ -131,3 +131,14 @@ extension BotRunner {
         }
     }
 }
+
+extension BotAction {
+    /// A held moderation step or `bot.away`, for the log.
+    var heldSummary: String {
+        switch kind {
+        case .moderate(let m): "\(m.verb) \(m.summary)"
+        case .away(let seconds): "away for \(Int(seconds)) s"
+        default: "\(kind)"
+        }
+    }
+}

@@ -58,8 +58,10 @@ extension BotRunner {
             let now = BotHost.now()
             let (batch, expired) = outbox.takeBatch(limit: Self.sendBatchLimit, now: now) { m in
                 // The rate cap: stop at the first send without a token (the outbox keeps it meanwhile).
-                // A text the transport sends as several messages costs a token each.
-                wait = sendRate.take(now: Self.monotonic(), cost: sendRate.rate > 0 ? spec.transport.capabilities.messageCount(of: m.text) : 1)
+                // A text the transport sends as several messages costs a token each,
+                // a burst's worth at most: one long text must not silence the bot for long.
+                let cost = linesAreMessages && sendRate.rate > 0 ? min(Int(sendRate.burst), TransportCapabilities.lineCount(of: m.text)) : 1
+                wait = sendRate.take(now: Self.monotonic(), cost: cost)
                 return wait == 0
             }
             for m in expired {
@@ -105,11 +107,13 @@ extension BotRunner {
     func settle(_ batch: [OutgoingMessage], _ outcomes: [SendOutcome]) -> Bool {
         var done: [String] = []
         var linkFailed = false
+        var delivered: [String] = []
         for (m, outcome) in zip(batch, outcomes) {
             switch outcome {
             case .delivered:
                 RuntimeMetrics.sends.increment()
                 observer.sent(name, m.plugin, m.room, m.text)
+                if !heldActions.isEmpty { delivered.append(m.id) }
             case .refused(let error):
                 dropped(m, error.message)
             case .failed:
@@ -120,6 +124,8 @@ extension BotRunner {
         }
         outbox.settle(done.count)
         markDone(done)
+        // Moderation that waited for these sends goes now, behind them on the link.
+        for id in delivered { if let held = heldActions.removeValue(forKey: id) { dispatch(held) } }
         return !linkFailed && done.count == batch.count
     }
 
@@ -130,10 +136,6 @@ extension BotRunner {
             try onLoop(host) { try $0.markDelivered(ids) }
         } catch {
             fail("journal failed: \(error)")
-        }
-        // Moderation that waited for these sends goes now, behind them on the link.
-        if !heldActions.isEmpty {
-            for id in ids { if let held = heldActions.removeValue(forKey: id) { dispatch(held) } }
         }
     }
 
@@ -148,5 +150,9 @@ extension BotRunner {
     func dropped(_ m: OutgoingMessage, _ why: String) {
         RuntimeMetrics.sendsDropped.increment()
         log(.warn, "send to \(m.room) dropped: \(why)", plugin: m.plugin)
+        // What waited for it would come without the words it was to follow, and late.
+        for a in heldActions.removeValue(forKey: m.id) ?? [] {
+            log(.warn, "\(a.heldSummary) dropped with the send it waited for", plugin: a.plugin)
+        }
     }
 }

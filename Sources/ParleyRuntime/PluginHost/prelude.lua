@@ -183,6 +183,8 @@ local function forget(drops) for i = 1, #drops do callbacks[drops[i]] = nil end 
 -- room hears reaches every plugin that listens), so the host passes their
 -- fields as arguments and the table is built here, by Lua's own constructor.
 -- `drops`: ids of timers that will not fire again, whose functions can go.
+-- `unheard`: timers that fired into no function and no handler, said once.
+local unheard = {}
 return function(kind, ev, drops)
   if drops then forget(drops) end
   if kind == "timer" then
@@ -194,8 +196,9 @@ return function(kind, ev, drops)
       call(fn, ev)
     else
       local list = handlers.timer
-      if #list == 0 then
-        -- Said, not silently lost: the usual cause is a restart, which no function survives.
+      if #list == 0 and not unheard[ev.id] then
+        -- Said once a timer, not silently lost: the usual cause is a restart, which no function survives.
+        unheard[ev.id] = true
         core.log_warn("timer " .. (ev.name and ("'" .. ev.name .. "' ") or "") .. "fired with no function and no"
           .. ' bot.on("timer") handler (functions do not survive a restart): re-create it by name while loading,'
           .. " or handle timer events")

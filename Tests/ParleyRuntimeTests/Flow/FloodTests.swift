@@ -62,31 +62,34 @@ struct FloodTests {
     }
 
     /// On StreamChat each line of a text is a message of its own, so the rate
-    /// cap charges a six-line text six tokens: the send after it waits for them.
+    /// cap charges a text a token a line (a burst's worth at most): two
+    /// four-line texts at two a second, burst four, hold the send after them
+    /// for about 2.5 s, where a token a text would let it go at once.
     @Test func aMultiLineTextOnStreamChatCostsTheRateCapALineEach() async throws {
         let server = try await StreamChatServer.start(.init())
         defer { Task { await server.shutdown() } }
         let talker = """
         bot.command("poem", function(msg)
-          bot.send(msg.room, "l1\\nl2\\nl3\\nl4\\nl5\\nl6")
+          bot.send(msg.room, "a1\\na2\\na3\\na4")
+          bot.send(msg.room, "b1\\nb2\\nb3\\nb4")
           bot.send(msg.room, "after")
         end)
         """
         var spec = try botSpec(name: "poet", port: server.port, plugins: [("talker", talker)])
         spec.flow.sendRate = 2
-        spec.flow.sendBurst = 1
+        spec.flow.sendBurst = 4
         let alice = try await Person("alice", port: server.port)
         let runner = BotRunner(spec: spec, observer: Recorder().observer)
         let run = Task { await runner.run() }
         #expect(await eventually { alice.joins(of: "poet") == 1 })
         try await alice.say("!poem")
-        #expect(await eventually { alice.texts(from: "poet").contains("l6") })
-        let poem = ContinuousClock.now
+        #expect(await eventually { alice.texts(from: "poet").contains("a4") })
+        let first = ContinuousClock.now
         #expect(await eventually(10) { alice.texts(from: "poet").contains("after") })
-        let waited = (ContinuousClock.now - poem) / .seconds(1)
-        // Six tokens at two a second, less the one there: about 2.5 s (one token a line would be 0.5 s).
-        #expect(waited > 1.8, "the send after six lines waited \(waited) s")
-        #expect(alice.texts(from: "poet") == ["l1", "l2", "l3", "l4", "l5", "l6", "after"])
+        let waited = (ContinuousClock.now - first) / .seconds(1)
+        // 4 tokens, then 0.5 s for the second text's first token (it takes 4: -3), then 2 s for "after".
+        #expect(waited > 1.8, "the send after two four-line texts waited \(waited) s")
+        #expect(alice.texts(from: "poet") == ["a1", "a2", "a3", "a4", "b1", "b2", "b3", "b4", "after"])
         await runner.stop()
         _ = await run.value
         await alice.leave()

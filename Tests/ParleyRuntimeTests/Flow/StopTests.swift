@@ -31,7 +31,7 @@ struct StopTests {
         await runner.stop(drainTimeout: 0.3)
         #expect(await run.value == .stopped)
         let left = rec.logs(containing: "stopping with ").map(\.text)
-        #expect(left.count == 1 && left[0].hasSuffix(" not delivered (the drain's 0.3 s ran out): the journal sends them after the restart"), "\(left)")
+        #expect(left.count == 1 && left[0].hasSuffix(" not delivered (the drain's 0.3 s ran out): the journal sends them after the restart (within outbox_expiry)"), "\(left)")
         let said = Int(left.first?.split(separator: " ")[2] ?? "") ?? 0
         #expect(said >= 8, "\(left)")
 

@@ -47,7 +47,7 @@ struct HTTPLimitsTests {
     static let limits: HTTPServer.Limits = {
         var l = HTTPServer.Limits()
         l.idleTimeout = .seconds(1)
-        l.bodyTimeout = .seconds(1)
+        l.requestTimeout = .seconds(1)
         l.maxConnections = 4
         return l
     }()
@@ -57,7 +57,7 @@ struct HTTPLimitsTests {
         // Half the headers, then nothing: closed once idle for the timeout.
         let half = await Self.hold(port: s.port, "POST /hooks/parley/hooks/push HTTP/1.1\r\nHost: x\r\n", wait: 10)
         #expect(half.closedAfter.map { $0 < 5 } == true, "half-sent headers: \(half)")
-        // The headers, then a body that never finishes: cut off at the body's deadline.
+        // The headers, then a body that never finishes: cut off at the request's deadline.
         let drip = await Self.hold(port: s.port, "POST /hooks/parley/hooks/push HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"ref\"", wait: 10)
         #expect(drip.closedAfter.map { $0 < 5 } == true, "a dripping body: \(drip)")
 
