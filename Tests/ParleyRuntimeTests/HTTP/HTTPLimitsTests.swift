@@ -20,15 +20,8 @@ struct HTTPLimitsTests {
 
     static func holdBlocking(port: Int, _ text: String, wait: Double) -> (closedAfter: Double?, read: String) {
         do {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            guard let fd = RawHTTP.connected(port: port) else { return (0, "cannot connect") }
             defer { close(fd) }
-            var addr = sockaddr_in()
-            addr.sin_family = sa_family_t(AF_INET)
-            addr.sin_port = in_port_t(UInt16(port).bigEndian)
-            addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let ok = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 } }
-            guard ok else { return (0, "cannot connect") }
             _ = text.withCString { send(fd, $0, strlen($0), 0) }
             let start = Date()
             var read = [UInt8]()

@@ -163,17 +163,24 @@ struct WebChatBrowserTests {
 
 /// One GET over a plain socket, the whole answer as text.
 enum RawHTTP {
+    /// A blocking TCP socket connected to 127.0.0.1:`port`, or nil; the caller closes it.
+    static func connected(port: Int) -> Int32? {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_port = in_port_t(UInt16(port).bigEndian)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let ok = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 } }
+        if ok { return fd }
+        close(fd)
+        return nil
+    }
+
     static func get(port: Int, path: String) async throws -> String {
         try await Task.detached {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            guard let fd = connected(port: port) else { throw PeerError("cannot connect to \(port)") }
             defer { close(fd) }
-            var addr = sockaddr_in()
-            addr.sin_family = sa_family_t(AF_INET)
-            addr.sin_port = in_port_t(UInt16(port).bigEndian)
-            addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let ok = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 } }
-            guard ok else { throw PeerError("cannot connect to \(port)") }
             let request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
             _ = request.withCString { send(fd, $0, strlen($0), 0) }
             var data = [UInt8]()
