@@ -75,17 +75,18 @@ extension BotRunner {
     /// send to be done (`heldActions`): the reason goes out before the kick.
     func dispatch(_ actions: [BotAction]) {
         // A plugin's actions come together, its sends before its moderation.
-        var lastSend: (plugin: String, id: String)?
-        for a in actions {
+        // The last send is kept as an index: no string is copied on a reply's path.
+        var lastSend = -1
+        for (i, a) in actions.enumerated() {
             switch a.kind {
             case .send:
-                if let m = a.message { lastSend = (a.plugin, m.id) }
+                lastSend = i
                 continue
             case .webhookReply:
                 continue
             case .moderate, .away:
-                if let last = lastSend, last.plugin == a.plugin {
-                    heldActions[last.id, default: []].append(a)
+                if lastSend >= 0, actions[lastSend].plugin == a.plugin, let id = actions[lastSend].message?.id {
+                    heldActions[id, default: []].append(a)
                     continue
                 }
             default:
