@@ -86,6 +86,40 @@ import Testing
         _ = await run.value
     }
 
+    /// A kick waits for its reason's send; when that send is dropped (here
+    /// held by the rate cap past `outbox_expiry`), the kick goes with it,
+    /// logged, rather than coming late and without its reason.
+    @Test func aKickWhoseReasonIsDroppedIsDroppedToo() async throws {
+        let server = try await StreamChatServer.start(.init(moderators: ["mod"]))
+        defer { Task { await server.shutdown() } }
+        let rules = """
+        bot.hear("^SPAM$", function(msg)
+          bot.send(msg.room, "one")
+          bot.send(msg.room, "two")
+          msg:reply("bye " .. msg.user)
+          bot.kick(msg.room, msg.user, "spam")
+        end)
+        """
+        var spec = try botSpec(name: "mod", port: server.port, plugins: [("rules", rules)])
+        spec.flow.sendRate = 0.5
+        spec.flow.sendBurst = 1
+        spec.presence.outboxExpiry = 1
+        let rec = Recorder()
+        let runner = BotRunner(spec: spec, observer: rec.observer)
+        let run = Task { await runner.run() }
+        #expect(await eventually { await runner.state == .online })
+        let troll = try await Person("troll", port: server.port)
+        try await troll.say("SPAM")
+        #expect(await eventually(10) { !rec.logs(containing: "kick troll from lobby (spam) dropped with the send it waited for").isEmpty },
+                "\(rec.logs.map(\.text))")
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(troll.isLinked, "not kicked without the reason")
+        #expect(troll.texts(from: "mod") == ["one"])
+        await troll.leave()
+        await runner.stop()
+        _ = await run.value
+    }
+
     @Test func aServerThatDoesNotObeyTheBotRefusesAndTheBotLogsIt() async throws {
         let server = try await StreamChatServer.start(.init(moderators: []))
         defer { Task { await server.shutdown() } }
