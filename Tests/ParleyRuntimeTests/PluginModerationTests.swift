@@ -120,6 +120,34 @@ import Testing
         _ = await run.value
     }
 
+    /// A stop while a kick waits for its reason: the kick does not outlive
+    /// the run, so it is taken before the bot leaves, and logged as such.
+    @Test func aKickStillWaitingIsTakenAtTheStop() async throws {
+        let server = try await StreamChatServer.start(.init(moderators: ["mod"]))
+        defer { Task { await server.shutdown() } }
+        let rules = """
+        bot.hear("^SPAM$", function(msg)
+          bot.send(msg.room, "one")
+          msg:reply("bye " .. msg.user)
+          bot.kick(msg.room, msg.user, "spam")
+        end)
+        """
+        var spec = try botSpec(name: "mod", port: server.port, plugins: [("rules", rules)], journal: try temporaryDirectory().path)
+        spec.flow.sendRate = 0.2
+        spec.flow.sendBurst = 1
+        let rec = Recorder()
+        let runner = BotRunner(spec: spec, observer: rec.observer)
+        let run = Task { await runner.run() }
+        #expect(await eventually { await runner.state == .online })
+        let troll = try await Person("troll", port: server.port)
+        try await troll.say("SPAM")
+        #expect(await eventually { troll.texts(from: "mod") == ["one"] })
+        await runner.stop(drainTimeout: 0.2)
+        #expect(await run.value == .stopped)
+        #expect(await eventually { !troll.isLinked }, "kicked at the stop")
+        #expect(!rec.logs(containing: "kick: troll from lobby (spam) (at the stop, before the send it waited for)").isEmpty, "\(rec.logs.map(\.text))")
+    }
+
     @Test func aServerThatDoesNotObeyTheBotRefusesAndTheBotLogsIt() async throws {
         let server = try await StreamChatServer.start(.init(moderators: []))
         defer { Task { await server.shutdown() } }
