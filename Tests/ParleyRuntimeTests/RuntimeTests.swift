@@ -342,6 +342,34 @@ struct HotReloadTests {
         try await alice.say("!ver")
         #expect(await eventually { alice.texts(from: "bot") == ["v1 1", "v2 2", "v2 3"] })
         #expect(rec.logs.contains { $0.level == .error && $0.text.hasPrefix("syntax:") })
+        #expect(rec.logs(containing: "failed to load and does not run").isEmpty, "a failed reload says only that the old version runs on")
+        await fleet.stop()
+        _ = await run.value
+        await alice.leave()
+    }
+
+    /// A plugin that failed to load at start has no old version: once its
+    /// file is fixed it loads, in its place in the load order.
+    @Test func aPluginThatFailedAtStartLoadsOnceFixed() async throws {
+        let server = try await StreamChatServer.start(.init())
+        defer { Task { await server.shutdown() } }
+        let spec = try botSpec(name: "bot", port: server.port, plugins: [("first", #"error("boom at load")"#), ("second", Self.version("two"))])
+        let file = spec.plugins[0].path
+        let rec = Recorder()
+        let fleet = Fleet(specs: [spec], observer: rec.observer)
+        let run = Task { await fleet.run(watchPlugins: true) }
+        #expect(await eventually { await fleet.runners[0].state == .online })
+        let alice = try await Person("alice", port: server.port)
+        // Still broken, edited: said plainly, with no old version to speak of.
+        try #"error("still broken")"#.write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(await eventually { !rec.logs(containing: "plugin first still does not load, and does not run").isEmpty })
+        try #"bot.command("first", function(msg) msg:reply("first is here") end)"#.write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(await eventually { !rec.logs(containing: "plugin first loaded (it did not load at start)").isEmpty })
+        try await alice.say("!first")
+        #expect(await eventually { alice.texts(from: "bot") == ["first is here"] })
+        try await alice.say("!ver")
+        #expect(await eventually { alice.texts(from: "bot") == ["first is here", "two 1"] })
+        #expect(rec.logs(containing: "not reloaded; the old version keeps running").isEmpty)
         await fleet.stop()
         _ = await run.value
         await alice.leave()

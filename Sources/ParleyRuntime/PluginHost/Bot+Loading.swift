@@ -5,15 +5,16 @@ import ParleyStore
 /// Loading and reloading plugins: a fresh VM each, its top level run, its
 /// timers restored from the journal, then its `load` handlers.
 extension Bot {
-    /// Loads a plugin into a fresh VM, runs its top level, then its `load` handlers.
+    /// Loads a plugin into a fresh VM, runs its top level, then its `load`
+    /// handlers. `position`: its place in the load order (last by default).
     @discardableResult
-    public func loadPlugin(name: String, source: [UInt8]) throws(StoreError) -> [BotAction] {
+    public func loadPlugin(name: String, source: [UInt8], at position: Int? = nil) throws(StoreError) -> [BotAction] {
         if plugins.contains(where: { $0.name == name }) {
             return [BotAction(plugin: name, .error(.runtime, "a plugin named '\(name)' is already loaded"))]
         }
         var (plugin, out) = try prepare(name: name, source: source)
         guard let plugin else { return out }
-        plugins.append(plugin)
+        plugins.insert(plugin, at: min(position ?? plugins.count, plugins.count))
         out += try finishLoading(plugin)
         return out
     }
@@ -29,7 +30,7 @@ extension Bot {
             return (false, [BotAction(plugin: name, .error(.runtime, "no plugin named '\(name)' is loaded"))])
         }
         let old = plugins[index]
-        var (plugin, out) = try prepare(name: name, source: source)
+        var (plugin, out) = try prepare(name: name, source: source, reloading: true)
         // The caller logs the outcome, once.
         guard let plugin else { return (false, out) }
         timers.removeAll { $0.plugin === old }
@@ -41,7 +42,7 @@ extension Bot {
 
     /// Makes the VM and runs the plugin's top level; nil when it cannot load
     /// (its diagnostics are still returned).
-    func prepare(name: String, source: [UInt8]) throws(StoreError) -> (Plugin?, [BotAction]) {
+    func prepare(name: String, source: [UInt8], reloading: Bool = false) throws(StoreError) -> (Plugin?, [BotAction]) {
         let limits = options.limits(for: name)
         var setup = VMSetup(
             prelude: Prelude.source, botName: options.name, commandPrefix: options.commandPrefix,
@@ -69,7 +70,8 @@ extension Bot {
             var out = diagnostics(plugin, actions)
             out.append(BotAction(plugin: name, .error(PluginErrorKind(failure.kind), failure.message)))
             // Its error is reported as the plugin's own, with the cause: this line says what follows from it.
-            log("plugin \(name) failed to load and does not run")
+            // (A failed reload says so itself: the old version runs on.)
+            if !reloading { log("plugin \(name) failed to load and does not run") }
             return (nil, out)
         }
         return (plugin, try settle(plugin, failure: nil, actions: actions))

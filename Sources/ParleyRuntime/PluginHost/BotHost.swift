@@ -84,17 +84,32 @@ actor BotHost {
 
     var nextDue: Double? { bot?.nextDue }
 
-    /// Hot reload of one plugin from its file; the old version keeps running if the new one fails.
-    func reload(plugin name: String) throws -> (reloaded: Bool, actions: [BotAction], nextDue: Double?) {
-        guard let bot, let file = plugins.first(where: { $0.name == name }) else { return (false, [], nil) }
+    /// What a hot reload came to.
+    enum Reload: Sendable {
+        case reloaded, loaded
+        /// The new version failed; `running` says whether an old one runs on.
+        case failed(running: Bool)
+    }
+
+    /// Hot reload of one plugin from its file; the old version keeps running
+    /// if the new one fails. A plugin that failed to load at start has no old
+    /// version: its fixed file loads now, in its place in the load order.
+    func reload(plugin name: String) throws -> (outcome: Reload, actions: [BotAction], nextDue: Double?) {
+        guard let bot, let file = plugins.first(where: { $0.name == name }) else { return (.failed(running: false), [], nil) }
+        let running = bot.plugins.contains { $0.name == name }
         var out = try bot.advance(to: Self.now())
         switch Self.read(file) {
         case .failure(let unreadable):
-            return (false, out + [unreadable.action], bot.nextDue)
-        case .success(let source):
+            return (.failed(running: running), out + [unreadable.action], bot.nextDue)
+        case .success(let source) where running:
             let (ok, actions) = try bot.reloadPlugin(name: name, source: source)
             out += actions
-            return (ok, out, bot.nextDue)
+            return (ok ? .reloaded : .failed(running: true), out, bot.nextDue)
+        case .success(let source):
+            let before = plugins.prefix { $0.name != name }
+            let position = before.filter { p in bot.plugins.contains { $0.name == p.name } }.count
+            out += try bot.loadPlugin(name: name, source: source, at: position)
+            return (bot.plugins.contains { $0.name == name } ? .loaded : .failed(running: false), out, bot.nextDue)
         }
     }
 

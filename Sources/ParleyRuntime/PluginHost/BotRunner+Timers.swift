@@ -44,8 +44,13 @@ extension BotRunner {
     public func reload(_ plugin: String) async {
         guard let host, failure == nil, !closing else { return }
         do {
-            let (ok, actions, due) = try onLoop(host) { try $0.reload(plugin: plugin) }
-            log(ok ? .info : .error, ok ? "plugin \(plugin) reloaded" : "plugin \(plugin) not reloaded; the old version keeps running")
+            let (outcome, actions, due) = try onLoop(host) { try $0.reload(plugin: plugin) }
+            switch outcome {
+            case .reloaded: log(.info, "plugin \(plugin) reloaded")
+            case .loaded: log(.info, "plugin \(plugin) loaded (it did not load at start)")
+            case .failed(running: true): log(.error, "plugin \(plugin) not reloaded; the old version keeps running")
+            case .failed(running: false): log(.error, "plugin \(plugin) still does not load, and does not run")
+            }
             accept(actions)
             rescheduleTimers(due)
         } catch {
