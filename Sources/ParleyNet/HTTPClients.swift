@@ -26,6 +26,11 @@ package enum HTTPClients {
     package static func makeClient(caFile: String?) -> HTTPClient {
         var config = HTTPClient.Configuration()
         config.tlsConfiguration = TransportTLS.configuration(caFile: caFile)
+        // A refused or unreachable server fails the request at once: the
+        // transports retry with their own backoff and jitter (presence), and
+        // the client's retries would hold a connect for its whole timeout
+        // (a fleet would then come back in one wave).
+        config.connectionPool.retryConnectionEstablishment = false
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: config)
     }
 

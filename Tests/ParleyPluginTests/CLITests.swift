@@ -333,6 +333,32 @@ struct PortInUseTests {
         #expect(r.stderr.contains("cannot listen on 127.0.0.1:\(held.port): Address already in use"), "\(r.stderr)")
     }
 
+    /// A Socket.IO server that is not there fails both links at once: the
+    /// polling fallback does not wait out `connect_timeout`, so the bot's own
+    /// backoff (with its jitter) decides when to try again.
+    @Test func aSocketIOServerThatIsNotThereFailsAtOnce() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let held = try Self.holdPort()
+        close(held.fd)
+        let config = dir.appendingPathComponent("bot.toml")
+        try """
+        [[bot]]
+        name = "s1"
+        transport = "socketio"
+        server = "http://127.0.0.1:\(held.port)"
+        [bot.presence]
+        max_attempts = 1
+        connect_timeout = 20
+        """.write(to: config, atomically: true, encoding: .utf8)
+        let started = Date()
+        let r = try CLITests.parley(["run", config.path], timeout: 60)
+        let took = Date().timeIntervalSince(started)
+        #expect(r.status == 3, "\(r.stderr)")
+        #expect(r.stderr.contains("websocket:") && r.stderr.contains("polling:"), "both links were tried: \(r.stderr)")
+        #expect(took < 10, "took \(took) s against connect_timeout 20")
+    }
+
     /// `--log-level` takes the name the lines print (`warn`) as well as swift-log's (`warning`).
     @Test func theLogLevelTakesTheNameTheLinesPrint() throws {
         let held = try Self.holdPort()
