@@ -219,7 +219,7 @@ struct CheckCommandTests {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let config = dir.appendingPathComponent("bot.toml")
-        for (transport, server) in [("streamchat", "localhost"), ("socketio", "ftp://127.0.0.1:3000/?token=abc"), ("stomp", "http://127.0.0.1:61613")] {
+        for (transport, server) in [("streamchat", "localhost"), ("streamchat", "http://127.0.0.1:5080"), ("streamchat", "lobby.example:80:90"), ("socketio", "ftp://127.0.0.1:3000/?token=abc"), ("stomp", "http://127.0.0.1:61613")] {
             try "[[bot]]\nname = \"b\"\ntransport = \"\(transport)\"\n\nserver = \"\(server)\"\n".write(to: config, atomically: true, encoding: .utf8)
             let r = try CLITests.parley(["check", config.path])
             #expect(r.status == 2 && r.stderr.contains("bot.toml:5: key 'bot.server'"), "\(transport): \(r.stderr)")

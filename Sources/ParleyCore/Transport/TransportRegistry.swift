@@ -118,9 +118,15 @@ public struct HostPort: Sendable, Hashable {
                               message: "'\(s)' is not host:port (e.g. 127.0.0.1:5080)")
         }
         var host = String(s[..<colon])
-        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        let bracketed = host.hasPrefix("[") && host.hasSuffix("]")
+        if bracketed { host = String(host.dropFirst().dropLast()) }
         if host.isEmpty {
             throw ConfigError(kind: .invalidValue, file: file, line: line, key: key, message: "'\(s)' has no host")
+        }
+        // A URL (`http://host:port`) or a second port is no host: said here, not met as "unknown host" on every reconnect.
+        if host.contains("/") || (!bracketed && host.contains(":")) || host.contains(where: { $0.isWhitespace }) {
+            throw ConfigError(kind: .invalidValue, file: file, line: line, key: key,
+                              message: "'\(s)' is not host:port (e.g. 127.0.0.1:5080; no scheme or path, IPv6 in brackets)")
         }
         return HostPort(host: host, port: port)
     }
