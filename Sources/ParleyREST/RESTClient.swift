@@ -202,6 +202,8 @@ final class RESTClient: Sendable {
             } catch let e as TransportError where e.kind == .connect || e.kind == .timeout {
                 failure = e
             }
+            // A connect given up (the bot stops) is no failure to retry or to log.
+            try Task.checkCancellation()
             attempt += 1
             if attempt > options.maxRetries {
                 throw TransportError(failure.kind, "\(failure.message) (after \(attempt) attempts)")

@@ -49,7 +49,7 @@ struct CheckCommand: AsyncParsableCommand {
                 + "journal \(bot.journal ?? "none (state in memory)"), plugins \(plugins.isEmpty ? "none" : plugins.joined(separator: ", "))")
             if let journal = bot.journal, let problem = Self.journalProblem(journal) {
                 journalProblems += 1
-                CommandOutput.print("\(file.path):\(bot.line): \(problem)", to: .error)
+                CommandOutput.print("\(file.path):\(bot.journalLine): \(problem)", to: .error)
             }
             guard checkedTables.insert(bot.line).inserted else { continue }
             for problem in try await Self.loadErrors(bot) {

@@ -239,7 +239,7 @@ struct CheckCommandTests {
         let r = try CLITests.parley(["check", config.path])
         #expect(r.status == 2)
         #expect(r.stderr.contains("bot.toml:4: plugin") && r.stderr.contains("cron.lua:1: bot.cron: hour field '25'"), "\(r.stderr)")
-        #expect(r.stderr.contains("bot.toml:1: journal") && r.stderr.contains("afile is not a directory"), "\(r.stderr)")
+        #expect(r.stderr.contains("bot.toml:5: journal") && r.stderr.contains("afile is not a directory"), "\(r.stderr)")
         #expect(r.stderr.contains("parley: 1 plugin error, 1 journal problem"), "\(r.stderr)")
 
         // A directory that exists but cannot be written (procfs refuses even root).

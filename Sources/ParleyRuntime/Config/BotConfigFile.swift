@@ -42,6 +42,8 @@ public struct BotConfig: Sendable {
     public var pluginsLine = 0
     /// The line of its `server` key (the header's when there is none): where an unusable server points.
     public var serverLine = 0
+    /// The line of its `journal` key (or of `[[bot]]`), for `check`'s journal problems.
+    public var journalLine = 0
     /// `[bot.presence]`: reconnects and the offline outbox.
     public var presence = PresenceOptions()
     /// `[bot.flow]`: incoming queue bounds and the outgoing rate cap.
@@ -249,6 +251,7 @@ public struct BotConfigFile: Sendable {
                       transportOptions: transportOptions!)
             b.pluginsLine = t.line(of: "plugins") ?? line
             b.serverLine = t.line(of: "server") ?? line
+            b.journalLine = t.line(of: "journal") ?? line
             b.presence = presence
             b.flow = flow
             b.roles = roles
