@@ -363,6 +363,7 @@ struct HotReloadTests {
         // Still broken, edited: said plainly, with no old version to speak of.
         try #"error("still broken")"#.write(toFile: file, atomically: true, encoding: .utf8)
         #expect(await eventually { !rec.logs(containing: "plugin first still does not load, and does not run").isEmpty })
+        #expect(rec.logs(containing: "failed to load and does not run").count == 1, "said at start only: \(rec.logs.map(\.text))")
         try #"bot.command("first", function(msg) msg:reply("first is here") end)"#.write(toFile: file, atomically: true, encoding: .utf8)
         #expect(await eventually { !rec.logs(containing: "plugin first loaded (it did not load at start)").isEmpty })
         try await alice.say("!first")

@@ -6,13 +6,14 @@ import ParleyStore
 /// timers restored from the journal, then its `load` handlers.
 extension Bot {
     /// Loads a plugin into a fresh VM, runs its top level, then its `load`
-    /// handlers. `position`: its place in the load order (last by default).
+    /// handlers. `position`: its place in the load order (last by default);
+    /// `reloading`: a hot reload, whose caller logs the outcome.
     @discardableResult
-    public func loadPlugin(name: String, source: [UInt8], at position: Int? = nil) throws(StoreError) -> [BotAction] {
+    public func loadPlugin(name: String, source: [UInt8], at position: Int? = nil, reloading: Bool = false) throws(StoreError) -> [BotAction] {
         if plugins.contains(where: { $0.name == name }) {
             return [BotAction(plugin: name, .error(.runtime, "a plugin named '\(name)' is already loaded"))]
         }
-        var (plugin, out) = try prepare(name: name, source: source)
+        var (plugin, out) = try prepare(name: name, source: source, reloading: reloading)
         guard let plugin else { return out }
         plugins.insert(plugin, at: min(position ?? plugins.count, plugins.count))
         out += try finishLoading(plugin)

@@ -108,7 +108,7 @@ actor BotHost {
         case .success(let source):
             let before = plugins.prefix { $0.name != name }
             let position = before.filter { p in bot.plugins.contains { $0.name == p.name } }.count
-            out += try bot.loadPlugin(name: name, source: source, at: position)
+            out += try bot.loadPlugin(name: name, source: source, at: position, reloading: true)
             return (bot.plugins.contains { $0.name == name } ? .loaded : .failed(running: false), out, bot.nextDue)
         }
     }
