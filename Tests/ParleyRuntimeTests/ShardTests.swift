@@ -95,6 +95,10 @@ struct ShardTests {
         // Someone arrives: every bot greets them once.
         let bob = try await Person("bob", port: f.server.port)
         #expect(await eventually(20) { Self.bots.allSatisfy { f.greetings(of: "bob", by: $0) == 1 } })
+        // A kill in the instant between a greeting's delivery and its delivery
+        // record repeats it once after the restart (at least once: testing.md).
+        // This test is about the journal bringing the bots back: the records land first.
+        try await Task.sleep(for: .milliseconds(500))
 
         // kill -9 shard 1: its bots go, the others stay.
         kill(shards[1].processIdentifier, SIGKILL)
@@ -115,7 +119,8 @@ struct ShardTests {
         #expect(await eventually(20) { f.online().now.filter { $0.value == 1 }.count == 30 })
         #expect(await Self.status(port, "/healthz").hasPrefix("HTTP/1.1 200"))
         try await Task.sleep(for: .milliseconds(500))
-        #expect(Self.bots.allSatisfy { f.greetings(of: "bob", by: $0) == 1 }, "nobody greeted twice")
+        #expect(Self.bots.allSatisfy { f.greetings(of: "bob", by: $0) == 1 },
+                "nobody greeted twice: \(Self.bots.filter { f.greetings(of: "bob", by: $0) != 1 }.map { "\($0) \(f.greetings(of: "bob", by: $0))" })")
         #expect(f.online().most == 1)
         for p in shards { kill(p.processIdentifier, SIGTERM) }
         for p in shards { #expect(await finish(p).status == 0) }
