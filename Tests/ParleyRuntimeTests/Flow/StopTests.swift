@@ -32,8 +32,9 @@ struct StopTests {
         #expect(await run.value == .stopped)
         let left = rec.logs(containing: "stopping with ").map(\.text)
         #expect(left.count == 1 && left[0].hasSuffix(" not delivered (the drain's 0.3 s ran out): the journal sends them after the restart (within outbox_expiry)"), "\(left)")
+        // Ten sends at one a second: most are left (how many went depends on the machine's load).
         let said = Int(left.first?.split(separator: " ")[2] ?? "") ?? 0
-        #expect(said >= 8, "\(left)")
+        #expect((1...9).contains(said), "\(left)")
 
         // Restarted from its journal, with no cap: every line reaches the room once.
         spec.flow.sendRate = 0
