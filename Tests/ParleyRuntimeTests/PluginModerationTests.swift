@@ -59,93 +59,97 @@ import Testing
         _ = await run.value
     }
 
+    /// A bot `mod` hearing "SPAM" with `rules`, online on an embedded
+    /// StreamChat server that obeys it as a moderator.
+    struct Moderated {
+        let server: StreamChatServer
+        let runner: BotRunner
+        let run: Task<BotOutcome, Never>
+        let rec: Recorder
+    }
+
+    static func moderated(_ rules: String, journal: Bool = false, _ change: (inout BotSpec) -> Void = { _ in }) async throws -> Moderated {
+        let server = try await StreamChatServer.start(.init(moderators: ["mod"]))
+        var spec = try botSpec(name: "mod", port: server.port, plugins: [("rules", rules)], journal: journal ? try temporaryDirectory().path : nil)
+        change(&spec)
+        let rec = Recorder()
+        let runner = BotRunner(spec: spec, observer: rec.observer)
+        let m = Moderated(server: server, runner: runner, run: Task { await runner.run() }, rec: rec)
+        guard await eventually(20, { await runner.state == .online }) else { throw PeerError("the bot did not come online") }
+        return m
+    }
+
     /// With a journal a reply waits for its commit while a kick need not:
     /// the kick still goes out behind the reply its handler sent first, so
     /// the one kicked reads why.
     @Test func theReasonReachesTheRoomBeforeTheKick() async throws {
-        let server = try await StreamChatServer.start(.init(moderators: ["mod"]))
-        defer { Task { await server.shutdown() } }
-        let rules = """
+        let m = try await Self.moderated("""
         bot.hear("^SPAM$", function(msg)
           msg:reply("bye " .. msg.user .. ", no spam here")
           bot.kick(msg.room, msg.user, "spam")
         end)
-        """
-        let journal = try temporaryDirectory().path
-        let runner = BotRunner(spec: try botSpec(name: "mod", port: server.port, plugins: [("rules", rules)], journal: journal),
-                               observer: Recorder().observer)
-        let run = Task { await runner.run() }
-        #expect(await eventually { await runner.state == .online })
+        """, journal: true)
+        defer { Task { await m.server.shutdown() } }
         for i in 1...4 {
-            let troll = try await Person("troll\(i)", port: server.port)
+            let troll = try await Person("troll\(i)", port: m.server.port)
             try await troll.say("SPAM")
             #expect(await eventually { !troll.isLinked }, "troll\(i) kicked")
             #expect(troll.texts(from: "mod") == ["bye troll\(i), no spam here"], "troll\(i) read the reason first")
         }
-        await runner.stop()
-        _ = await run.value
+        await m.runner.stop()
+        _ = await m.run.value
     }
 
     /// A kick waits for its reason's send; when that send is dropped (here
     /// held by the rate cap past `outbox_expiry`), the kick goes with it,
     /// logged, rather than coming late and without its reason.
     @Test func aKickWhoseReasonIsDroppedIsDroppedToo() async throws {
-        let server = try await StreamChatServer.start(.init(moderators: ["mod"]))
-        defer { Task { await server.shutdown() } }
-        let rules = """
+        let m = try await Self.moderated("""
         bot.hear("^SPAM$", function(msg)
           bot.send(msg.room, "one")
           bot.send(msg.room, "two")
           msg:reply("bye " .. msg.user)
           bot.kick(msg.room, msg.user, "spam")
         end)
-        """
-        var spec = try botSpec(name: "mod", port: server.port, plugins: [("rules", rules)])
-        spec.flow.sendRate = 0.5
-        spec.flow.sendBurst = 1
-        spec.presence.outboxExpiry = 1
-        let rec = Recorder()
-        let runner = BotRunner(spec: spec, observer: rec.observer)
-        let run = Task { await runner.run() }
-        #expect(await eventually { await runner.state == .online })
-        let troll = try await Person("troll", port: server.port)
+        """) { spec in
+            spec.flow.sendRate = 0.5
+            spec.flow.sendBurst = 1
+            spec.presence.outboxExpiry = 1
+        }
+        defer { Task { await m.server.shutdown() } }
+        let troll = try await Person("troll", port: m.server.port)
         try await troll.say("SPAM")
-        #expect(await eventually(10) { !rec.logs(containing: "kick troll from lobby (spam) dropped with the send it waited for").isEmpty },
-                "\(rec.logs.map(\.text))")
+        #expect(await eventually(10) { !m.rec.logs(containing: "kick troll from lobby (spam) dropped with the send it waited for").isEmpty },
+                "\(m.rec.logs.map(\.text))")
         try await Task.sleep(for: .milliseconds(500))
         #expect(troll.isLinked, "not kicked without the reason")
         #expect(troll.texts(from: "mod") == ["one"])
         await troll.leave()
-        await runner.stop()
-        _ = await run.value
+        await m.runner.stop()
+        _ = await m.run.value
     }
 
     /// A stop while a kick waits for its reason: the kick does not outlive
     /// the run, so it is taken before the bot leaves, and logged as such.
     @Test func aKickStillWaitingIsTakenAtTheStop() async throws {
-        let server = try await StreamChatServer.start(.init(moderators: ["mod"]))
-        defer { Task { await server.shutdown() } }
-        let rules = """
+        let m = try await Self.moderated("""
         bot.hear("^SPAM$", function(msg)
           bot.send(msg.room, "one")
           msg:reply("bye " .. msg.user)
           bot.kick(msg.room, msg.user, "spam")
         end)
-        """
-        var spec = try botSpec(name: "mod", port: server.port, plugins: [("rules", rules)], journal: try temporaryDirectory().path)
-        spec.flow.sendRate = 0.2
-        spec.flow.sendBurst = 1
-        let rec = Recorder()
-        let runner = BotRunner(spec: spec, observer: rec.observer)
-        let run = Task { await runner.run() }
-        #expect(await eventually { await runner.state == .online })
-        let troll = try await Person("troll", port: server.port)
+        """, journal: true) { spec in
+            spec.flow.sendRate = 0.2
+            spec.flow.sendBurst = 1
+        }
+        defer { Task { await m.server.shutdown() } }
+        let troll = try await Person("troll", port: m.server.port)
         try await troll.say("SPAM")
         #expect(await eventually { troll.texts(from: "mod") == ["one"] })
-        await runner.stop(drainTimeout: 0.2)
-        #expect(await run.value == .stopped)
+        await m.runner.stop(drainTimeout: 0.2)
+        #expect(await m.run.value == .stopped)
         #expect(await eventually { !troll.isLinked }, "kicked at the stop")
-        #expect(!rec.logs(containing: "kick: troll from lobby (spam) (at the stop, before the send it waited for)").isEmpty, "\(rec.logs.map(\.text))")
+        #expect(!m.rec.logs(containing: "kick: troll from lobby (spam) (at the stop, before the send it waited for)").isEmpty, "\(m.rec.logs.map(\.text))")
     }
 
     @Test func aServerThatDoesNotObeyTheBotRefusesAndTheBotLogsIt() async throws {
