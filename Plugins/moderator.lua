@@ -33,6 +33,8 @@
 --
 -- Every decision is one audit line in the bot log, e.g.
 --   audit user=bob strike=2 reason=flood action=final_warning room=lobby
+-- and a mute or kick the server refuses is a second one, said in the room too:
+--   audit user=bob action=kick result=refused room=lobby why="..."
 --
 -- What it remembers, in bot.state (so strikes survive restarts):
 --   "strikes:USER" = { n = strikes, last = time of the last offence }
@@ -132,10 +134,10 @@ local function carry_out(step, msg, ask, n)
     if n % 60 == 0 then n, unit = n // 60, "minute" end
     local span = ("%d %s%s"):format(n, unit, n == 1 and "" or "s")
     return ("%s, %s. You are muted for %s."):format(user, ask, span),
-      function() return bot.mute(msg.room, user, mute_seconds, ask) end
+      function(told) return bot.mute(msg.room, user, mute_seconds, ask, told) end
   elseif step == "kick" and bot.transport.kick then
     return ("%s, %s. You are out of the room now."):format(user, ask),
-      function() return bot.kick(msg.room, user, ask) end
+      function(told) return bot.kick(msg.room, user, ask, told) end
   elseif step == "mute" or step == "kick" then
     return ("%s, %s. Strike %d: I can't %s anyone on this chat, so all I can do is warn you.")
       :format(user, ask, n, step), nil, "warn"
@@ -157,7 +159,13 @@ local function act(msg, reason)
   local ok, err = msg:reply(text)
   if not ok then bot.log.warn("could not warn " .. user .. ": " .. err) end
   if action then
-    ok, err = action()
+    -- The server answers after this handler: a refusal is audited and put
+    -- right in the room, which was just told it happened.
+    ok, err = action(function(done, why)
+      if done then return end
+      bot.log.warn(("audit user=%s action=%s result=refused room=%s why=%q"):format(user, step, msg.room, why))
+      bot.send(msg.room, ("(I could not %s %s after all: %s)"):format(step, user, why))
+    end)
     if not ok then bot.log.warn(("could not %s %s: %s"):format(step, user, err)) end
   end
 end

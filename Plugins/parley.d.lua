@@ -293,25 +293,28 @@ function bot.webhook(path, fn) end
 ---@param room string
 ---@param user string
 ---@param reason? string
+---@param fn? fun(ok: true|nil, reason: string?) Told later how the server answered.
 ---@return true|nil ok
 ---@return string? err "not supported by <transport>" where the chat cannot.
-function bot.kick(room, user, reason) end
+function bot.kick(room, user, reason, fn) end
 
 --- Silence `user` in `room` for `seconds` (1..604800) once this handler committed.
 ---@param room string
 ---@param user string
 ---@param seconds number
 ---@param reason? string
+---@param fn? fun(ok: true|nil, reason: string?) Told later how the server answered.
 ---@return true|nil ok
 ---@return string? err
-function bot.mute(room, user, seconds, reason) end
+function bot.mute(room, user, seconds, reason, fn) end
 
 --- Delete the message `id` (`msg.id`) from `room` once this handler committed.
 ---@param room string
 ---@param id string
+---@param fn? fun(ok: true|nil, reason: string?) Told later how the server answered.
 ---@return true|nil ok
 ---@return string? err
-function bot.delete(room, id) end
+function bot.delete(room, id, fn) end
 
 --- Cancel a timer by id, or by name (also a saved one restored after a
 --- restart). Returns false when there was no such live timer.

@@ -31,8 +31,10 @@ public struct BotAction: Sendable, Equatable {
         /// `bot.http(req, fn)`, committed: the runtime makes the request and
         /// hands the answer back to the plugin as an event.
         case http(HTTPCall)
-        /// `bot.kick`, `bot.mute`, `bot.delete`, committed: the transport carries it out.
-        case moderate(ModerationAction)
+        /// `bot.kick`, `bot.mute`, `bot.delete`, committed: the transport
+        /// carries it out. `answer`: the plugin passed a function, which gets
+        /// the outcome as an event under this id (unique in the bot, as `HTTPCall.id`).
+        case moderate(ModerationAction, answer: Int64? = nil)
         /// What a webhook's handler answered: `parley plugin test` prints it,
         /// the runtime's HTTP server sends it (`WebhookReply`).
         case webhookReply(path: String, status: Int, body: String)
@@ -70,7 +72,7 @@ public struct BotAction: Sendable, Equatable {
             if let body = call.body { o.add("body", String(decoding: body, as: UTF8.self)) }
         case .webhookReply(let path, let status, let body):
             o.add("action", "webhook_reply"); o.add("path", path); o.add("status", status); o.add("body", body)
-        case .moderate(let m):
+        case .moderate(let m, _):
             switch m {
             case .kick(let room, let user, let reason):
                 o.add("action", "kick"); o.add("room", room); o.add("user", user); o.add("reason", reason)

@@ -116,6 +116,8 @@ public actor BotRunner {
     /// Moderation steps and `bot.away` calls waiting for a send their handler
     /// made before them, by that send's id (see `dispatch`).
     var heldActions: [String: [BotAction]] = [:]
+    /// Held moderation steps taken at the stop whose answer has not come (see `stop`).
+    var stepsAtStop = 0
     /// The transport sends each line of a text as a message (StreamChat):
     /// the rate cap charges per line.
     let linesAreMessages: Bool
@@ -231,20 +233,34 @@ public actor BotRunner {
             log(.warn, "stopping with \(n) send\(n == 1 ? "" : "s") not delivered (\(why)): \(fate)")
         }
         // Moderation still waiting for its reason's send: a kick is not kept
-        // across a restart, so it is taken now, before the bot leaves.
+        // across a restart, so it is taken now, before the bot leaves. The
+        // steps go at once and share one deadline: a silent server costs
+        // the stop `drainTimeout` once, not its answer timeout per step.
         let held = heldActions.values.joined()
         heldActions.removeAll()
+        stepsAtStop = 0
         for a in held {
-            guard case .moderate(let m) = a.kind, let s = session else {
+            guard case .moderate(let m, _) = a.kind, let s = session else {
                 log(.warn, "\(a.heldSummary) not taken: the bot stopped before the send it waited for", plugin: a.plugin)
                 continue
             }
-            do {
-                try await s.moderate(m)
-                log(.info, "\(m.verb): \(m.summary) (at the stop, before the send it waited for)", plugin: a.plugin)
-            } catch {
-                log(.warn, "\(m.verb) refused: \(m.summary): \(error)", plugin: a.plugin)
+            stepsAtStop += 1
+            Task {
+                do {
+                    try await s.moderate(m)
+                    log(.info, "\(m.verb): \(m.summary) (at the stop, before the send it waited for)", plugin: a.plugin)
+                } catch {
+                    log(.warn, "\(m.verb) refused: \(m.summary): \(error)", plugin: a.plugin)
+                }
+                stepsAtStop -= 1
             }
+        }
+        let stepsDeadline = BotHost.now() + drainTimeout
+        while stepsAtStop > 0, BotHost.now() < stepsDeadline {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        if stepsAtStop > 0 {
+            log(.warn, "leaving with \(stepsAtStop) moderation step\(stepsAtStop == 1 ? "" : "s") unanswered after \(drainTimeout.formatted()) s")
         }
         await session?.leave()
     }

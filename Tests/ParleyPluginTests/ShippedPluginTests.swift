@@ -83,8 +83,9 @@ struct ShippedPluginTests {
             "audit user=eve strike=3 reason=word action=mute room=lobby",
             "audit user=eve strike=4 reason=word action=kick room=lobby",
         ])
-        #expect(acting.map(\.kind).contains(.moderate(.mute(room: "lobby", user: "eve", seconds: 600, reason: "please mind your language"))))
-        #expect(acting.map(\.kind).last == .moderate(.kick(room: "lobby", user: "eve", reason: "please mind your language")))
+        #expect(acting.map(\.kind).contains(.moderate(.mute(room: "lobby", user: "eve", seconds: 600, reason: "please mind your language"), answer: 1)))
+        // Each with a function that puts a refusal right.
+        #expect(acting.map(\.kind).last == .moderate(.kick(room: "lobby", user: "eve", reason: "please mind your language"), answer: 2))
 
         options.transport = TransportCapabilities(name: "stomp")
         let swearing = ["darn", "heck", "crap", "frak"].map { message($0, user: "eve") }.joined(separator: "\n")

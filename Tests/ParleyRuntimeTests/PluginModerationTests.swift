@@ -68,8 +68,9 @@ import Testing
         let rec: Recorder
     }
 
-    static func moderated(_ rules: String, journal: Bool = false, _ change: (inout BotSpec) -> Void = { _ in }) async throws -> Moderated {
-        let server = try await StreamChatServer.start(.init(moderators: ["mod"]))
+    static func moderated(_ rules: String, journal: Bool = false, moderators: [String] = ["mod"],
+                          _ change: (inout BotSpec) -> Void = { _ in }) async throws -> Moderated {
+        let server = try await StreamChatServer.start(.init(moderators: moderators))
         var spec = try botSpec(name: "mod", port: server.port, plugins: [("rules", rules)], journal: journal ? try temporaryDirectory().path : nil)
         change(&spec)
         let rec = Recorder()
@@ -109,7 +110,7 @@ import Testing
           bot.send(msg.room, "one")
           bot.send(msg.room, "two")
           msg:reply("bye " .. msg.user)
-          bot.kick(msg.room, msg.user, "spam")
+          bot.kick(msg.room, msg.user, "spam", function(ok, err) bot.log.warn("told: " .. tostring(ok) .. " " .. err) end)
         end)
         """) { spec in
             spec.flow.sendRate = 0.5
@@ -124,7 +125,57 @@ import Testing
         try await Task.sleep(for: .milliseconds(500))
         #expect(troll.isLinked, "not kicked without the reason")
         #expect(troll.texts(from: "mod") == ["one"])
+        // The plugin's function hears why, as an event of its own.
+        #expect(await eventually { !m.rec.logs(containing: "told: nil dropped with the send it waited for (").isEmpty })
         await troll.leave()
+        await m.runner.stop()
+        _ = await m.run.value
+    }
+
+    /// A function passed to `bot.kick` or `bot.mute` hears how the step went,
+    /// once the server answered: done, or refused in the server's words.
+    @Test(arguments: [true, false]) func theModeratorHearsHowEachStepWent(obeyed: Bool) async throws {
+        let m = try await Self.moderated("""
+        local function told(msg, what)
+          return function(ok, err) bot.send(msg.room, what .. ": " .. tostring(ok) .. " " .. tostring(err)) end
+        end
+        bot.hear("^spam$", function(msg) bot.mute(msg.room, msg.user, 60, "spam", told(msg, "mute")) end)
+        bot.hear("^SPAM$", function(msg) bot.kick(msg.room, msg.user, "spam", told(msg, "kick")) end)
+        bot.hear("^kick nobody$", function(msg) bot.kick(msg.room, "nobody", "asked", told(msg, "kick nobody")) end)
+        bot.hear("^fail$", function(msg) bot.kick(msg.room, msg.user, "x", told(msg, "never")); error("and fails") end)
+        bot.hear("^bad$", function(msg)
+          local ok, err = pcall(bot.kick, msg.room, msg.user, "x", "not a function")
+          msg:reply(tostring(ok) .. " " .. tostring(err))
+        end)
+        """, moderators: obeyed ? ["mod"] : [])
+        defer { Task { await m.server.shutdown() } }
+        let alice = try await Person("alice", port: m.server.port)
+        let troll = try await Person("troll", port: m.server.port)
+        try await troll.say("bad")
+        #expect(await eventually { alice.texts(from: "mod").first?.hasPrefix("false ") == true })
+        #expect(alice.texts(from: "mod").first?.contains("bot.kick: expected a function, got string") == true, "\(alice.texts(from: "mod"))")
+        try await troll.say("fail")
+        #expect(await eventually { !m.rec.logs(containing: "and fails").isEmpty })
+        try await troll.say("kick nobody")
+        #expect(await eventually { alice.texts(from: "mod").contains { $0.hasPrefix("kick nobody: nil ") } }, "\(alice.texts(from: "mod"))")
+        // Eve is muted (a muted troll could not say the next line), the troll kicked.
+        let eve = try await Person("eve", port: m.server.port)
+        try await eve.say("spam")
+        #expect(await eventually { alice.texts(from: "mod").contains { $0.hasPrefix("mute: ") } })
+        try await troll.say("SPAM")
+        if obeyed {
+            #expect(await eventually { alice.texts(from: "mod").suffix(2) == ["mute: true nil", "kick: true nil"] }, "\(alice.texts(from: "mod"))")
+            #expect(await eventually { !troll.isLinked })
+        } else {
+            #expect(await eventually { alice.texts(from: "mod").filter { $0.hasPrefix("mute: nil ") || $0.hasPrefix("kick: nil ") }.count == 2 },
+                    "\(alice.texts(from: "mod"))")
+            #expect(troll.isLinked)
+        }
+        // The failed handler's step was never taken, and its function never called.
+        #expect(!alice.texts(from: "mod").contains { $0.hasPrefix("never") })
+        await troll.leave()
+        await eve.leave()
+        await alice.leave()
         await m.runner.stop()
         _ = await m.run.value
     }
@@ -150,6 +201,45 @@ import Testing
         #expect(await m.run.value == .stopped)
         #expect(await eventually { !troll.isLinked }, "kicked at the stop")
         #expect(!m.rec.logs(containing: "kick: troll from lobby (spam) (at the stop, before the send it waited for)").isEmpty, "\(m.rec.logs.map(\.text))")
+    }
+
+    /// Kicks still waiting at a stop go together under one deadline: a
+    /// server gone silent costs the stop that deadline once, not its
+    /// 10 s answer timeout per kick.
+    @Test func kicksTakenAtTheStopShareOneDeadline() async throws {
+        let server = try await StreamChatServer.start(.init(moderators: ["mod"]))
+        defer { Task { await server.shutdown() } }
+        let proxy = try await LinkProxy.start(upstreamPort: server.port)
+        defer { Task { await proxy.stop() } }
+        var spec = try botSpec(name: "mod", port: proxy.port, plugins: [("rules", """
+        bot.hear("^SPAM$", function(msg)
+          msg:reply("bye " .. msg.user)
+          bot.kick(msg.room, msg.user, "spam")
+        end)
+        """)])
+        spec.flow.sendRate = 0.1
+        spec.flow.sendBurst = 1
+        let rec = Recorder()
+        let runner = BotRunner(spec: spec, observer: rec.observer)
+        let run = Task { await runner.run() }
+        #expect(await eventually { await runner.state == .online })
+        var trolls: [Person] = []
+        for i in 1...4 {
+            let troll = try await Person("troll\(i)", port: server.port)
+            trolls.append(troll)
+            try await troll.say("SPAM")
+        }
+        // The first reply goes at once, and its kick behind it; the rate cap holds the other three.
+        #expect(await eventually { trolls.filter { !$0.isLinked }.count == 1 })
+        try await Task.sleep(for: .milliseconds(200))
+        proxy.blackhole()
+        let start = ContinuousClock.now
+        await runner.stop(drainTimeout: 1)
+        let took = ContinuousClock.now - start
+        #expect(took < .seconds(5), "stop took \(took)")
+        #expect(!rec.logs(containing: "leaving with 3 moderation steps unanswered after 1 s").isEmpty, "\(rec.logs.map(\.text))")
+        run.cancel()
+        for t in trolls { await t.leave() }
     }
 
     @Test func aServerThatDoesNotObeyTheBotRefusesAndTheBotLogsIt() async throws {

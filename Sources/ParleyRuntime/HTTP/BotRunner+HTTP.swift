@@ -61,19 +61,36 @@ extension BotRunner {
     }
 
     /// A committed `bot.kick`, `bot.mute` or `bot.delete`: the server carries
-    /// it out, or says why not (logged: the plugin's handler has returned).
-    func moderate(_ action: ModerationAction, plugin: String) {
+    /// it out, or says why not. Logged, and told to the plugin's function
+    /// when it passed one (`answer`): its handler has returned by then.
+    func moderate(_ action: ModerationAction, plugin: String, answer: Int64?) {
         guard let session else {
             log(.warn, "\(action.verb) dropped: the bot is offline", plugin: plugin)
+            tellModeration(plugin, answer, refused: "the bot is offline")
             return
         }
         Task {
             do {
                 try await session.moderate(action)
                 log(.info, "\(action.verb): \(action.summary)", plugin: plugin)
+                tellModeration(plugin, answer, refused: nil)
             } catch {
                 log(.warn, "\(action.verb) refused: \(action.summary): \(error)", plugin: plugin)
+                tellModeration(plugin, answer, refused: redactor("\(error)"))
             }
+        }
+    }
+
+    /// Hands a moderation step's outcome to the function waiting for it, as
+    /// an event of its own. None once the bot is stopping: no handler runs then.
+    func tellModeration(_ plugin: String, _ answer: Int64?, refused reason: String?) {
+        guard let answer, let host, failure == nil, !closing, !stopping else { return }
+        do {
+            let (actions, due) = try onLoop(host) { try $0.answer(plugin: plugin, moderation: answer, refused: reason) }
+            accept(actions)
+            rescheduleTimers(due)
+        } catch {
+            fail("journal failed: \(error)")
         }
     }
 }

@@ -112,8 +112,8 @@ extension BotRunner {
                 }
             case .http(let call):
                 startRequest(call, plugin: a.plugin)
-            case .moderate(let m):
-                moderate(m, plugin: a.plugin)
+            case .moderate(let m, let answer):
+                moderate(m, plugin: a.plugin, answer: answer)
             case .away(let seconds):
                 awayUntil = BotHost.now() + seconds
                 log(.info, "away for \(Int(seconds)) s (plugin \(a.plugin))")
@@ -137,7 +137,7 @@ extension BotAction {
     /// A held moderation step or `bot.away`, for the log.
     var heldSummary: String {
         switch kind {
-        case .moderate(let m): "\(m.verb) \(m.summary)"
+        case .moderate(let m, _): "\(m.verb) \(m.summary)"
         case .away(let seconds): "away for \(Int(seconds)) s"
         default: "\(kind)"
         }

@@ -153,6 +153,9 @@ extension BotRunner {
         // What waited for it would come without the words it was to follow, and late.
         for a in heldActions.removeValue(forKey: m.id) ?? [] {
             log(.warn, "\(a.heldSummary) dropped with the send it waited for", plugin: a.plugin)
+            if case .moderate(_, let answer) = a.kind {
+                tellModeration(a.plugin, answer, refused: "dropped with the send it waited for (\(why))")
+            }
         }
     }
 }

@@ -128,7 +128,15 @@ extension Bot {
         }
         for q in p.quotaReports { out.append(BotAction(plugin: p.name, .error(.quota, q))) }
         if let seconds = p.pendingAway { out.append(BotAction(plugin: p.name, .away(seconds: seconds))) }
-        for m in p.pendingModeration { out.append(BotAction(plugin: p.name, .moderate(m))) }
+        for (m, callback) in p.pendingModeration {
+            var answer: Int64?
+            if let callback {
+                requests += 1
+                p.moderationInFlight[requests] = callback
+                answer = requests
+            }
+            out.append(BotAction(plugin: p.name, .moderate(m, answer: answer)))
+        }
         for var call in p.pendingHTTP {
             requests += 1
             p.httpInFlight[requests] = call.id

@@ -158,6 +158,14 @@ actor BotHost {
         return (out, bot.nextDue)
     }
 
+    /// The outcome of a moderation step a plugin's function waits for, as its own event.
+    func answer(plugin: String, moderation id: Int64, refused reason: String?) throws -> (actions: [BotAction], nextDue: Double?) {
+        guard let bot else { return ([], nil) }
+        var out = try bot.advance(to: Self.now())
+        out += try bot.answer(plugin: plugin, moderation: id, refused: reason)
+        return (out, bot.nextDue)
+    }
+
     /// A request to a plugin's webhook, as its own event.
     func webhook(plugin: String, _ req: WebhookRequest) throws -> (actions: [BotAction], reply: WebhookReply, nextDue: Double?) {
         guard let bot else { return ([], WebhookReply(status: 503), nil) }

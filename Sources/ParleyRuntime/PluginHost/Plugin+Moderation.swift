@@ -1,12 +1,14 @@
 import ParleyCore
 import ParleyLua
+import ParleyStore
 
 /// `bot.kick`, `bot.mute`, `bot.delete`: staged in the open transaction and
 /// carried out by the transport once the handler committed. Where the chat
 /// cannot do it (`bot.transport.kick` and its siblings), the call returns
 /// `nil, "not supported by <transport>"` and nothing is staged.
 extension Plugin {
-    /// `moderate(verb, room, target, seconds, reason)`.
+    /// `moderate(verb, room, target, seconds, reason, answer)`: `true`, or
+    /// with `answer` the id under which the prelude keeps the plugin's function.
     func moderate(_ a: [LuaValue]) -> Result<[LuaValue], HostCallError> {
         guard a.count >= 3, let verb = a[0].stringValue, let room = a[1].stringValue, let target = a[2].stringValue,
               !room.isEmpty, !target.isEmpty else {
@@ -42,7 +44,27 @@ extension Plugin {
         if pendingModeration.count >= limits.sendsPerEvent {
             return refuse("moderation", "more than \(limits.sendsPerEvent) moderation steps in one event (limits.sends_per_event)")
         }
-        pendingModeration.append(action)
-        return .success([.bool(true)])
+        guard a.count > 5, a[5] == .bool(true) else {
+            pendingModeration.append((action, nil))
+            return .success([.bool(true)])
+        }
+        let id = nextTimerId
+        nextTimerId += 1
+        pendingModeration.append((action, id))
+        return .success([.int(id)])
+    }
+}
+
+extension Bot {
+    /// The outcome of a moderation step whose plugin passed a function,
+    /// delivered as its own event: `fn(true)` or `fn(nil, reason)`.
+    public func answer(plugin name: String, moderation id: Int64, refused reason: String?) throws(StoreError) -> [BotAction] {
+        guard let p = plugins.first(where: { $0.name == name }),
+              let callback = p.moderationInFlight.removeValue(forKey: id), !p.isDisabled else { return [] }
+        return try deliver(to: p, kind: "moderation") { w in
+            w.beginTable(array: 0, pairs: reason == nil ? 1 : 2)
+            w.key(.id); w.write(callback)
+            if let reason { w.key(.error); w.write(reason) }
+        }
     }
 }

@@ -39,8 +39,12 @@ final class Plugin: HostFunctions {
     /// Requests made and not yet answered (`[bot.http] in_flight`): the
     /// request's id (`HTTPCall.id`) → its callback's id in the prelude.
     var httpInFlight: [Int64: Int64] = [:]
-    /// `bot.kick`/`mute`/`delete` staged by the open transaction.
-    var pendingModeration: [ModerationAction] = []
+    /// `bot.kick`/`mute`/`delete` staged by the open transaction, with the
+    /// id of the function that wants the outcome in the prelude (nil: none).
+    var pendingModeration: [(action: ModerationAction, callback: Int64?)] = []
+    /// Steps taken whose outcome a function waits for: the step's id
+    /// (`BotAction.Kind.moderate`'s `answer`) → its callback's id in the prelude.
+    var moderationInFlight: [Int64: Int64] = [:]
     /// `bot.webhook` paths, and what the running webhook handler returned.
     var webhooks: Set<String> = []
     var webhookAnswer: WebhookReply?
@@ -94,6 +98,7 @@ final class Plugin: HostFunctions {
     func rollback() {
         drops.append(contentsOf: pendingTimers.map(\.id))
         drops.append(contentsOf: pendingHTTP.map(\.id))
+        drops.append(contentsOf: pendingModeration.compactMap(\.callback))
         pendingHTTP.removeAll()
         pendingModeration.removeAll()
         pendingWrites.removeAll()

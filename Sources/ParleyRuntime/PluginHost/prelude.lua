@@ -205,11 +205,13 @@ return function(kind, ev, drops)
       end
       for i = 1, #list do call(list[i], ev) end
     end
-  elseif kind == "http" then
+  elseif kind == "http" or kind == "moderation" then
+    -- The answer to bot.http, or the outcome of a bot.kick/mute/delete given a function.
     local fn = callbacks[ev.id]
     callbacks[ev.id] = nil
     if fn then
       if ev.error then call(fn, nil, ev.error)
+      elseif kind == "moderation" then call(fn, true)
       else call(fn, { status = ev.status, headers = ev.headers, body = ev.body }) end
     end
   elseif kind == "webhook" then

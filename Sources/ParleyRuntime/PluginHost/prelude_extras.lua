@@ -33,11 +33,19 @@ function bot.http(req, fn)
 end
 
 -- Moderation: each returns true, or nil and why ("not supported by stomp").
--- The step is taken once this handler committed.
+-- The step is taken once this handler committed. An optional last argument
+-- fn hears how it went, later, as an event of its own: fn(true) once the
+-- server carried it out, fn(nil, reason) if it refused or the step was dropped.
 local moderate = host(@moderate@)
-function bot.kick(room, user, reason) return moderate("kick", room, user, nil, reason) end
-function bot.mute(room, user, seconds, reason) return moderate("mute", room, user, seconds, reason) end
-function bot.delete(room, id) return moderate("delete", room, id) end
+local function step(verb, room, target, seconds, reason, fn)
+  if fn ~= nil then need_function(fn, "bot." .. verb) end
+  local id, err = moderate(verb, room, target, seconds, reason, fn ~= nil)
+  if fn and id then callbacks[id] = fn end
+  return id and true, err
+end
+function bot.kick(room, user, reason, fn) return step("kick", room, user, nil, reason, fn) end
+function bot.mute(room, user, seconds, reason, fn) return step("mute", room, user, seconds, reason, fn) end
+function bot.delete(room, id, fn) return step("delete", room, id, nil, nil, fn) end
 
 -- bot.webhook(path, fn): the host serves it at /hooks/BOT/PLUGIN/PATH;
 -- fn(req) may return {status=, body=} (the default answer is 204).

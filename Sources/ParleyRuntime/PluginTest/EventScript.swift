@@ -10,6 +10,9 @@ public enum ScriptStep: Sendable, Equatable {
     case httpReply(ScriptedReply)
     /// A request to a plugin's webhook (the server's checks are not scripted).
     case webhook(plugin: String, WebhookRequest)
+    /// `{"type":"moderation_reply","verb":"kick","error":…}`: the next step
+    /// of that verb is refused with `error` (unscripted, every step is done).
+    case moderationReply(verb: String, error: String)
 }
 
 /// `{"type":"http_reply","url":…,"status":…,"body":…,"headers":{…}}`: the
@@ -135,13 +138,19 @@ public enum EventScript {
                 method: try optionalString("method") ?? "POST", path: try string("path"), query: try optionalString("query") ?? "",
                 headers: try fields("headers"),
                 body: Array((try optionalString("body") ?? "").utf8)))
+        case "moderation_reply":
+            let verb = try string("verb")
+            guard ["kick", "mute", "delete"].contains(verb) else {
+                throw fail("invalid moderation_reply event: \"verb\" must be kick, mute or delete")
+            }
+            return .moderationReply(verb: verb, error: try string("error"))
         case "advance":
             guard let s = try optionalNumber("seconds"), s >= 0, s.isFinite else {
                 throw fail("invalid advance event: \"seconds\" must be a number >= 0")
             }
             return .advance(seconds: s)
         default:
-            throw fail("unknown event type \"\(type)\" (expected message, join, leave, typing, roster, connection, advance, http_reply or webhook)")
+            throw fail("unknown event type \"\(type)\" (expected message, join, leave, typing, roster, connection, advance, http_reply, moderation_reply or webhook)")
         }
     }
 

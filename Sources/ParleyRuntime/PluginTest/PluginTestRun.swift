@@ -15,6 +15,8 @@ public final class PluginTestRun {
     public let bot: Bot
     /// `http_reply` steps not yet taken by a request.
     private var replies: [ScriptedReply] = []
+    /// `moderation_reply` steps not yet taken: a verb and the refusal.
+    private var refusals: [(verb: String, error: String)] = []
 
     public init(options: BotOptions, store: BotStore = MemoryBotStore(), startTime: Double = PluginTestRun.startTime) {
         bot = Bot(options: options, now: startTime, store: store)
@@ -34,10 +36,17 @@ public final class PluginTestRun {
     /// transaction committed, and its delivery is recorded after it was printed.
     /// A request is answered at once, after its handler's actions, as the
     /// event it is: by the first scripted reply whose URL starts its URL.
+    /// A moderation step given a function is told it was done, or refused
+    /// by the first scripted refusal of its verb.
     private func hand(_ actions: [BotAction], to emit: (BotAction) -> Void) throws(StoreError) {
         for a in actions { emit(a) }
         try bot.markDelivered(actions)
         for a in actions {
+            if case .moderate(let m, let answer?) = a.kind {
+                let refusal = refusals.firstIndex { $0.verb == m.verb }.map { refusals.remove(at: $0).error }
+                try hand(try bot.answer(plugin: a.plugin, moderation: answer, refused: refusal), to: emit)
+                continue
+            }
             guard case .http(let call) = a.kind else { continue }
             let outcome: HTTPOutcome
             if let i = replies.firstIndex(where: { call.url.hasPrefix($0.url) }) {
@@ -62,6 +71,9 @@ public final class PluginTestRun {
         case .advance(let s): actions = try bot.advance(to: bot.now + s)
         case .httpReply(let r):
             replies.append(r)
+            return
+        case .moderationReply(let verb, let error):
+            refusals.append((verb, error))
             return
         case .webhook(let plugin, let req):
             let (out, reply) = try bot.webhook(plugin: plugin, req)

@@ -83,7 +83,7 @@ public final class Bot: PluginServices {
     var timers: [TimerEntry] = []   // sorted by (due, order)
     var timerOrder = 0
     var generatedIds = 0
-    /// `bot.http` requests made so far: the next one's id.
+    /// `bot.http` requests and answered moderation steps made so far: the next one's id.
     var requests: Int64 = 0
 
     struct TimerEntry {
