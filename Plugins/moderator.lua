@@ -33,8 +33,9 @@
 --
 -- Every decision is one audit line in the bot log, e.g.
 --   audit user=bob strike=2 reason=flood action=final_warning room=lobby
--- and a mute or kick the server refuses is a second one, said in the room too:
---   audit user=bob action=kick result=refused room=lobby why="..."
+-- and a mute or kick that fails (the server refused it, say) is a second
+-- one, and put right in the room:
+--   audit user=bob action=kick result=failed room=lobby why="..."
 --
 -- What it remembers, in bot.state (so strikes survive restarts):
 --   "strikes:USER" = { n = strikes, last = time of the last offence }
@@ -147,6 +148,16 @@ local function carry_out(step, msg, ask, n)
   return ("%s, %s. This is a warning."):format(user, ask)
 end
 
+-- Whether someone is still in the room (where the chat says who is): a step
+-- that failed because they left needs no correcting.
+local function here(room, user)
+  if not bot.transport.roster then return true end
+  for _, u in ipairs(bot.roster(room)) do
+    if u.user == user then return u.online end
+  end
+  return false
+end
+
 local function act(msg, reason)
   local user, now = msg.user, os.time()
   local n = strike(user, now)
@@ -156,17 +167,21 @@ local function act(msg, reason)
     :format(user, n, reason, fallback or step, msg.room, shadow and " shadow=true" or ""))
   if shadow then return end
   -- Say why first, then act: a kicked user still reads the reason.
-  local ok, err = msg:reply(text)
-  if not ok then bot.log.warn("could not warn " .. user .. ": " .. err) end
+  local said, err = msg:reply(text)
+  if not said then bot.log.warn("could not warn " .. user .. ": " .. err) end
   if action then
-    -- The server answers after this handler: a refusal is audited and put
-    -- right in the room, which was just told it happened.
-    ok, err = action(function(done, why)
+    -- The server answers after this handler. A failed step is audited, and
+    -- put right in the room when the room was told it happened (a step
+    -- dropped with its announcement was never announced) and they are still there.
+    local ok, why = action(function(done, why)
       if done then return end
-      bot.log.warn(("audit user=%s action=%s result=refused room=%s why=%q"):format(user, step, msg.room, why))
-      bot.send(msg.room, ("(I could not %s %s after all: %s)"):format(step, user, why))
+      bot.log.warn(("audit user=%s action=%s result=failed room=%s why=%q"):format(user, step, msg.room, why))
+      if said and not why:find("^dropped with the send") and here(msg.room, user) then
+        local sent, refused = bot.send(msg.room, ("(I could not %s %s after all: %s)"):format(step, user, why))
+        if not sent then bot.log.warn("could not correct the room: " .. refused) end
+      end
     end)
-    if not ok then bot.log.warn(("could not %s %s: %s"):format(step, user, err)) end
+    if not ok then bot.log.warn(("could not %s %s: %s"):format(step, user, why)) end
   end
 end
 

@@ -20,9 +20,10 @@ extension TableReader {
         let env = key + "_env"
         if contains(key), contains(env) { throw error(env, "set \(key) or \(env), not both") }
         guard let name = try optionalString(env) else { return try optionalString(key) }
-        guard let value = getenv(name).map({ String(cString: $0) }), !value.isEmpty else {
+        guard let value = getenv(name).map({ String(cString: $0) }) else {
             throw error(env, "the environment variable \(name) is not set")
         }
+        if value.isEmpty { throw error(env, "the environment variable \(name) is empty") }
         return value
     }
 

@@ -43,7 +43,7 @@ extension Journal {
     /// first damage. A torn tail is not damage (it is reported in the summary).
     public static func verify(directory: String, options: JournalOptions = JournalOptions()) throws -> JournalSummary {
         let dir = normalize(directory)
-        switch try JournalScanner.scan(directory: dir, layer: options.fileLayer, maxRecordSize: options.maxRecordSize) {
+        switch try JournalScanner.settledScan(directory: dir, layer: options.fileLayer, maxRecordSize: options.maxRecordSize) {
         case let .success(scan): return summary(scan)
         case let .failure(damaged): throw damaged.damage.error
         }
@@ -57,7 +57,7 @@ extension Journal {
         let dir = normalize(directory)
         let layer = options.fileLayer
         if !layer.directoryExists(dir) { throw JournalError.io(operation: "open journal directory", path: dir, errno: ENOENT) }
-        switch try JournalScanner.scan(directory: dir, layer: layer, maxRecordSize: options.maxRecordSize) {
+        switch try JournalScanner.settledScan(directory: dir, layer: layer, maxRecordSize: options.maxRecordSize) {
         case let .failure(damaged): throw damaged.damage.error
         case let .success(scan):
             guard !scan.segments.isEmpty || scan.base != nil else {
@@ -113,6 +113,17 @@ extension Journal {
             let existing = Set(try layer.listDirectory(dir))
             switch damaged.damage.place {
             case let .snapshot(path):
+                // Records after the snapshot build on it: without it (and with no
+                // older one they follow), nothing could be kept. Left as it is, for
+                // a backup to replace or the operator to move aside knowingly.
+                let firstRecord = damaged.segmentNames.first.flatMap(SegmentFormat.firstSequence(fileName:)) ?? 1
+                if firstRecord > (damaged.partial.base?.sequence ?? 0) + 1 {
+                    throw JournalError.invalidArgument("""
+                        the snapshot \(path) is damaged (\(damaged.damage.reason)), and every record after it builds on it: \
+                        salvage would keep nothing, so it changed nothing. Restore the directory from a backup, \
+                        or move it aside to start the bot with empty state
+                        """)
+                }
                 let target = uniqueBrokenName(Paths.fileName(path), existing: existing)
                 try layer.rename(path, to: Paths.join(dir, target))
                 try layer.syncDirectory(dir)

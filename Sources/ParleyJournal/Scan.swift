@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// What one segment file holds, as far as it is valid.
 struct ScannedSegment: Sendable {
     var name: String
@@ -219,6 +227,29 @@ struct DamagedScan: Error {
 }
 
 enum JournalScanner {
+    /// `scan` for a reader without the lock (`verify`, `read`). A running bot
+    /// may be appending to the last segment, or a compaction removing old
+    /// ones, while it reads: damage is believed only when the next scan
+    /// finds it at the same place, and a file gone under it is read again.
+    static func settledScan(directory: String, layer: any FileLayer, maxRecordSize: Int) throws -> Result<DirectoryScan, DamagedScan> {
+        var previous: Damage?
+        for attempt in 0..<6 {
+            if attempt > 0 { usleep(50_000) }
+            let outcome: Result<DirectoryScan, DamagedScan>
+            do {
+                outcome = try scan(directory: directory, layer: layer, maxRecordSize: maxRecordSize)
+            } catch let JournalError.io(_, _, errno) where errno == ENOENT && attempt < 5 {
+                previous = nil
+                continue
+            }
+            guard case let .failure(damaged) = outcome else { return outcome }
+            if let p = previous, p.path == damaged.damage.path, p.offset == damaged.damage.offset { return outcome }
+            previous = damaged.damage
+            if attempt == 5 { return outcome }
+        }
+        return try scan(directory: directory, layer: layer, maxRecordSize: maxRecordSize)
+    }
+
     /// Reads and checks every snapshot and segment in `directory`.
     /// Throws `JournalError.io` when a file cannot be read; returns damage as
     /// `.failure` so `salvage` can act on it.

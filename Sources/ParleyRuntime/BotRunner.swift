@@ -116,8 +116,10 @@ public actor BotRunner {
     /// Moderation steps and `bot.away` calls waiting for a send their handler
     /// made before them, by that send's id (see `dispatch`).
     var heldActions: [String: [BotAction]] = [:]
-    /// Held moderation steps taken at the stop whose answer has not come (see `stop`).
+    /// Held moderation steps taken at the stop whose answer has not come, and
+    /// whether the stop went on without them (see `stop`).
     var stepsAtStop = 0
+    var stepsLeftBehind = false
     /// The transport sends each line of a text as a message (StreamChat):
     /// the rate cap charges per line.
     let linesAreMessages: Bool
@@ -235,7 +237,7 @@ public actor BotRunner {
         // Moderation still waiting for its reason's send: a kick is not kept
         // across a restart, so it is taken now, before the bot leaves. The
         // steps go at once and share one deadline: a silent server costs
-        // the stop `drainTimeout` once, not its answer timeout per step.
+        // the stop that deadline once, not its answer timeout per step.
         let held = heldActions.values.joined()
         heldActions.removeAll()
         stepsAtStop = 0
@@ -248,19 +250,23 @@ public actor BotRunner {
             Task {
                 do {
                     try await s.moderate(m)
-                    log(.info, "\(m.verb): \(m.summary) (at the stop, before the send it waited for)", plugin: a.plugin)
+                    if !stepsLeftBehind { log(.info, "\(m.verb): \(m.summary) (at the stop, before the send it waited for)", plugin: a.plugin) }
                 } catch {
-                    log(.warn, "\(m.verb) refused: \(m.summary): \(error)", plugin: a.plugin)
+                    if !stepsLeftBehind { log(.warn, "\(m.verb) refused: \(m.summary): \(error)", plugin: a.plugin) }
                 }
                 stepsAtStop -= 1
             }
         }
-        let stepsDeadline = BotHost.now() + drainTimeout
+        // At least a second, also for a stop that gives the drain no time:
+        // the step frames must not race the leave.
+        let stepsDeadline = BotHost.now() + max(drainTimeout, 1)
         while stepsAtStop > 0, BotHost.now() < stepsDeadline {
             try? await Task.sleep(for: .milliseconds(20))
         }
         if stepsAtStop > 0 {
-            log(.warn, "leaving with \(stepsAtStop) moderation step\(stepsAtStop == 1 ? "" : "s") unanswered after \(drainTimeout.formatted()) s")
+            // Said once here; what they answer after the leave is not logged.
+            log(.warn, "leaving with \(stepsAtStop) moderation step\(stepsAtStop == 1 ? "" : "s") unanswered after \(max(drainTimeout, 1).formatted()) s")
+            stepsLeftBehind = true
         }
         await session?.leave()
     }

@@ -82,9 +82,12 @@ struct DemoCommand: AsyncParsableCommand {
     static func findPlugins() throws -> String {
         let fm = FileManager.default
         var candidates = [fm.currentDirectoryPath + "/Plugins"]
-        let exe = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        candidates.append(exe.deletingLastPathComponent().appendingPathComponent("../../../Plugins").standardizedFileURL.path)
-        candidates.append(exe.deletingLastPathComponent().appendingPathComponent("../../Plugins").standardizedFileURL.path)
+        // The binary itself, however it was started (from PATH, through a symlink).
+        let exe = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        for up in ["../../../Plugins", "../../Plugins"] {
+            let c = exe.deletingLastPathComponent().appendingPathComponent(up).standardizedFileURL.path
+            if !candidates.contains(c) { candidates.append(c) }
+        }
         for c in candidates where fm.fileExists(atPath: c + "/persona.lua") { return c }
         throw ValidationError("cannot find the Plugins folder (looked in \(candidates.joined(separator: ", "))); pass --plugins DIR")
     }

@@ -56,7 +56,7 @@ struct JournalCommand: AsyncParsableCommand {
     struct Dump: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Print the journal's records as JSON lines.")
         @Argument(help: "The journal directory.") var directory: String
-        @Option(help: "Only this room's messages.") var room: String?
+        @Option(help: "Only this room's messages, sends and cursors.") var room: String?
         @Option(help: "Only this plugin's records: its state, sends and timers.") var plugin: String?
 
         func run() async throws {

@@ -97,7 +97,8 @@ struct RunCommand: AsyncParsableCommand {
             let logger = logger
             let app = HTTPServer.application(host: listen.host, port: listen.port, runners: fleet.fleet.runners, logger: logger,
                                              watch: watch, token: token, readyBackoff: file.runtime.readyBackoff) { port in
-                logger.info("http at http://\(listen.host):\(port)/ (the dashboard; metrics at /metrics, webhooks at /hooks/BOT/PLUGIN/PATH)")
+                let host = listen.host.contains(":") ? "[\(listen.host)]" : listen.host
+                logger.info("http at http://\(host):\(port)/ (the dashboard; metrics at /metrics, webhooks at /hooks/BOT/PLUGIN/PATH)")
             }
             services.append(Named(description: "--http \(listen.host):\(listen.port)", service: app))
         }
@@ -134,9 +135,10 @@ enum HTTPOptionsParsing {
         let listen: HostPort
         do { listen = try HostPort.parse(address, key: "--http", allowAnyPort: true) } catch { throw ValidationError(error.message) }
         guard let tokenEnv else { return (listen, nil) }
-        guard let token = ProcessInfo.processInfo.environment[tokenEnv], !token.isEmpty else {
+        guard let token = ProcessInfo.processInfo.environment[tokenEnv] else {
             throw ValidationError("--http-token-env: the environment variable \(tokenEnv) is not set")
         }
+        if token.isEmpty { throw ValidationError("--http-token-env: the environment variable \(tokenEnv) is empty") }
         return (listen, token)
     }
 }

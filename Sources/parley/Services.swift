@@ -57,6 +57,13 @@ final class FleetService: Service {
 
     func run() async throws {
         let fleet = self.fleet, logger = self.logger
+        if fleet.runners.isEmpty {
+            // A shard the hash gave no bots: it still runs (and answers its
+            // probes) until it is told to stop, or its pod would restart for ever.
+            logger.info("no bots to run here: waiting for SIGTERM or SIGINT")
+            try? await gracefulShutdown()
+            return
+        }
         let outcomes = await withTaskCancellationHandler {
             await withGracefulShutdownHandler {
                 await fleet.run(watchPlugins: true)

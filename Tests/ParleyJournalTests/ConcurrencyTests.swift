@@ -8,6 +8,36 @@ import Testing
         [UInt8(writer), UInt8(index)] + [UInt8](repeating: UInt8(truncatingIfNeeded: writer &+ index), count: 62)
     }
 
+    /// `verify` and `read` take no lock, so they may look at a journal a bot
+    /// is writing: a tail written between two of their reads is not damage.
+    @Test func readersOfAJournalBeingWrittenSeeNoDamage() async throws {
+        try await withTempDirectory("live-read", realDisk: true) { dir in
+            let options = JournalOptions(fsync: .never, segmentSize: 256 << 10)
+            let (journal, _) = try Journal.open(directory: dir, options: options)
+            _ = try await journal.append(JournalRecord(type: 1, payload: [0]))
+            let writing = Task {
+                var i = 0
+                while !Task.isCancelled {
+                    _ = try await journal.append(JournalRecord(type: 1, payload: Self.payload(writer: 1, index: i) + [UInt8](repeating: 7, count: 900)))
+                    i += 1
+                }
+            }
+            var failures: [String] = []
+            for _ in 0..<150 {
+                do {
+                    _ = try Journal.verify(directory: dir)
+                    _ = try Journal.read(directory: dir)
+                } catch {
+                    failures.append("\(error)")
+                }
+            }
+            writing.cancel()
+            _ = await writing.result
+            try await journal.close()
+            #expect(failures.isEmpty, "\(failures.count) reads saw damage: \(failures.prefix(3))")
+        }
+    }
+
     /// 64 appenders under `.always` on a real disk: distinct, increasing
     /// sequence numbers, and everything comes back.
     @Test func sixtyFourConcurrentAppendersUnderAlways() async throws {

@@ -69,4 +69,32 @@ import Testing
             try await j2.close()
         }
     }
+
+    /// A bad snapshot whose records follow it (the segments it covered are
+    /// gone): moving it aside would keep nothing, so salvage changes nothing
+    /// and says why.
+    @Test func salvageRefusesABadSnapshotTheRecordsBuildOn() async throws {
+        try await withTempDirectory("salvage-snap-needed") { dir in
+            let options = JournalOptions(fsync: .never, segmentSize: 4096)
+            let (journal, _) = try Journal.open(directory: dir, options: options)
+            var last: UInt64 = 0
+            for i in 0..<200 { last = try await journal.append(JournalRecord(type: 1, payload: [UInt8](repeating: UInt8(i & 0xFF), count: 100))) }
+            try await journal.writeSnapshot([42], coveringThrough: last - 5)
+            try await journal.close()
+            let names = try segmentNames(dir)
+            #expect(SegmentFormat.firstSequence(fileName: names[0])! > 1, "\(names)")
+            let snap = dir + "/" + SnapshotFormat.fileName(sequence: last - 5)
+            var bytes = try readBytes(snap)
+            bytes[SnapshotFormat.headerSize] ^= 1
+            try writeBytes(snap, bytes)
+            let before = try listFiles(dir).sorted()
+            #expect {
+                _ = try Journal.salvage(directory: dir, options: options)
+            } throws: { error in
+                "\(error)".contains("salvage would keep nothing, so it changed nothing")
+            }
+            #expect(try listFiles(dir).sorted() == before)
+            #expect(try readBytes(snap) == bytes)
+        }
+    }
 }

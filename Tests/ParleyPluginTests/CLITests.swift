@@ -200,6 +200,30 @@ struct CheckCommandTests {
         #expect(r.stdout.contains("ok: 3 bots"), "\(r.stdout)")
     }
 
+    /// Configs `run` would only half run: each is a config error with its
+    /// line, found by `check`, never a crash or a bot that cannot start.
+    @Test func configsThatCannotRunWholeAreRefusedWithTheirLine() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("a"), withIntermediateDirectories: true)
+        try "bot.hear('x', function() end)\n".write(to: dir.appendingPathComponent("a/greeter.lua"), atomically: true, encoding: .utf8)
+        let greeter = packageRoot.appendingPathComponent("Plugins/greeter.lua").path
+        let cases: [(toml: String, line: Int, says: String)] = [
+            ("[[bot]]\nname = \"b\"\nplugins = [\"\(greeter)\", \"\(greeter)\"]\n", 3, "are both named 'greeter'"),
+            ("[[bot]]\nname = \"b\"\nplugins = [\"\(greeter)\", \"a/greeter.lua\"]\n", 3, "are both named 'greeter'"),
+            ("[[bot]]\nname = \"u{n}\"\ncount = 3\njournal = \"state/fleet\"\n", 4, "share the journal"),
+            ("[[bot]]\nname = \"a\"\njournal = \"state/x\"\n[[bot]]\nname = \"b\"\n\njournal = \"state/./x\"\n", 7, "bots 'a' and 'b' share the journal"),
+            ("[[bot]]\nname = \"b\"\njournal = \"\"\n", 3, "journal must name a directory"),
+        ]
+        for (i, c) in cases.enumerated() {
+            let config = dir.appendingPathComponent("bot\(i).toml")
+            try c.toml.write(to: config, atomically: true, encoding: .utf8)
+            let r = try CLITests.parley(["check", config.path])
+            #expect(r.status == 2, "case \(i): \(r.status) \(r.stderr)")
+            #expect(r.stderr.contains("bot\(i).toml:\(c.line):") && r.stderr.contains(c.says), "case \(i): \(r.stderr)")
+        }
+    }
+
     @Test func pluginsThatFailToLoadAreErrorsWithFileAndLine() throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

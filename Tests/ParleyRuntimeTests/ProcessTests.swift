@@ -211,7 +211,9 @@ struct CrowdProcessTests {
         let r = await finish(p, stdout: out)
         let took = Date().timeIntervalSince(started)
         #expect(r.status == 0)
-        #expect(took < 12, "ran \(took) s for --seconds 8")
+        // 8 s, then the people and the bots leave (1 s drains) and the servers
+        // stop; a debug build on two busy cores has been seen to take 11 s in all.
+        #expect(took < 15, "ran \(took) s for --seconds 8")
         let people = r.stdout.split(separator: "\n").last { $0.hasPrefix("people:") }.map(String.init) ?? ""
         let numbers = people.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
         #expect(numbers.count == 4, "\(people)")

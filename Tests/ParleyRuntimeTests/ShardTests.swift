@@ -80,6 +80,27 @@ struct ShardTests {
         (try? await RawHTTP.get(port: port, path: path)).map { String($0.prefix(12)) } ?? "no answer"
     }
 
+    /// A shard the hash gives no bots still runs, answering its probes,
+    /// until it is told to stop: exiting at once would restart its pod for ever.
+    @Test func aShardWithNoBotsWaitsForItsSignal() async throws {
+        let dir = try temporaryDirectory()
+        let config = dir.appendingPathComponent("bot.toml").path
+        try """
+        [[bot]]
+        name = "solo"
+        server = "127.0.0.1:1"
+        """.write(toFile: config, atomically: true, encoding: .utf8)
+        let empty = 1 - Shard.place("solo", shards: 2)
+        let port = try freePort()
+        let parley = try launchParley(["run", config, "--shard", "\(empty)/2", "--http", "\(port)"])
+        defer { if parley.isRunning { parley.terminate() } }
+        #expect(await eventually(20) { ((try? await RawHTTP.get(port: port, path: "/readyz")) ?? "").hasPrefix("HTTP/1.1 200") })
+        try await Task.sleep(for: .seconds(1))
+        #expect(parley.isRunning)
+        kill(parley.processIdentifier, SIGTERM)
+        #expect(await finish(parley).status == 0)
+    }
+
     @Test func aKilledShardTakesOnlyItsBotsDownAndBringsThemBack() async throws {
         let f = try await Self.fleet()
         defer { Task { await f.server.shutdown() } }

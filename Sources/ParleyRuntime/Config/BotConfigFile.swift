@@ -121,6 +121,18 @@ public struct BotConfigFile: Sendable {
             for b in bots where !seen.insert(b.name).inserted {
                 throw ConfigError(kind: .invalidValue, file: path, line: b.line, key: "bot.name", message: "two bots are named '\(b.name)'")
             }
+            // A journal is one bot's: a second would find it locked and never start.
+            var journals: [String: String] = [:]
+            for b in bots {
+                guard let j = b.journal else { continue }
+                let key = URL(fileURLWithPath: j).standardizedFileURL.resolvingSymlinksInPath().path
+                if let other = journals.updateValue(b.name, forKey: key) {
+                    let fleet = b.line == bots.first { $0.name == other }?.line
+                    throw ConfigError(kind: .invalidValue, file: path, line: b.journalLine, key: "bot.journal",
+                                      message: "bots '\(other)' and '\(b.name)' share the journal \(j): each bot needs its own"
+                                        + (fleet ? " (put {n} or {bot} in the path, e.g. \"state/{bot}\")" : ""))
+                }
+            }
             return BotConfigFile(path: path, bots: bots, runtime: runtime)
         } catch let e as ConfigError {
             throw e
@@ -153,7 +165,11 @@ public struct BotConfigFile: Sendable {
         let plugins = try t.stringArray("plugins", default: []).map(resolve)
         // Checked here, once: a bot that runs without a plugin it names is a
         // bot doing less than its operator thinks, for ever.
+        var byName: [String: String] = [:]
         for p in plugins {
+            if let other = byName.updateValue(p, forKey: pluginName(ofFile: p)) {
+                throw t.error("plugins", "\(other) and \(p) are both named '\(pluginName(ofFile: p))': a plugin is named by its file's base name, and a bot loads each name once")
+            }
             var isFolder: ObjCBool = false
             if !FileManager.default.fileExists(atPath: p, isDirectory: &isFolder) {
                 throw t.error("plugins", "plugin file \(p) does not exist")
@@ -163,6 +179,9 @@ public struct BotConfigFile: Sendable {
             }
         }
         let journal = try t.optionalString("journal").map(resolve)
+        if let j = try t.optionalString("journal"), j.allSatisfy(\.isWhitespace) {
+            throw t.error("journal", "journal must name a directory (leave it out to keep the state in memory)")
+        }
         let fsyncName = try t.oneOf("fsync", ["always", "interval", "never"], default: "always")
         let fsyncInterval = try t.int("fsync_interval_ms", default: 1000, range: 1...3_600_000)
         let fsync: FsyncPolicy = fsyncName == "always" ? .always : fsyncName == "never" ? .never : .interval(milliseconds: fsyncInterval)

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import ParleyWire
+import ServiceLifecycle
 
 /// The dashboard's routes on the `--http` server: the page, its two files,
 /// one snapshot as JSON, and the live stream of snapshots.
@@ -19,10 +20,13 @@ enum Dashboard {
     /// No inline script, nothing from elsewhere, no framing: log lines and
     /// names are shown as text, and even so could not run.
     static let security: HTTPFields = [
-        .contentSecurityPolicy: "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+        .contentSecurityPolicy: "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
         HTTPField.Name("X-Content-Type-Options")!: "nosniff",
         .cacheControl: "no-cache",
     ]
+
+    /// The paths `routes` serves, all GET.
+    static var paths: [String] { files.map(\.path) + ["/api/fleet", "/events"] }
 
     static func routes(_ router: Router<BasicRequestContext>, watch: FleetWatch, runners: [BotRunner]) {
         for file in files {
@@ -47,13 +51,19 @@ enum Dashboard {
             let headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-cache", HTTPField.Name("X-Accel-Buffering")!: "no"]
             return Response(status: .ok, headers: headers, body: ResponseBody { writer in
                 let encoder = JSONEncoder()
-                while !Task.isCancelled {
+                // Ends with the server's graceful shutdown (the bots have
+                // stopped by then): an open page must not hold the process up.
+                while !Task.isCancelled, !Task.isShuttingDownGracefully {
                     let json = try encoder.encode(await watch.report(runners))
                     var event = ByteBuffer(string: "data: ")
                     event.writeBytes(json)
                     event.writeString("\n\n")
                     try await writer.write(event)
-                    try await Task.sleep(for: period)
+                    do {
+                        try await cancelWhenGracefulShutdown { try await Task.sleep(for: period) }
+                    } catch {
+                        break
+                    }
                 }
                 try await writer.finish(nil)
             })
@@ -71,7 +81,8 @@ struct BearerToken: RouterMiddleware {
         let path = request.uri.path
         if path.hasPrefix("/hooks/") || path == "/healthz" || path == "/readyz" { return try await next(request, context) }
         let header = request.headers[.authorization] ?? ""
-        let given = header.hasPrefix("Bearer ") ? String(header.dropFirst(7)) : request.uri.queryParameters.get("token") ?? ""
+        // The scheme is case-insensitive (RFC 9110).
+        let given = header.lowercased().hasPrefix("bearer ") ? String(header.dropFirst(7)) : request.uri.queryParameters.get("token") ?? ""
         // Compared in constant time, as the webhook signatures are.
         guard given.utf8.count == token.utf8.count, zip(given.utf8, token.utf8).reduce(0, { $0 | ($1.0 ^ $1.1) }) == 0 else {
             return Response(status: .unauthorized, headers: [.contentType: "text/plain; charset=utf-8", .wwwAuthenticate: "Bearer"],
@@ -80,3 +91,4 @@ struct BearerToken: RouterMiddleware {
         return try await next(request, context)
     }
 }
+

@@ -76,21 +76,26 @@ extension BotRunner {
                 tellModeration(plugin, answer, refused: nil)
             } catch {
                 log(.warn, "\(action.verb) refused: \(action.summary): \(error)", plugin: plugin)
-                tellModeration(plugin, answer, refused: redactor("\(error)"))
+                tellModeration(plugin, answer, refused: "\(error)")
             }
         }
     }
 
     /// Hands a moderation step's outcome to the function waiting for it, as
-    /// an event of its own. None once the bot is stopping: no handler runs then.
+    /// an event of its own: a later job on the loop, never inside the
+    /// dispatch or drain that found it. None once the bot is stopping.
     func tellModeration(_ plugin: String, _ answer: Int64?, refused reason: String?) {
-        guard let answer, let host, failure == nil, !closing, !stopping else { return }
-        do {
-            let (actions, due) = try onLoop(host) { try $0.answer(plugin: plugin, moderation: answer, refused: reason) }
-            accept(actions)
-            rescheduleTimers(due)
-        } catch {
-            fail("journal failed: \(error)")
+        guard let answer else { return }
+        let reason = reason.map { redactor($0) }
+        later { r in
+            guard let host = r.host, r.failure == nil, !r.closing, !r.stopping else { return }
+            do {
+                let (actions, due) = try r.onLoop(host) { try $0.answer(plugin: plugin, moderation: answer, refused: reason) }
+                r.accept(actions)
+                r.rescheduleTimers(due)
+            } catch {
+                r.fail("journal failed: \(error)")
+            }
         }
     }
 }

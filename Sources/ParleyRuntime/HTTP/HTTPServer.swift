@@ -50,6 +50,13 @@ public enum HTTPServer {
                  body: .init(byteBuffer: ByteBuffer(string: body)))
     }
 
+    /// 405, with the methods the path takes.
+    static func notAllowed(_ body: String, allow: String) -> Response {
+        var refused = text(.methodNotAllowed, body)
+        refused.headers[.allow] = allow
+        return refused
+    }
+
     /// Bootstraps swift-metrics with the Prometheus backend, once per process
     /// (swift-metrics allows only one); the registry `/metrics` prints.
     public static let registry: PrometheusCollectorRegistry = {
@@ -74,7 +81,8 @@ public enum HTTPServer {
                                    onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
         let registry = Self.registry
         let hooks = Webhooks(runners: runners, logger: logger)
-        let router = Router()
+        // HEAD is answered as GET without the body (a stream's is never started).
+        let router = Router(options: .autoGenerateHeadEndpoints)
         if let token { router.add(middleware: BearerToken(token: token)) }
         router.get("/metrics") { _, _ in
             Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
@@ -86,10 +94,12 @@ public enum HTTPServer {
         router.on("/hooks/**", method: .put) { req, ctx in await hooks.respond(req, ctx) }
         router.on("/hooks/**", method: .get) { req, ctx in await hooks.respond(req, ctx) }
         for method in [HTTPRequest.Method.delete, .patch] {
-            router.on("/hooks/**", method: method) { _, _ in
-                var refused = Self.text(.methodNotAllowed, "webhooks take GET, POST and PUT\n")
-                refused.headers[.allow] = "GET, POST, PUT"
-                return refused
+            router.on("/hooks/**", method: method) { _, _ in Self.notAllowed("webhooks take GET, POST and PUT\n", allow: "GET, POST, PUT") }
+        }
+        // The read-only paths say what they take, rather than that they are not there.
+        for path in ["/metrics"] + Health.paths + (watch == nil ? [] : Dashboard.paths) {
+            for method in [HTTPRequest.Method.post, .put, .delete, .patch] {
+                router.on(RouterPath(path), method: method) { _, _ in Self.notAllowed("\(path) takes GET and HEAD\n", allow: "GET, HEAD") }
             }
         }
         let open = ConnectionCap.Count()

@@ -12,6 +12,9 @@ import ParleyCore
 enum Health {
     static let loopDeadline = Duration.seconds(2)
 
+    /// The paths `routes` serves, both GET.
+    static let paths = ["/healthz", "/readyz"]
+
     static func routes(_ router: Router<BasicRequestContext>, runners: [BotRunner], readyBackoff: Double) {
         router.get("/healthz") { _, _ in
             let stuck = await stuckLoops(runners)
@@ -53,7 +56,9 @@ extension BotRunner {
         switch now.state {
         case .online: return nil
         case .backoff where now.backoffDelay < backoffBound: return nil
-        case .backoff: return "reconnecting after \(Int(now.backoffDelay)) s (over ready_backoff \(Int(backoffBound)) s)"
+        case .backoff:
+            let tenths = FloatingPointFormatStyle<Double>.number.precision(.fractionLength(0...1))
+            return "reconnecting after \(now.backoffDelay.formatted(tenths)) s (over ready_backoff \(backoffBound.formatted(tenths)) s)"
         default: return now.state.rawValue
         }
     }

@@ -44,7 +44,7 @@ public struct ParleyLogHandler: LogHandler {
             let who = bot.map { b in plugin.map { "\(b)[\($0)]" } ?? b } ?? "parley"
             all.removeValue(forKey: "transport")
             let rest = all.isEmpty ? "" : " (" + all.keys.sorted().map { "\($0)=\(all[$0]!)" }.joined(separator: " ") + ")"
-            output.write("\(time) \(who) \(Self.name(event.level)): \(event.message)\(rest)")
+            output.write(Self.oneLine("\(time) \(who) \(Self.name(event.level)): \(event.message)\(rest)"))
         case .json:
             var o = JSONObjectWriter()
             o.add("time", time)
@@ -53,6 +53,26 @@ public struct ParleyLogHandler: LogHandler {
             o.add("message", "\(event.message)")
             output.write(o.finish())
         }
+    }
+
+    /// A record is one line: control characters (a chat user's name or text
+    /// carried into a plugin's log line) are written escaped, never raw, so
+    /// no one can forge a line or drive the operator's terminal.
+    public static func oneLine(_ line: String) -> String {
+        // C0, DEL, and the lead bytes of C1 controls and U+2028/U+2029.
+        guard line.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == 0xC2 || $0 == 0xE2 }) else { return line }
+        var out = ""
+        out.reserveCapacity(line.utf8.count + 16)
+        for u in line.unicodeScalars {
+            switch u.value {
+            case 0x0A: out += "\\n"
+            case 0x0D: out += "\\r"
+            case 0x09: out.unicodeScalars.append(u)
+            case 0..<0x20, 0x7F...0x9F, 0x2028, 0x2029: out += "\\u{\(String(u.value, radix: 16))}"
+            default: out.unicodeScalars.append(u)
+            }
+        }
+        return out
     }
 
     /// swift-log's levels as Parley has always printed them (`warn`, not `warning`).

@@ -38,6 +38,8 @@ end
 -- server carried it out, fn(nil, reason) if it refused or the step was dropped.
 local moderate = host(@moderate@)
 local function step(verb, room, target, seconds, reason, fn)
+  -- The reason is optional: bot.kick(room, user, fn) means no reason.
+  if type(reason) == "function" and fn == nil then reason, fn = nil, reason end
   if fn ~= nil then need_function(fn, "bot." .. verb) end
   local id, err = moderate(verb, room, target, seconds, reason, fn ~= nil)
   if fn and id then callbacks[id] = fn end
@@ -45,7 +47,7 @@ local function step(verb, room, target, seconds, reason, fn)
 end
 function bot.kick(room, user, reason, fn) return step("kick", room, user, nil, reason, fn) end
 function bot.mute(room, user, seconds, reason, fn) return step("mute", room, user, seconds, reason, fn) end
-function bot.delete(room, id, fn) return step("delete", room, id, nil, nil, fn) end
+function bot.delete(room, id, fn) return step("delete", room, id, nil, fn) end
 
 -- bot.webhook(path, fn): the host serves it at /hooks/BOT/PLUGIN/PATH;
 -- fn(req) may return {status=, body=} (the default answer is 204).

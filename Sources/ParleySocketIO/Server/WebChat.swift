@@ -28,7 +28,7 @@ enum WebChat {
     /// framing: even if a message slipped past `textContent`, it could not run.
     static let securityHeaders: [(String, String)] = [
         ("Content-Security-Policy",
-         "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self' ws: wss:; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"),
+         "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self' ws: wss:; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"),
         ("X-Content-Type-Options", "nosniff"),
         ("Referrer-Policy", "no-referrer"),
         ("Cache-Control", "no-cache"),

@@ -104,7 +104,8 @@ public struct Demo: Sendable {
 
         var observer = RuntimeObserver { record in
             if record.plugin == "moderator", record.text.hasPrefix("audit") {
-                tally.add(\.moderationActions)
+                // A decision counts once; the line of a step that failed is shown, not counted.
+                if !record.text.contains(" result=") { tally.add(\.moderationActions) }
                 transcript.show(record: record)
             } else if record.plugin == "moderator", ["kick", "mute"].contains(where: record.text.hasPrefix) {
                 // What the server did (or refused) about it.

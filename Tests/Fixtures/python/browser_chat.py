@@ -5,7 +5,7 @@ sees. The Swift test (WebChatBrowserTests) starts the server, the bots and a
 simulated person who keeps typing, then runs this.
 
     .venv/bin/python Tests/Fixtures/python/browser_chat.py --url http://127.0.0.1:PORT/ \
-        --scenario chat|hostile|demo|dashboard [--chat-url URL] --screenshots .build/screenshots
+        --scenario chat|hostile|moderated|demo|dashboard [--chat-url URL] --screenshots .build/screenshots
 
 Prints one `ok: ...` line per step; on a failure, `FAIL: ...` and exit 1
 (with a screenshot of the moment, `*-failure.png`).
@@ -156,6 +156,38 @@ def hostile(url, shots, _):
         d.save_screenshot(os.path.join(shots, "web-chat-hostile.png"))
 
 
+def moderated(url, shots, _):
+    """A bot `mod` that mutes and kicks on request: the page says each once,
+    and a removed person's message box is closed, not silently eaten."""
+    with session(shots, "web-chat-moderated") as d:
+        join(d, url, "Zed")
+        say(d, "mute me")
+        until("the mute notice", lambda: any(w is None and "You are muted for 2 s by mod" in t for w, t in lines(d)))
+        before = len(lines(d))
+        say(d, "can anyone hear me")
+        until("the dropped notice", lambda: any(w is None and "Not sent" in t for w, t in lines(d)[before:]))
+        time.sleep(0.5)
+        notices = [t for w, t in lines(d)[before:] if w is None and "Not sent" in t]
+        if len(notices) != 1:
+            raise Failure(f"a dropped message gave {len(notices)} notices: {notices}")
+        print("ok: a message sent while muted gets one notice")
+        time.sleep(2)
+        say(d, "kick me")
+        until("the kick notice", lambda: any(w is None and "You were removed by mod" in t for w, t in lines(d)))
+        until("the message box closed", lambda: not d.find_element(By.ID, "text").is_enabled())
+        if d.find_element(By.ID, "send").is_enabled():
+            raise Failure("the Send button still works after the kick")
+        if "Removed from the room" not in d.find_element(By.ID, "status").text:
+            raise Failure(f"status after the kick: {d.find_element(By.ID, 'status').text}")
+        print("ok: once kicked, the message box is closed and the status says why")
+        d.save_screenshot(os.path.join(shots, "web-chat-kicked.png"))
+        d.find_element(By.ID, "leave").click()
+        time.sleep(0.5)
+        if d.find_element(By.ID, "status").text != "You left":
+            raise Failure(f"status after Leave: {d.find_element(By.ID, 'status').text}")
+        print("ok: Leave says so")
+
+
 def demo(url, shots, _):
     """`parley demo --web`: a visitor joins the demo room beside its bots and
     simulated people, is greeted, and sees them type and talk."""
@@ -207,7 +239,7 @@ def dashboard(url, shots, chat_url):
         d.save_screenshot(os.path.join(shots, "dashboard.png"))
 
 
-SCENARIOS = {"chat": chat, "hostile": hostile, "demo": demo, "dashboard": dashboard}
+SCENARIOS = {"chat": chat, "hostile": hostile, "moderated": moderated, "demo": demo, "dashboard": dashboard}
 
 
 def main():

@@ -1,4 +1,6 @@
 import Foundation
+import Logging
+import ParleyRuntime
 import ParleyTestSupport
 import ParleyStreamChat
 import Synchronization
@@ -71,6 +73,63 @@ struct ProbeTests {
         kill(parley.processIdentifier, SIGTERM)
         #expect(await finish(parley).status == 0)
         await alice.leave()
+    }
+
+    /// A dashboard left open (its `/events` stream never ends by itself)
+    /// does not hold up a SIGTERM: the stream ends with the server's
+    /// graceful shutdown, not at the group's 20 s cap.
+    @Test func anOpenDashboardDoesNotHoldUpTheShutdown() async throws {
+        let server = try await StreamChatServer.start(.init())
+        defer { Task { await server.shutdown() } }
+        let dir = try temporaryDirectory()
+        try """
+        [[bot]]
+        name = "calm"
+        server = "127.0.0.1:\(server.port)"
+        plugins = ["\(packageRoot.appendingPathComponent("Plugins/greeter.lua").path)"]
+        """.write(to: dir.appendingPathComponent("bot.toml"), atomically: true, encoding: .utf8)
+        let port = try freePort()
+        let parley = try launchParley(["run", dir.appendingPathComponent("bot.toml").path, "--http", "\(port)"])
+        defer { if parley.isRunning { parley.terminate() } }
+        #expect(await eventually(20) { await Self.get(port, "/readyz").text.hasPrefix("HTTP/1.1 200") })
+        let page = try #require(RawHTTP.connected(port: port))
+        defer { close(page) }
+        let request = "GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+        #expect(request.withCString { send(page, $0, strlen($0), 0) } == request.utf8.count)
+        try await Task.sleep(for: .milliseconds(1500))
+        let start = ContinuousClock.now
+        kill(parley.processIdentifier, SIGTERM)
+        #expect(await finish(parley).status == 0)
+        let took = ContinuousClock.now - start
+        #expect(took < .seconds(10), "the shutdown took \(took) with /events open")
+    }
+
+    /// The read-only routes answer HEAD as GET without a body, another
+    /// method with 405 and `Allow`; the token's scheme is case-insensitive.
+    @Test func readOnlyRoutesAnswerHEADAndRefuseOtherMethods() async throws {
+        let bound = Atomic(0)
+        var quiet = Logger(label: "test")
+        quiet.logLevel = .critical
+        let app = HTTPServer.application(host: "127.0.0.1", port: 0, runners: [], logger: quiet, watch: FleetWatch(), token: "t0ken") {
+            bound.store($0, ordering: .relaxed)
+        }
+        let http = Task { try await app.run() }
+        defer { http.cancel() }
+        #expect(await eventually(10) { bound.load(ordering: .relaxed) != 0 })
+        let port = bound.load(ordering: .relaxed)
+        for path in ["/", "/api/fleet", "/metrics", "/events"] {
+            let head = try await RawHTTP.request("HEAD", port: port, path: path, headers: ["Authorization: Bearer t0ken"])
+            #expect(head.hasPrefix("HTTP/1.1 200"), "HEAD \(path): \(head)")
+            #expect(head.hasSuffix("\r\n\r\n"), "HEAD \(path) has no body: \(head)")
+        }
+        #expect(try await RawHTTP.request("HEAD", port: port, path: "/healthz").hasPrefix("HTTP/1.1 200"))
+        for (method, path) in [("POST", "/healthz"), ("DELETE", "/api/fleet"), ("PUT", "/metrics")] {
+            let refused = try await RawHTTP.request(method, port: port, path: path, headers: ["Authorization: Bearer t0ken"])
+            #expect(refused.hasPrefix("HTTP/1.1 405") && refused.lowercased().contains("allow: get, head"), "\(method) \(path): \(refused)")
+        }
+        #expect(try await RawHTTP.request("GET", port: port, path: "/api/fleet", headers: ["Authorization: bearer t0ken"]).hasPrefix("HTTP/1.1 200"))
+        #expect(try await RawHTTP.request("GET", port: port, path: "/api/fleet", headers: ["Authorization: Bearer wrong"]).hasPrefix("HTTP/1.1 401"))
+        #expect(try await RawHTTP.get(port: port, path: "/nowhere").contains("HTTP/1.1 40"))
     }
 
     /// One GET and how long its whole answer took.

@@ -104,6 +104,29 @@ struct WebChatBrowserTests {
         _ = await run.value
     }
 
+    /// A person muted and then kicked by a bot: one notice per dropped
+    /// message, and a closed message box once removed.
+    @Test func aMutedThenKickedPersonSeesItOnThePage() async throws {
+        let server = try await SocketChatServer.start(.init(moderators: ["mod"]))
+        defer { Task { await server.shutdown() } }
+        let transport = SocketIOTransport(endpoint: SocketIOEndpoint(host: "127.0.0.1", port: server.port), name: "mod", connectTimeout: 5)
+        let rules = """
+        bot.hear("^mute me$", function(msg) bot.mute(msg.room, msg.user, 2, "asked") end)
+        bot.hear("^kick me$", function(msg) bot.kick(msg.room, msg.user, "asked") end)
+        """
+        let bot = BotRunner(spec: try botSpec(name: "mod", port: server.port, plugins: [("rules", rules)], transport: transport),
+                            observer: Recorder().observer)
+        let run = Task { await bot.run() }
+        #expect(await eventually { await bot.state == .online })
+        let out = try await Self.browser(url: "http://127.0.0.1:\(server.port)/", scenario: "moderated")
+        #expect(out.status == 0, "\(out.text)")
+        for step in ["one notice", "message box is closed", "Leave says so"] {
+            #expect(out.text.contains(step), "\(out.text)")
+        }
+        await bot.stop()
+        _ = await run.value
+    }
+
     @Test func thePageShipsInTheBinaryWithItsSecurityHeaders() async throws {
         let server = try await SocketChatServer.start(.init())
         defer { Task { await server.shutdown() } }
@@ -178,10 +201,16 @@ enum RawHTTP {
     }
 
     static func get(port: Int, path: String) async throws -> String {
+        try await request("GET", port: port, path: path)
+    }
+
+    /// `headers`: whole lines, such as `"Authorization: Bearer x"`.
+    static func request(_ method: String, port: Int, path: String, headers: [String] = []) async throws -> String {
         try await Task.detached {
             guard let fd = connected(port: port) else { throw PeerError("cannot connect to \(port)") }
             defer { close(fd) }
-            let request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+            let request = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+                + headers.map { $0 + "\r\n" }.joined() + "Content-Length: 0\r\n\r\n"
             _ = request.withCString { send(fd, $0, strlen($0), 0) }
             var data = [UInt8]()
             var buf = [UInt8](repeating: 0, count: 65536)

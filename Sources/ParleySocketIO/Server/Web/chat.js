@@ -20,6 +20,8 @@ let nick = "";
 let nextAck = 1;
 const acks = new Map();        // ack id -> function(args)
 let typingTimer = null;
+let droppedNotice = false;     // the server said why the last message was dropped
+const PLACEHOLDER = $("text").placeholder;
 
 $("room-name").textContent = room ? "· " + room : "· lobby";
 
@@ -57,6 +59,16 @@ function line({ who, text, id, notice }) {
 }
 
 function notice(text) { line({ text, notice: true }); }
+
+// Removed from the room (kicked, or the server ended the session): nothing
+// typed now could be sent, so the box says so instead of losing it.
+function removed(why) {
+  status(why);
+  $("text").disabled = true;
+  $("text").placeholder = "Reload the page to join again";
+  $("send").disabled = true;
+  $("people").replaceChildren();   // no longer in the room, so no longer told who is
+}
 
 // Engine.IO packet "4" carries Socket.IO; "42" is an event, "43" an ack.
 function emit(name, args, onAck) {
@@ -100,13 +112,15 @@ function socketIO(packet) {
   switch (type) {
     case "0":
       status(`Connected as ${nick}`);
+      $("text").disabled = $("send").disabled = false;
+      $("text").placeholder = PLACEHOLDER;
       emit("connectUser", [nick]);
       $("join").hidden = true;
       $("chat").hidden = false;
       $("text").focus();
       break;
     case "1":
-      status("Removed from the room");
+      removed("Removed from the room");
       break;
     case "2": {
       const [name, ...args] = JSON.parse(rest);
@@ -119,10 +133,13 @@ function socketIO(packet) {
       if (done) done(JSON.parse(rest));
       break;
     }
-    case "4":
-      status("The server refused the room");
-      notice("The server refused this room.");
+    case "4": {
+      // The join form is still showing: the status line is where it is read.
+      let why = "";
+      try { why = (JSON.parse(rest) || {}).message || ""; } catch (_) { /* no reason given */ }
+      status(why ? `The server refused the room: ${why}` : "The server refused the room");
       break;
+    }
   }
 }
 
@@ -146,12 +163,18 @@ const handlers = {
       : names.length === 1 ? `${names[0]} is typing…` : `${names.join(", ")} are typing…`;
   },
   userKicked({ nickname, reason, by }) {
-    notice(nickname === nick ? `You were removed by ${by}: ${reason}` : `${nickname} was removed by ${by}: ${reason}`);
+    if (nickname !== nick) return notice(`${nickname} was removed by ${by}: ${reason}`);
+    notice(`You were removed by ${by}: ${reason}`);
+    removed(`Removed from the room by ${by}`);
   },
   userMuted({ nickname, seconds, reason, by }) {
     notice(`${nickname === nick ? "You are" : nickname + " is"} muted for ${seconds} s by ${by}: ${reason}`);
   },
-  messageDropped({ seconds, reason }) { notice(`Not sent: you are muted for ${seconds} more seconds (${reason}).`); },
+  messageDropped({ seconds, reason }) {
+    // Its ack (a refusal) follows: one notice is enough.
+    droppedNotice = true;
+    notice(`Not sent: you are muted for ${seconds} more seconds (${reason}).`);
+  },
   messageDeleted({ id, by }) {
     for (const li of $("messages").children) {
       if (li.dataset.id === id) {
@@ -193,8 +216,9 @@ $("say").addEventListener("submit", (e) => {
     return;
   }
   stopTyping();
+  droppedNotice = false;
   emit("chatMessage", [nick, text], (reply) => {
-    if (reply[0] === false) notice(`Not sent: ${reply[1] || "refused by the server"}`);
+    if (reply[0] === false && !droppedNotice) notice(`Not sent: ${reply[1] || "refused by the server"}`);
   });
   input.value = "";
 });
@@ -203,6 +227,7 @@ $("leave").addEventListener("click", () => {
   stopTyping();
   emit("exitUser", [nick]);
   nick = "";
+  ws.onclose = null;   // leaving is not a lost connection
   ws.close();
   $("chat").hidden = true;
   $("join").hidden = false;
