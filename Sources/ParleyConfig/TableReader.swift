@@ -54,6 +54,16 @@ public struct TableReader: Sendable {
         return ConfigError(kind: kind, file: file, line: position.line, column: position.column, key: keyPath, message: message)
     }
 
+    /// An error at `key` of the sub-table `table` (`[bot.socketio] ca_file`),
+    /// or at the sub-table when the key is not written there.
+    public func error(in table: String, key: String, _ message: String) -> ConfigError {
+        guard case .table(let sub)? = self.table.entry(table)?.value.kind, let entry = sub.entry(key) else {
+            return error(table, message)
+        }
+        return ConfigError(kind: .invalidValue, file: file, line: entry.keyPosition.line, column: entry.keyPosition.column,
+                           key: KeyPath.display(path + [table, key]), message: message)
+    }
+
     // MARK: Marking
 
     /// Accepts keys without reading them, so they are not reported as unknown.

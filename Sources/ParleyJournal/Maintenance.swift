@@ -60,7 +60,8 @@ extension Journal {
         switch try JournalScanner.settledScan(directory: dir, layer: layer, maxRecordSize: options.maxRecordSize) {
         case let .failure(damaged): throw damaged.damage.error
         case let .success(scan):
-            guard !scan.segments.isEmpty || scan.base != nil else {
+            // A first segment whose creation a crash cut short is an empty journal, as open reads it.
+            guard !scan.segments.isEmpty || scan.base != nil || scan.tornHeaderSegment != nil else {
                 throw JournalError.invalidArgument("\(dir) holds no journal: no segment or snapshot files")
             }
             return Recovery(base: scan.base, segments: scan.segments, lastSequence: scan.lastSequence, truncatedBytes: 0,

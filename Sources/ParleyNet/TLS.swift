@@ -20,8 +20,14 @@ public enum TransportTLS {
     public static func caFile(_ path: String?, in bot: TransportBotKeys, table: String) throws(ConfigError) -> String? {
         guard let path else { return nil }
         let resolved = bot.resolve(path)
-        if !FileManager.default.isReadableFile(atPath: resolved) {
-            throw bot.table.error(table, "ca_file \(resolved) does not exist or cannot be read")
+        var isFolder: ObjCBool = false
+        if !FileManager.default.fileExists(atPath: resolved, isDirectory: &isFolder) || isFolder.boolValue
+            || !FileManager.default.isReadableFile(atPath: resolved) {
+            throw bot.table.error(in: table, key: "ca_file", "ca_file \(resolved) does not exist or cannot be read\(isFolder.boolValue ? " (it is a folder)" : "")")
+        }
+        // Parsed now, as the handshake would: not a certificate is a config error, not a failed reconnect for ever.
+        guard let certificates = try? NIOSSLCertificate.fromPEMFile(resolved), !certificates.isEmpty else {
+            throw bot.table.error(in: table, key: "ca_file", "ca_file \(resolved) holds no PEM certificate")
         }
         return resolved
     }

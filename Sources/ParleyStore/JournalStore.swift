@@ -72,6 +72,9 @@ public final class JournalStore: BotStore {
     public let directory: String
     /// The journal's last sequence when it was opened (distinguishes runs).
     public private(set) var recoveredSequence: UInt64 = 0
+    /// What opening it worked around (a torn tail cut, a bad newest snapshot
+    /// passed over), for the bot's log.
+    public private(set) var recoveryNotes: [String] = []
     public let compaction: AutoCompaction
     private let journal: Journal
     private let state = MemoryStateStore()
@@ -133,6 +136,11 @@ public final class JournalStore: BotStore {
         let store = JournalStore(directory: directory, journal: journal, history: history, compaction: compaction,
                                  pipelined: pipelined)
         store.recoveredSequence = recovery.lastSequence
+        store.recoveryNotes = recovery.warnings
+        if recovery.truncatedBytes > 0 {
+            store.recoveryNotes.append("cut a torn tail of \(recovery.truncatedBytes) bytes off the last segment: "
+                + "a write a crash interrupted (a record damaged at the very end reads the same way)")
+        }
         do {
             if let snapshot = recovery.snapshot {
                 try store.load(snapshot: snapshot.bytes)

@@ -214,6 +214,11 @@ struct CheckCommandTests {
             ("[[bot]]\nname = \"u{n}\"\ncount = 3\njournal = \"state/fleet\"\n", 4, "share the journal"),
             ("[[bot]]\nname = \"a\"\njournal = \"state/x\"\n[[bot]]\nname = \"b\"\n\njournal = \"state/./x\"\n", 7, "bots 'a' and 'b' share the journal"),
             ("[[bot]]\nname = \"b\"\njournal = \"\"\n", 3, "journal must name a directory"),
+            ("[[bot]]\nname = \"b\"\ntransport = \"socketio\"\nserver = \"127.0.0.1:1\"\n\n[bot.socketio]\n\nca_file = \"nope.pem\"\n", 8,
+             "key 'bot.socketio.ca_file': ca_file"),
+            ("[[bot]]\nname = \"b\"\ntransport = \"socketio\"\nserver = \"127.0.0.1:1\"\n[bot.socketio]\nca_file = \"a\"\n", 6, "(it is a folder)"),
+            ("[[bot]]\nname = \"b\"\ntransport = \"socketio\"\nserver = \"127.0.0.1:1\"\n[bot.socketio]\nca_file = \"a/greeter.lua\"\n", 6,
+             "holds no PEM certificate"),
         ]
         for (i, c) in cases.enumerated() {
             let config = dir.appendingPathComponent("bot\(i).toml")

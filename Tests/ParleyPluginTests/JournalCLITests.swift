@@ -118,6 +118,14 @@ struct JournalCLITests {
         let e = try CLITests.parley(["journal", "verify", empty])
         #expect(e.status == 1 && e.stderr.contains("holds no journal"), "\(e.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: empty).isEmpty)
+        // A first segment whose header a crash cut short is an empty journal, as the bot opens it.
+        for size in [0, 10] {
+            let short = dir.appendingPathComponent("short\(size)").path
+            try FileManager.default.createDirectory(atPath: short, withIntermediateDirectories: false)
+            try Data(repeating: 0x50, count: size).write(to: URL(fileURLWithPath: short + "/00000000000000000001.seg"))
+            let r = try CLITests.parley(["journal", "verify", short])
+            #expect(r.status == 0 && r.stdout.contains("0 records"), "\(size) bytes: \(r.stdout)\(r.stderr)")
+        }
         let typo = dir.appendingPathComponent("jounral").path
         for command in [["verify"], ["dump"], ["compact"]] {
             let r = try CLITests.parley(["journal"] + command + [typo])

@@ -35,6 +35,27 @@ struct JournalStoreTests {
                 "alice:!count|parley:ack 1|alice:!count|parley:ack 2|alice:!count|parley:ack 3|alice:!last")
     }
 
+    /// A torn tail (or a damaged last record, which reads the same) is cut
+    /// on open, and said: the bot's log gets the store's note.
+    @Test func aCutTornTailIsSaid() async throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let journal = dir.appendingPathComponent("j").path
+        _ = try await run(plugins: [("counter", counter)], script: message("!count"), journal: journal)
+        let segment = try #require(try FileManager.default.contentsOfDirectory(atPath: journal).filter { $0.hasSuffix(".seg") }.max())
+        let clean = try JournalStore.open(directory: journal)
+        #expect(clean.recoveryNotes.isEmpty)
+        clean.close()
+        // Half a record's header and some bytes after the last commit: what a crash mid-write leaves.
+        let file = try #require(FileHandle(forWritingAtPath: journal + "/" + segment))
+        try file.seekToEnd()
+        try file.write(contentsOf: Data([0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77]))
+        try file.close()
+        let torn = try JournalStore.open(directory: journal)
+        #expect(torn.recoveryNotes.contains { $0.hasPrefix("cut a torn tail of ") }, "\(torn.recoveryNotes)")
+        torn.close()
+    }
+
     @Test func failedHandlersLeaveNothingInTheJournal() async throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -52,3 +52,19 @@ public func freePort() throws -> Int {
     guard ok else { throw POSIXError(.EADDRINUSE) }
     return Int(UInt16(bigEndian: addr.sin_port))
 }
+
+/// A CA certificate for config tests that name a `ca_file` (the config
+/// parses it, as the handshake would); nothing is ever signed with it.
+public let configTestCAPEM = """
+-----BEGIN CERTIFICATE-----
+MIIBljCCAT2gAwIBAgIUbFQX6d6TXU4cYJwOh1HTWXfKS8UwCgYIKoZIzj0EAwIw
+IDEeMBwGA1UEAwwVcGFybGV5LWNvbmZpZy10ZXN0LWNhMCAXDTI2MTIwMjAwMDU1
+NloYDzIxMjYxMTA4MDAwNTU2WjAgMR4wHAYDVQQDDBVwYXJsZXktY29uZmlnLXRl
+c3QtY2EwWTATBgcqhkjOPQIBBggqhkjOPQMBBwNCAASzm2MCyZoIu5bFsoNDYKVA
+wWgjfB+wVrtrXJFY1/+0UnHc7QidjK7n0/aN/GvKQ22yWCFhM4TSvkmMecB8PXJw
+o1MwUTAdBgNVHQ4EFgQU8O5eVUv2VJCdtmxUhjFF+WvvsBgwHwYDVR0jBBgwFoAU
+8O5eVUv2VJCdtmxUhjFF+WvvsBgwDwYDVR0TAQH/BAUwAwEB/zAKBggqhkjOPQQD
+AgNHADBEAiA1Q93wPHV3JqdmBOafDCorVEYF7sApffwVh+roq+IiJAIgIVjRMs7D
+1fZ20UupIEAwuNBcUSGCC1fANc1sLATBb6I=
+-----END CERTIFICATE-----
+"""

@@ -60,6 +60,7 @@ actor BotHost {
             // the runner holds sends until `whenDurable` says their commit is on disk.
             let j = try JournalStore.open(directory: dir, fsync: fsync, history: options.history,
                                           fileLayer: layer, pipelined: pipelined)
+            for note in j.recoveryNotes { log("journal \(dir): \(note)") }
             // Ids the bot generates must not repeat those of earlier runs on this journal.
             options.messageIdPrefix = "\(options.name)-\(j.recoveredSequence)-"
             journal = j

@@ -16,7 +16,7 @@ import ParleyTestSupport
     static let folder: String = {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("parley-rest-config-\(UUID().uuidString)")
         try? FileManager.default.createDirectory(at: dir.appendingPathComponent("certs"), withIntermediateDirectories: true)
-        _ = FileManager.default.createFile(atPath: dir.appendingPathComponent("certs/ca.pem").path, contents: Data())
+        _ = FileManager.default.createFile(atPath: dir.appendingPathComponent("certs/ca.pem").path, contents: Data(configTestCAPEM.utf8))
         return dir.path
     }()
 
