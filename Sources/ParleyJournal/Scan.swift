@@ -228,26 +228,29 @@ struct DamagedScan: Error {
 
 enum JournalScanner {
     /// `scan` for a reader without the lock (`verify`, `read`). A running bot
-    /// may be appending to the last segment, or a compaction removing old
-    /// ones, while it reads: damage is believed only when the next scan
-    /// finds it at the same place, and a file gone under it is read again.
+    /// may be appending to the last segment while it is read, so a scan can
+    /// see a record still zero and, read again, the one after it written; or
+    /// a compaction may remove a file under it. Damage in the last segment is
+    /// believed only when the next scan finds it at the same place; a file
+    /// gone is read again. Damage anywhere else is reported at once.
     static func settledScan(directory: String, layer: any FileLayer, maxRecordSize: Int) throws -> Result<DirectoryScan, DamagedScan> {
         var previous: Damage?
-        for attempt in 0..<6 {
-            if attempt > 0 { usleep(50_000) }
+        var attempt = 0
+        while true {
+            attempt += 1
             let outcome: Result<DirectoryScan, DamagedScan>
             do {
                 outcome = try scan(directory: directory, layer: layer, maxRecordSize: maxRecordSize)
-            } catch let JournalError.io(_, _, errno) where errno == ENOENT && attempt < 5 {
+            } catch let JournalError.io(_, _, errno) where errno == ENOENT && attempt < 6 {
                 previous = nil
                 continue
             }
             guard case let .failure(damaged) = outcome else { return outcome }
-            if let p = previous, p.path == damaged.damage.path, p.offset == damaged.damage.offset { return outcome }
-            previous = damaged.damage
-            if attempt == 5 { return outcome }
+            let d = damaged.damage
+            guard case .segment(let index, _) = d.place, index == damaged.segmentNames.count - 1, attempt < 6 else { return outcome }
+            if let p = previous, p.path == d.path, p.offset == d.offset { return outcome }
+            previous = d
         }
-        return try scan(directory: directory, layer: layer, maxRecordSize: maxRecordSize)
     }
 
     /// Reads and checks every snapshot and segment in `directory`.

@@ -23,7 +23,7 @@ struct ProbeTests {
           bot.send(msg.room, "done")
         end)
         """.write(to: dir.appendingPathComponent("slow.lua"), atomically: true, encoding: .utf8)
-        try """
+        let (parley, port) = try await Self.runReady("""
         [runtime]
         loops = 1
 
@@ -39,11 +39,8 @@ struct ProbeTests {
         name = "calm"
         server = "127.0.0.1:\(server.port)"
         plugins = ["\(packageRoot.appendingPathComponent("Plugins/greeter.lua").path)"]
-        """.write(to: dir.appendingPathComponent("bot.toml"), atomically: true, encoding: .utf8)
-        let port = try freePort()
-        let parley = try launchParley(["run", dir.appendingPathComponent("bot.toml").path, "--http", "\(port)"])
+        """, in: dir)
         defer { if parley.isRunning { parley.terminate() } }
-        #expect(await eventually(20) { await Self.get(port, "/readyz").text.hasPrefix("HTTP/1.1 200") })
 
         // The dashboard was open before the loop was held: it got the plugin figures then.
         #expect(await Self.get(port, "/api/fleet").text.contains("\"loopBusy\":false"))
@@ -82,16 +79,13 @@ struct ProbeTests {
         let server = try await StreamChatServer.start(.init())
         defer { Task { await server.shutdown() } }
         let dir = try temporaryDirectory()
-        try """
+        let (parley, port) = try await Self.runReady("""
         [[bot]]
         name = "calm"
         server = "127.0.0.1:\(server.port)"
         plugins = ["\(packageRoot.appendingPathComponent("Plugins/greeter.lua").path)"]
-        """.write(to: dir.appendingPathComponent("bot.toml"), atomically: true, encoding: .utf8)
-        let port = try freePort()
-        let parley = try launchParley(["run", dir.appendingPathComponent("bot.toml").path, "--http", "\(port)"])
+        """, in: dir)
         defer { if parley.isRunning { parley.terminate() } }
-        #expect(await eventually(20) { await Self.get(port, "/readyz").text.hasPrefix("HTTP/1.1 200") })
         let page = try #require(RawHTTP.connected(port: port))
         defer { close(page) }
         let request = "GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
@@ -130,6 +124,19 @@ struct ProbeTests {
         #expect(try await RawHTTP.request("GET", port: port, path: "/api/fleet", headers: ["Authorization: bearer t0ken"]).hasPrefix("HTTP/1.1 200"))
         #expect(try await RawHTTP.request("GET", port: port, path: "/api/fleet", headers: ["Authorization: Bearer wrong"]).hasPrefix("HTTP/1.1 401"))
         #expect(try await RawHTTP.get(port: port, path: "/nowhere").contains("HTTP/1.1 40"))
+    }
+
+    /// `parley run` of `config` (written into `dir`) with `--http` on a free
+    /// port, once `/readyz` says every bot is online.
+    static func runReady(_ config: String, in dir: URL) async throws -> (parley: Process, port: Int) {
+        try config.write(to: dir.appendingPathComponent("bot.toml"), atomically: true, encoding: .utf8)
+        let port = try freePort()
+        let parley = try launchParley(["run", dir.appendingPathComponent("bot.toml").path, "--http", "\(port)"])
+        guard await eventually(20, { await Self.get(port, "/readyz").text.hasPrefix("HTTP/1.1 200") }) else {
+            parley.terminate()
+            throw PeerError("parley run did not get ready within 20 s")
+        }
+        return (parley, port)
     }
 
     /// One GET and how long its whole answer took.
