@@ -217,7 +217,8 @@ struct SocketIOScenarioTests {
         await #expect(throws: TransportError.self) {
             _ = try await session.client.emitWithAck("chatMessage", ["acker", "lost"], namespace: "/", timeout: 0.3)
         }
-        #expect(ContinuousClock.now - started < .seconds(2))
+        // The 0.3 s given, not the 10 s default: a loaded 2-core machine has woken it 1.7 s late.
+        #expect(ContinuousClock.now - started < .seconds(5))
         await session.close()
         await proxy.stop()
         await server.stop()
