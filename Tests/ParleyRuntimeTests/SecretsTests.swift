@@ -242,65 +242,6 @@ struct SecretsTests {
         Self.expectNoSecret([try await Self.journalDump(journal)], "REST journal")
     }
 
-    // MARK: STOMP
-
-    /// Passcode, CONNECT and upgrade headers, a token in the server URL and
-    /// in the discovery URL: RabbitMQ refusing the passcode, a broker whose
-    /// ERROR frame quotes them all, discovery answered by an echoing server,
-    /// and a refused port.
-    @Test func stompSecretsStayOutOfLogsAndOutcomes() async throws {
-        try await RabbitMQ.require()
-        let rec = Recorder()
-        let transportLog: @Sendable (String) -> Void = { line in
-            rec.observer.log(LogRecord(time: 0, bot: "transport", plugin: nil, level: .info, text: line))
-        }
-        var outcomes: [String] = []
-        let options = RabbitMQ.options {
-            $0.passcode = Secret.stompPasscode
-            $0.connectHeaders = ["X-Auth-Token": Secret.stompConnectHeader]
-            $0.headers = ["Authorization": "Bearer " + Secret.stompUpgradeHeader]
-        }
-        func transport(_ endpoint: STOMPEndpoint?, _ options: STOMPOptions = options) -> STOMPTransport {
-            STOMPTransport(endpoint: endpoint, name: "stompbot", rooms: [RabbitMQ.freshRoom()], options: options,
-                           connectTimeout: 2, log: transportLog)
-        }
-
-        // RabbitMQ refuses the passcode, over WebSocket and TCP.
-        for endpoint in [RabbitMQ.webSTOMP, RabbitMQ.tcpSTOMP] {
-            let bot = try Self.start("stompbot", transport(endpoint), recorder: rec)
-            #expect(await eventually { await bot.runner.stats.connectFailures >= 2 })
-            outcomes.append("\(await bot.stop())")
-        }
-
-        // A broker that quotes everything it was sent in its ERROR frame.
-        let peer = try await RawSTOMPPeer.start()
-        let url = "ws://127.0.0.1:\(peer.port)/ws?access_token=\(Secret.stompURLToken)"
-        let quoting = try Self.start("stompbot", transport(STOMPEndpoint.parse(url)!), recorder: rec)
-        let connection = try await peer.connection(0)
-        let connect = try #require(connection.received.first { $0.command == "CONNECT" })
-        #expect(connect[header: "passcode"] == Secret.stompPasscode)
-        let quoted = connect.headers.map { "\($0.name)=\($0.value)" }.joined(separator: " ")
-        try await connection.send("ERROR\nmessage:refused \(quoted)\n\nyou sent \(quoted) via \(url)\0")
-        #expect(await eventually { !rec.logs(containing: "sent ERROR").isEmpty })
-        outcomes.append("\(await quoting.stop())")
-        await peer.stop()
-
-        // Discovery: refused, and answered by a server that echoes the request.
-        let echo = try await PythonPeer.start(script: "echo_http_server.py", ["--status", "500"])
-        for port in [try await Self.refusedPort(), echo.port] {
-            var o = options
-            o.discovery = "http://127.0.0.1:\(port)/socket-server?key=\(Secret.stompDiscoveryToken)"
-            let bot = try Self.start("stompbot", transport(nil, o), recorder: rec)
-            #expect(await eventually { await bot.runner.stats.connectFailures >= 2 })
-            outcomes.append("\(await bot.stop())")
-        }
-        await echo.stop()
-
-        #expect(!rec.logs(containing: "discovery").isEmpty, "\(rec.logs.map(\.text))")
-        Self.expectNoSecret(rec.logs.map(\.text), "STOMP log")
-        Self.expectNoSecret(outcomes, "STOMP outcomes")
-    }
-
     // MARK: parley run
 
     /// Walks everything a plugin can reach (globals, `bot`, `bot.config`,
@@ -439,5 +380,68 @@ struct SecretsTests {
         Self.expectNoSecret([restJournal, try await Self.journalDump(dir.appendingPathComponent("state/sio").path)], "parley journal dump")
         await echo.stop()
         await server.stop()
+    }
+}
+
+extension RabbitMQTests {
+    /// STOMP's secrets, in the broker's suite: another test there restarts
+    /// the broker, which would refuse this one's connections mid-test.
+    @Suite struct STOMPSecretsTests {
+        /// Passcode, CONNECT and upgrade headers, a token in the server URL and
+        /// in the discovery URL: RabbitMQ refusing the passcode, a broker whose
+        /// ERROR frame quotes them all, discovery answered by an echoing server,
+        /// and a refused port.
+        @Test func stompSecretsStayOutOfLogsAndOutcomes() async throws {
+            try await RabbitMQ.require()
+            let rec = Recorder()
+            let transportLog: @Sendable (String) -> Void = { line in
+                rec.observer.log(LogRecord(time: 0, bot: "transport", plugin: nil, level: .info, text: line))
+            }
+            var outcomes: [String] = []
+            let options = RabbitMQ.options {
+                $0.passcode = SecretsTests.Secret.stompPasscode
+                $0.connectHeaders = ["X-Auth-Token": SecretsTests.Secret.stompConnectHeader]
+                $0.headers = ["Authorization": "Bearer " + SecretsTests.Secret.stompUpgradeHeader]
+            }
+            func transport(_ endpoint: STOMPEndpoint?, _ options: STOMPOptions = options) -> STOMPTransport {
+                STOMPTransport(endpoint: endpoint, name: "stompbot", rooms: [RabbitMQ.freshRoom()], options: options,
+                               connectTimeout: 2, log: transportLog)
+            }
+
+            // RabbitMQ refuses the passcode, over WebSocket and TCP.
+            for endpoint in [RabbitMQ.webSTOMP, RabbitMQ.tcpSTOMP] {
+                let bot = try SecretsTests.start("stompbot", transport(endpoint), recorder: rec)
+                #expect(await eventually { await bot.runner.stats.connectFailures >= 2 })
+                outcomes.append("\(await bot.stop())")
+            }
+
+            // A broker that quotes everything it was sent in its ERROR frame.
+            let peer = try await RawSTOMPPeer.start()
+            let url = "ws://127.0.0.1:\(peer.port)/ws?access_token=\(SecretsTests.Secret.stompURLToken)"
+            let quoting = try SecretsTests.start("stompbot", transport(STOMPEndpoint.parse(url)!), recorder: rec)
+            let connection = try await peer.connection(0)
+            let connect = try #require(connection.received.first { $0.command == "CONNECT" })
+            #expect(connect[header: "passcode"] == SecretsTests.Secret.stompPasscode)
+            let quoted = connect.headers.map { "\($0.name)=\($0.value)" }.joined(separator: " ")
+            try await connection.send("ERROR\nmessage:refused \(quoted)\n\nyou sent \(quoted) via \(url)\0")
+            #expect(await eventually { !rec.logs(containing: "sent ERROR").isEmpty })
+            outcomes.append("\(await quoting.stop())")
+            await peer.stop()
+
+            // Discovery: refused, and answered by a server that echoes the request.
+            let echo = try await PythonPeer.start(script: "echo_http_server.py", ["--status", "500"])
+            for port in [try await SecretsTests.refusedPort(), echo.port] {
+                var o = options
+                o.discovery = "http://127.0.0.1:\(port)/socket-server?key=\(SecretsTests.Secret.stompDiscoveryToken)"
+                let bot = try SecretsTests.start("stompbot", transport(nil, o), recorder: rec)
+                #expect(await eventually { await bot.runner.stats.connectFailures >= 2 })
+                outcomes.append("\(await bot.stop())")
+            }
+            await echo.stop()
+
+            #expect(!rec.logs(containing: "discovery").isEmpty, "\(rec.logs.map(\.text))")
+            SecretsTests.expectNoSecret(rec.logs.map(\.text), "STOMP log")
+            SecretsTests.expectNoSecret(outcomes, "STOMP outcomes")
+        }
     }
 }
