@@ -173,7 +173,7 @@ local function act(msg, reason)
     -- The server answers after this handler. A failed step is audited, and
     -- put right in the room when the room was told it happened (a step
     -- dropped with its announcement was never announced) and they are still there.
-    local ok, why = action(function(done, why)
+    local taken, cannot = action(function(done, why)
       if done then return end
       bot.log.warn(("audit user=%s action=%s result=failed room=%s why=%q"):format(user, step, msg.room, why))
       if said and not why:find("^dropped with the send") and here(msg.room, user) then
@@ -181,7 +181,7 @@ local function act(msg, reason)
         if not sent then bot.log.warn("could not correct the room: " .. refused) end
       end
     end)
-    if not ok then bot.log.warn(("could not %s %s: %s"):format(step, user, why)) end
+    if not taken then bot.log.warn(("could not %s %s: %s"):format(step, user, cannot)) end
   end
 end
 
