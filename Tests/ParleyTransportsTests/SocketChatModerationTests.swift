@@ -55,8 +55,10 @@ struct SocketChatModerationTests {
             // Under his name or another, his messages reach no one, and he hears why each time.
             for (ack, nick) in [(3, "bob"), (4, "notbob")] {
                 bob.send(#"42\#(ack)["chatMessage","\#(nick)","hello?"]"#)
-                #expect(try await bob.event() == ChatEvent("messageDropped", [["seconds": 60, "reason": "flood"]]))
-                #expect(try await bob.text() == #"43\#(ack)[false,"muted for 60 more seconds: flood"]"#)
+                // The set-up's batched broadcasts can still be on their way on a loaded machine: the next drop counts.
+                let dropped = try await bob.text { $0.contains("messageDropped") }
+                #expect(ChatEvent(dropped) == ChatEvent("messageDropped", [["seconds": 60, "reason": "flood"]]))
+                #expect(try await bob.text { $0.hasPrefix("43") } == #"43\#(ack)[false,"muted for 60 more seconds: flood"]"#)
             }
             #expect(await cat.next(timeout: .milliseconds(300)) == nil)
             #expect(server.stats.messagesRelayed == 0)
