@@ -212,8 +212,9 @@ struct CrowdProcessTests {
         let took = Date().timeIntervalSince(started)
         #expect(r.status == 0)
         // 8 s, then the people and the bots leave (1 s drains) and the servers
-        // stop; a debug build on two busy cores has been seen to take 11 s in all.
-        #expect(took < 15, "ran \(took) s for --seconds 8")
+        // stop: 10–11 s alone, 15.5 s once beside the other heavy tests. The
+        // bound catches a stop that hangs (the group's cap is 20 s more).
+        #expect(took < 25, "ran \(took) s for --seconds 8")
         let people = r.stdout.split(separator: "\n").last { $0.hasPrefix("people:") }.map(String.init) ?? ""
         let numbers = people.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
         #expect(numbers.count == 4, "\(people)")
