@@ -45,11 +45,15 @@ public struct BotAction: Sendable, Equatable {
     /// For a committed send: the message as the outbox queues it and the
     /// transport writes it (its id reports the delivery, `Bot.markDelivered`).
     public var message: OutgoingMessage?
+    /// For a committed moderation step: the step as the journal keeps it
+    /// (its id marks it done, `Bot.markDelivered`).
+    public var step: ModerationStep?
 
-    public init(plugin: String, _ kind: Kind, message: OutgoingMessage? = nil) {
+    public init(plugin: String, _ kind: Kind, message: OutgoingMessage? = nil, step: ModerationStep? = nil) {
         self.plugin = plugin
         self.kind = kind
         self.message = message
+        self.step = step
     }
 
     /// One JSON object, keys in a fixed order (the harness's output format).

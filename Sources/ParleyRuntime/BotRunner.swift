@@ -120,6 +120,11 @@ public actor BotRunner {
     /// whether the stop went on without them (see `stop`).
     var stepsAtStop = 0
     var stepsLeftBehind = false
+    /// Moderation steps found in the journal at the start (or made while the
+    /// plugins loaded) that wait for the link, not for a send.
+    var stepsAwaitingLink: [BotAction] = []
+    /// The host's journal is closed: nothing more can be recorded as done.
+    var hostClosed = false
     /// The transport sends each line of a text as a message (StreamChat):
     /// the rate cap charges per line.
     let linesAreMessages: Bool
@@ -210,6 +215,7 @@ public actor BotRunner {
             let outcome = masked(await presenceLoop())
             await quiesce()
             if let host { onLoop(host) { $0.close() } }
+            hostClosed = true
             log(.info, outcome == .stopped ? "stopped" : "stopped: \(outcome)")
             return outcome
         }
@@ -234,12 +240,25 @@ public actor BotRunner {
                 : "the journal sends them after the restart (within outbox_expiry)"
             log(.warn, "stopping with \(n) send\(n == 1 ? "" : "s") not delivered (\(why)): \(fate)")
         }
-        // Moderation still waiting for its reason's send: a kick is not kept
-        // across a restart, so it is taken now, before the bot leaves. The
-        // steps go at once and share one deadline: a silent server costs
-        // the stop that deadline once, not its answer timeout per step.
-        let held = heldActions.values.joined()
+        // Moderation still waiting: for the link (found in the journal at the
+        // start), or for its reason's send. With a journal each waits for the
+        // restart, behind its send. Without one a step would be lost, so one
+        // behind a send is taken now, before the bot leaves. The steps go at
+        // once and share one deadline: a silent server costs the stop that
+        // deadline once, not its answer timeout per step.
+        let fate = spec.journal == nil ? "lost, as the bot has no journal" : "the journal keeps it for the restart"
+        for a in stepsAwaitingLink {
+            log(.warn, "\(a.heldSummary) not taken: the bot stopped before it was online (\(fate))", plugin: a.plugin)
+        }
+        stepsAwaitingLink.removeAll()
+        var held = Array(heldActions.values.joined())
         heldActions.removeAll()
+        if spec.journal != nil {
+            for a in held where a.step != nil {
+                log(.warn, "\(a.heldSummary) not taken: it waits for its send, which the journal sends after the restart", plugin: a.plugin)
+            }
+            held.removeAll { $0.step != nil }
+        }
         stepsAtStop = 0
         for a in held {
             guard case .moderate(let m, _) = a.kind, let s = session else {
@@ -254,6 +273,7 @@ public actor BotRunner {
                 } catch {
                     if !stepsLeftBehind { log(.warn, "\(m.verb) refused: \(m.summary): \(error)", plugin: a.plugin) }
                 }
+                if !stepsLeftBehind { markDone(a.step.map { [$0.id] } ?? []) }
                 stepsAtStop -= 1
             }
         }
@@ -299,9 +319,20 @@ public actor BotRunner {
         self.host = host
         var options = spec.options
         options.transport = spec.transport.capabilities
-        let actions = try onLoop(host) { [options] host in
+        var actions = try onLoop(host) { [options] host in
             try host.start(options: options) { [weak self] text in self?.log(.warn, text) }
         }
+        // The bot is not online yet: a step waits for the send it follows, if
+        // that is still to go, else for the link.
+        let pendingSends = Set(actions.compactMap(\.message?.id))
+        for a in actions where a.step != nil {
+            if let after = a.step?.after, pendingSends.contains(after) {
+                heldActions[after, default: []].append(a)
+            } else {
+                stepsAwaitingLink.append(a)
+            }
+        }
+        actions.removeAll { $0.step != nil }
         accept(actions)
         rescheduleTimers(onLoop(host) { $0.nextDue })
         if spec.journal != nil {

@@ -67,6 +67,8 @@ public final class JournalStore: BotStore {
         case timerDrop = 6
         /// A room's last-seen cursor set explicitly.
         case lastSeen = 7
+        /// A moderation step committed by a handler; done with a `delivered` record of its id.
+        case moderationStep = 8
     }
 
     public let directory: String
@@ -184,6 +186,9 @@ public final class JournalStore: BotStore {
         for send in effects.sends {
             records.append(JournalRecord(type: RecordType.outboxIntent.rawValue, payload: Self.outboxValue(send, sender: effects.sender).encoded))
         }
+        for step in effects.steps {
+            records.append(JournalRecord(type: RecordType.moderationStep.rawValue, payload: Self.stepValue(step).encoded))
+        }
         for change in effects.timers {
             switch change {
             case .set(let t):
@@ -222,6 +227,7 @@ public final class JournalStore: BotStore {
     }
 
     public func undelivered() -> [OutgoingMessage] { outbox.all }
+    public func pendingSteps() -> [ModerationStep] { outbox.steps }
     public func undeliveredCount(plugin: String) -> Int { outbox.count(plugin: plugin) }
 
     public func savedTimers(plugin: String) -> [SavedTimer] { timers.timers(plugin: plugin) }
@@ -248,6 +254,42 @@ public final class JournalStore: BotStore {
         guard let id = v["o"].stringValue, let plugin = v["p"].stringValue, let room = v["r"].stringValue,
               let text = v["t"].stringValue, let time = v["s"].numberValue else { return nil }
         return (OutgoingMessage(id: id, room: room, text: text, plugin: plugin, time: time), v["u"].stringValue ?? "")
+    }
+
+    /// A moderation step as stored in step records and snapshots.
+    static func stepValue(_ s: ModerationStep) -> LuaValue {
+        var fields: [(String, LuaValue)] = [("i", .string(s.id)), ("p", .string(s.plugin)), ("s", .double(s.time))]
+        switch s.action {
+        case .kick(let room, let user, let reason):
+            fields += [("v", .string("kick")), ("r", .string(room)), ("u", .string(user)), ("w", .string(reason))]
+        case .mute(let room, let user, let seconds, let reason):
+            fields += [("v", .string("mute")), ("r", .string(room)), ("u", .string(user)), ("d", .double(seconds)), ("w", .string(reason))]
+        case .delete(let room, let id):
+            fields += [("v", .string("delete")), ("r", .string(room)), ("m", .string(id))]
+        }
+        if let after = s.after { fields.append(("a", .string(after))) }
+        return .record(fields)
+    }
+
+    /// The inverse of `stepValue`.
+    static func step(_ v: LuaValue) -> ModerationStep? {
+        guard let id = v["i"].stringValue, let plugin = v["p"].stringValue, let time = v["s"].numberValue,
+              let room = v["r"].stringValue else { return nil }
+        let action: ModerationAction
+        switch v["v"].stringValue {
+        case "kick":
+            guard let user = v["u"].stringValue, let reason = v["w"].stringValue else { return nil }
+            action = .kick(room: room, user: user, reason: reason)
+        case "mute":
+            guard let user = v["u"].stringValue, let seconds = v["d"].numberValue, let reason = v["w"].stringValue else { return nil }
+            action = .mute(room: room, user: user, seconds: seconds, reason: reason)
+        case "delete":
+            guard let message = v["m"].stringValue else { return nil }
+            action = .delete(room: room, messageId: message)
+        default:
+            return nil
+        }
+        return ModerationStep(id: id, plugin: plugin, action: action, after: v["a"].stringValue, time: time)
     }
 
     /// A saved timer as stored in timer records (with `p`) and snapshots (without).
@@ -360,7 +402,7 @@ public final class JournalStore: BotStore {
     private func startCompaction() {
         history.applyRetention()
         let snapshot = Snapshot(state: state.export(), rooms: history.export(), outbox: outbox.all.map { ($0, "") },
-                                timers: timers.export(), cursors: cursors.export())
+                                timers: timers.export(), cursors: cursors.export(), steps: outbox.steps)
         let job = CompactionJob()
         running = (job, bytesSinceSnapshot, history.trimmed)
         compactionError = nil
@@ -438,32 +480,35 @@ public final class JournalStore: BotStore {
         let snapshot = try Snapshot(decoding: bytes)
         for e in snapshot.state { state.commit(plugin: e.plugin, writes: [(e.key, e.value)]) }
         for r in snapshot.rooms { history.restore(room: r.room, firstSeq: r.firstSeq, messages: r.messages) }
-        outbox.add(snapshot.outbox.map(\.entry))
+        outbox.add(snapshot.outbox.map(\.entry), steps: snapshot.steps)
         for t in snapshot.timers { timers.apply(plugin: t.plugin, [.set(t.timer)]) }
         for c in snapshot.cursors { cursors.set(room: c.room, to: c.cursor) }
     }
 
     /// A snapshot's contents. One format, read strictly: a snapshot that
     /// passed its CRC but does not have this shape is an error, never
-    /// silently partial state. Version 2 added timers and cursors; version 1
-    /// (which had neither) still reads.
+    /// silently partial state. Version 2 added timers and cursors, version 3
+    /// moderation steps; versions 1 and 2 still read.
     struct Snapshot: Sendable {
         var state: [(plugin: String, key: String, value: LuaValue)]
         var rooms: [(room: String, firstSeq: Int, messages: [StoredMessage])]
         var outbox: [(entry: OutgoingMessage, sender: String)]
         var timers: [(plugin: String, timer: SavedTimer)]
         var cursors: [(room: String, cursor: RoomCursor)]
+        var steps: [ModerationStep]
 
         init(state: [(plugin: String, key: String, value: LuaValue)],
              rooms: [(room: String, firstSeq: Int, messages: [StoredMessage])],
              outbox: [(entry: OutgoingMessage, sender: String)],
              timers: [(plugin: String, timer: SavedTimer)],
-             cursors: [(room: String, cursor: RoomCursor)]) {
+             cursors: [(room: String, cursor: RoomCursor)],
+             steps: [ModerationStep]) {
             self.state = state
             self.rooms = rooms
             self.outbox = outbox
             self.timers = timers
             self.cursors = cursors
+            self.steps = steps
         }
 
         var value: LuaValue {
@@ -488,16 +533,16 @@ public final class JournalStore: BotStore {
             let cursorTable = LuaValue.table(array: [], hash: cursors.map {
                 LuaPair(key: .string($0.room), value: .record([("c", .string($0.cursor.cursor)), ("s", .double($0.cursor.time))]))
             })
-            return .record([("version", .int(2)), ("state", stateTable), ("history", roomTable),
+            return .record([("version", .int(3)), ("state", stateTable), ("history", roomTable),
                             ("outbox", .list(outbox.map { JournalStore.outboxValue($0.entry, sender: $0.sender) })),
-                            ("timers", timerTable), ("seen", cursorTable)])
+                            ("timers", timerTable), ("seen", cursorTable), ("steps", .list(steps.map(JournalStore.stepValue)))])
         }
 
         init(decoding bytes: [UInt8]) throws {
             let v = try LuaValue(decoding: bytes)
             func bad(_ what: String) -> StoreError { StoreError("malformed snapshot: \(what)") }
             let version = v["version"]
-            guard version == .int(1) || version == .int(2) else { throw bad("unknown version \(version)") }
+            guard version == .int(1) || version == .int(2) || version == .int(3) else { throw bad("unknown version \(version)") }
             guard case .table(_, let plugins) = v["state"], case .table(_, let roomPairs) = v["history"],
                   case .table(let pending, _) = v["outbox"] else { throw bad("missing state, history or outbox") }
             state = []
@@ -527,7 +572,8 @@ public final class JournalStore: BotStore {
             }
             timers = []
             cursors = []
-            guard version == .int(2) else { return }
+            steps = []
+            guard version != .int(1) else { return }
             // An empty Lua table has no array part and no hash part, so `{}` reads either way.
             guard case .table(_, let timerPlugins) = v["timers"], case .table(_, let seen) = v["seen"] else {
                 throw bad("missing timers or seen")
@@ -544,6 +590,12 @@ public final class JournalStore: BotStore {
                       let time = c.value["s"].numberValue else { throw bad("last-seen entry") }
                 cursors.append((room, RoomCursor(cursor: cursor, time: time)))
             }
+            guard version == .int(3) else { return }
+            guard case .table(let list, _) = v["steps"] else { throw bad("missing steps") }
+            steps = try list.map { s in
+                guard let step = JournalStore.step(s) else { throw bad("moderation step") }
+                return step
+            }
         }
     }
 
@@ -559,6 +611,7 @@ public final class JournalStore: BotStore {
         case timer(plugin: String, SavedTimer)
         case timerDrop(plugin: String, name: String)
         case lastSeen(room: String, RoomCursor)
+        case step(ModerationStep)
     }
 
     /// Decodes a record written by this store (nil for a type it does not know).
@@ -589,17 +642,21 @@ public final class JournalStore: BotStore {
                 throw StoreError("bad last-seen record")
             }
             return .lastSeen(room: room, RoomCursor(cursor: cursor, time: time))
+        case .moderationStep:
+            guard let step = step(v) else { throw StoreError("bad moderation step record") }
+            return .step(step)
         case nil:
             return nil
         }
     }
 
-    /// The snapshot's contents as entries: state, undelivered sends, timers,
-    /// cursors, then messages.
+    /// The snapshot's contents as entries: state, undelivered sends, pending
+    /// moderation steps, timers, cursors, then messages.
     public static func decode(snapshot bytes: [UInt8]) throws -> [Entry] {
         let snapshot = try Snapshot(decoding: bytes)
         return snapshot.state.map { .state(plugin: $0.plugin, key: $0.key, value: $0.value) }
             + snapshot.outbox.map { .outbox($0.entry, sender: $0.sender) }
+            + snapshot.steps.map { .step($0) }
             + snapshot.timers.map { .timer(plugin: $0.plugin, $0.timer) }
             + snapshot.cursors.map { .lastSeen(room: $0.room, $0.cursor) }
             + snapshot.rooms.flatMap { r in
@@ -670,7 +727,7 @@ public final class JournalStore: BotStore {
             for send in e.sends {
                 _ = try history.append(room: send.room, id: send.id, user: e.sender, text: send.text, time: send.time)
             }
-            outbox.add(e.sends)
+            outbox.add(e.sends, steps: e.steps)
             timers.apply(plugin: e.plugin, e.timers)
         case .delivered(let ids):
             outbox.remove(ids)
@@ -694,6 +751,8 @@ public final class JournalStore: BotStore {
             timers.apply(plugin: plugin, [.drop(name: name)])
         case .lastSeen(let room, let cursor)?:
             cursors.set(room: room, to: cursor)
+        case .step(let step)?:
+            outbox.add([], steps: [step])
         case nil:
             throw StoreError("unknown record type \(record.type)")
         }

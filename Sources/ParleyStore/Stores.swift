@@ -258,12 +258,16 @@ public final class MemoryHistoryStore: HistoryStore {
 
 /// The sends a bot committed and its transport has not taken yet, in commit
 /// order, with a count per plugin (what the plugin's `outbox_sends` quota
-/// reads). The one record of pending sends: each store keeps it, the
+/// reads), and its moderation steps not yet answered. The one record of
+/// pending sends and steps: each store keeps it, the
 /// journal's rebuilt from intent and delivery records on open, and the plugin
 /// host asks the store rather than counting again.
 public struct OutboxLedger: Sendable {
     private var entries: [OutgoingMessage] = []
     private var perPlugin: [String: Int] = [:]
+    /// Committed moderation steps not yet answered, oldest first. Marked
+    /// done by id like sends; not counted against `outbox_sends`.
+    public private(set) var steps: [ModerationStep] = []
 
     public init() {}
 
@@ -272,13 +276,20 @@ public struct OutboxLedger: Sendable {
 
     public func count(plugin: String) -> Int { perPlugin[plugin] ?? 0 }
 
-    public mutating func add(_ sends: [OutgoingMessage]) {
+    public mutating func add(_ sends: [OutgoingMessage], steps: [ModerationStep] = []) {
         entries += sends
         for s in sends { perPlugin[s.plugin, default: 0] += 1 }
+        self.steps += steps
     }
 
-    /// The transport took these (or they were dropped for good).
+    /// The transport took these sends or steps (or they were dropped for good).
     public mutating func remove(_ ids: [String]) {
+        if !steps.isEmpty {
+            let before = steps.count
+            steps.removeAll { ids.contains($0.id) }
+            // Steps are marked on their own: the sends need no pass.
+            if steps.count < before, steps.count + ids.count == before { return }
+        }
         // Sends are mostly taken in the order they were added, so they are the
         // oldest entries: those come off without a set or a pass over the rest.
         if ids.count <= entries.count, zip(entries, ids).allSatisfy({ $0.id == $1 }) {
@@ -338,17 +349,20 @@ public struct HandlerEffects: Sendable {
     public var sends: [OutgoingMessage]
     /// Saved-timer changes, applied in order after the writes.
     public var timers: [TimerChange]
+    /// Moderation steps, taken after the sends.
+    public var steps: [ModerationStep]
 
     public init(plugin: String, sender: String, writes: [(key: String, value: LuaValue?)], sends: [OutgoingMessage],
-                timers: [TimerChange] = []) {
+                timers: [TimerChange] = [], steps: [ModerationStep] = []) {
         self.plugin = plugin
         self.sender = sender
         self.writes = writes
         self.sends = sends
         self.timers = timers
+        self.steps = steps
     }
 
-    package var isEmpty: Bool { writes.isEmpty && sends.isEmpty && timers.isEmpty }
+    package var isEmpty: Bool { writes.isEmpty && sends.isEmpty && timers.isEmpty && steps.isEmpty }
 }
 
 /// Saved timers per plugin, in memory (shared by both stores).
@@ -408,8 +422,12 @@ public protocol BotStore: StateStore, HistoryStore {
     func beginEvent()
     /// Writes what the event held (see `beginEvent`).
     func endEvent() throws(StoreError)
+    /// Sends the transport took and moderation steps the server answered
+    /// (or either dropped for good), by id.
     func markDelivered(_ ids: [String]) throws(StoreError)
     func undelivered() -> [OutgoingMessage]
+    /// Committed moderation steps not yet marked done: what a restart takes.
+    func pendingSteps() -> [ModerationStep]
     /// The plugin's committed sends the transport has not taken yet.
     func undeliveredCount(plugin: String) -> Int
 
@@ -480,7 +498,7 @@ public final class MemoryBotStore: BotStore {
         for s in effects.sends {
             _ = try history.append(room: s.room, id: s.id, user: effects.sender, text: s.text, time: s.time)
         }
-        outbox.add(effects.sends)
+        outbox.add(effects.sends, steps: effects.steps)
         timers.apply(plugin: effects.plugin, effects.timers)
     }
 
@@ -490,5 +508,6 @@ public final class MemoryBotStore: BotStore {
     public func markDelivered(_ ids: [String]) throws(StoreError) { outbox.remove(ids) }
 
     public func undelivered() -> [OutgoingMessage] { outbox.all }
+    public func pendingSteps() -> [ModerationStep] { outbox.steps }
     public func undeliveredCount(plugin: String) -> Int { outbox.count(plugin: plugin) }
 }

@@ -38,6 +38,7 @@ struct JournalCommand: AsyncParsableCommand {
                     case .state(let p, _, _), .timer(let p, _), .timerDrop(let p, _): plugins.insert(p)
                     case .message(let r, _, _, _, _, _), .lastSeen(let r, _): rooms.insert(r)
                     case .outbox(let e, _): rooms.insert(e.room); plugins.insert(e.plugin)
+                    case .step(let m): rooms.insert(m.action.room); plugins.insert(m.plugin)
                     case .delivered: break
                     }
                 }
@@ -56,8 +57,8 @@ struct JournalCommand: AsyncParsableCommand {
     struct Dump: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Print the journal's records as JSON lines.")
         @Argument(help: "The journal directory.") var directory: String
-        @Option(help: "Only this room's messages, sends and cursors.") var room: String?
-        @Option(help: "Only this plugin's records: its state, sends and timers.") var plugin: String?
+        @Option(help: "Only this room's messages, sends, moderation steps and cursors.") var room: String?
+        @Option(help: "Only this plugin's records: its state, sends, moderation steps and timers.") var plugin: String?
 
         func run() async throws {
             do {
@@ -78,6 +79,19 @@ struct JournalCommand: AsyncParsableCommand {
                         if (plugin != nil && plugin != e.plugin) || (room != nil && room != e.room) { return }
                         o.add("type", "send"); o.add("id", e.id); o.add("plugin", e.plugin); o.add("room", e.room)
                         o.add("user", sender); o.add("text", e.text); o.add("time", e.time)
+                    case .step(let m):
+                        if (plugin != nil && plugin != m.plugin) || (room != nil && room != m.action.room) { return }
+                        o.add("type", "moderation"); o.add("id", m.id); o.add("plugin", m.plugin); o.add("room", m.action.room)
+                        switch m.action {
+                        case .kick(_, let user, let reason):
+                            o.add("verb", "kick"); o.add("user", user); o.add("reason", reason)
+                        case .mute(_, let user, let seconds, let reason):
+                            o.add("verb", "mute"); o.add("user", user); o.add("seconds", seconds); o.add("reason", reason)
+                        case .delete(_, let message):
+                            o.add("verb", "delete"); o.add("message", message)
+                        }
+                        if let after = m.after { o.add("after", after) }
+                        o.add("time", m.time)
                     case .delivered(let ids):
                         if plugin != nil || room != nil { return }
                         o.add("type", "delivered"); o.add("ids", raw: "[" + ids.map(JSONText.string).joined(separator: ",") + "]")

@@ -116,6 +116,51 @@ struct JournalStoreTests {
         #expect(reopened.undeliveredCount(plugin: "c") == 0)
     }
 
+    /// Moderation steps are kept like sends: committed with their handler,
+    /// done by id, and found again after a restart, from the records and
+    /// from a snapshot, each field as it was.
+    @Test func moderationStepsSurviveARestartAndACompaction() async throws {
+        try await withTaskExecutorPreference(testExecutor) { try Self.stepsAcrossARestart() }
+    }
+
+    private static func stepsAcrossARestart() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let journal = dir.appendingPathComponent("j").path
+        let reason = OutgoingMessage(id: "m-1", room: "lobby", text: "bye troll", plugin: "rules", time: 10)
+        let steps = [
+            ModerationStep(id: "m-2", plugin: "rules", action: .kick(room: "lobby", user: "troll", reason: "spam"), after: "m-1", time: 10),
+            ModerationStep(id: "m-3", plugin: "rules", action: .mute(room: "lobby", user: "eve", seconds: 600, reason: "language"), time: 11.5),
+            ModerationStep(id: "m-4", plugin: "rules", action: .delete(room: "ads", messageId: "x-9"), time: 12),
+        ]
+        do {
+            let store = try JournalStore.open(directory: journal)
+            try store.commit(HandlerEffects(plugin: "rules", sender: "mod", writes: [], sends: [reason], steps: [steps[0]]))
+            try store.commit(HandlerEffects(plugin: "rules", sender: "mod", writes: [], sends: [], steps: Array(steps[1...])))
+            // A step does not count against the plugin's `outbox_sends`.
+            #expect(store.undeliveredCount(plugin: "rules") == 1)
+            try store.markDelivered(["m-3"])
+            store.close()
+        }
+        do {
+            let reopened = try JournalStore.open(directory: journal)
+            #expect(reopened.pendingSteps() == [steps[0], steps[2]])
+            #expect(reopened.undelivered().map(\.id) == ["m-1"])
+            try reopened.compact()
+            reopened.close()
+        }
+        let fromSnapshot = try JournalStore.open(directory: journal)
+        #expect(fromSnapshot.pendingSteps() == [steps[0], steps[2]])
+        // The send and the first step done together, the last alone.
+        try fromSnapshot.markDelivered(["m-1", "m-2"])
+        #expect(fromSnapshot.pendingSteps() == [steps[2]] && fromSnapshot.undelivered().isEmpty)
+        try fromSnapshot.markDelivered(["m-4"])
+        fromSnapshot.close()
+        let last = try JournalStore.open(directory: journal)
+        defer { last.close() }
+        #expect(last.pendingSteps().isEmpty && last.undelivered().isEmpty)
+    }
+
     /// An event is one journal transaction, so one sync at `always`: the
     /// message, and what every handler made of it (one plugin's reply,
     /// another's state write), durable together or not at all. A message no

@@ -111,6 +111,29 @@ public enum ModerationAction: Sendable, Equatable {
     }
 }
 
+/// A moderation step as its handler committed it: journaled in the same
+/// transaction as the handler's sends, and marked done (as a send is marked
+/// delivered) once the server answered or the step was dropped, so a bot
+/// killed before taking it takes it after the restart.
+public struct ModerationStep: Sendable, Equatable {
+    /// From the bot's id sequence, as a send's: the done mark names it.
+    public var id: String
+    public var plugin: String
+    public var action: ModerationAction
+    /// The send of the same handler it follows (the room hears why first).
+    public var after: String?
+    /// When its handler ran, seconds since 1970: a restart drops it past `outbox_expiry`.
+    public var time: Double
+
+    public init(id: String, plugin: String, action: ModerationAction, after: String? = nil, time: Double) {
+        self.id = id
+        self.plugin = plugin
+        self.action = action
+        self.after = after
+        self.time = time
+    }
+}
+
 /// A message a plugin sent, one type from its handler's commit to the
 /// transport's encoder: the journal records it, the outbox queues it, and
 /// `TransportSession.send(_:)` writes it.

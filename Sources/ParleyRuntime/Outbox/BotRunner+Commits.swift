@@ -113,7 +113,7 @@ extension BotRunner {
             case .http(let call):
                 startRequest(call, plugin: a.plugin)
             case .moderate(let m, let answer):
-                moderate(m, plugin: a.plugin, answer: answer)
+                moderate(m, plugin: a.plugin, answer: answer, step: a.step)
             case .away(let seconds):
                 awayUntil = BotHost.now() + seconds
                 log(.info, "away for \(Int(seconds)) s (plugin \(a.plugin))")

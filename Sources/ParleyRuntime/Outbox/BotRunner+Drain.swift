@@ -129,9 +129,11 @@ extension BotRunner {
         return !linkFailed && done.count == batch.count
     }
 
-    /// Sends that will not go out again: recorded as delivered in the journal.
+    /// Sends that will not go out again and moderation steps that will not
+    /// be taken again: recorded as done in the journal. Not once it is
+    /// closed: a step answered after that is taken again after the restart.
     func markDone(_ ids: [String]) {
-        guard !ids.isEmpty, let host else { return }
+        guard !ids.isEmpty, let host, !hostClosed else { return }
         do {
             try onLoop(host) { try $0.markDelivered(ids) }
         } catch {
@@ -154,6 +156,7 @@ extension BotRunner {
         for a in heldActions.removeValue(forKey: m.id) ?? [] {
             log(.warn, "\(a.heldSummary) dropped with the send it waited for", plugin: a.plugin)
             if case .moderate(_, let answer) = a.kind {
+                markDone(a.step.map { [$0.id] } ?? [])
                 tellModeration(a.plugin, answer, refused: "dropped with the send it waited for (\(why))")
             }
         }

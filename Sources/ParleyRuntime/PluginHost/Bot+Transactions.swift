@@ -84,7 +84,12 @@ extension Bot {
             if t.due != nil, p.restored[name]?.timer == saved { continue }
             timerChanges.append(.set(saved))
         }
-        let effects = HandlerEffects(plugin: p.name, sender: options.name, writes: p.pendingWrites, sends: sends, timers: timerChanges)
+        // Moderation steps follow the handler's sends: a step waits for the last of them.
+        let steps = p.pendingModeration.map {
+            ModerationStep(id: nextId(), plugin: p.name, action: $0.action, after: sends.last?.id, time: now)
+        }
+        let effects = HandlerEffects(plugin: p.name, sender: options.name, writes: p.pendingWrites, sends: sends, timers: timerChanges,
+                                     steps: steps)
         if !effects.isEmpty { try store.commit(effects) }
         for id in cancel {
             p.forget(id)
@@ -128,14 +133,14 @@ extension Bot {
         }
         for q in p.quotaReports { out.append(BotAction(plugin: p.name, .error(.quota, q))) }
         if let seconds = p.pendingAway { out.append(BotAction(plugin: p.name, .away(seconds: seconds))) }
-        for (m, callback) in p.pendingModeration {
+        for ((m, callback), step) in zip(p.pendingModeration, steps) {
             var answer: Int64?
             if let callback {
                 requests += 1
                 p.moderationInFlight[requests] = callback
                 answer = requests
             }
-            out.append(BotAction(plugin: p.name, .moderate(m, answer: answer)))
+            out.append(BotAction(plugin: p.name, .moderate(m, answer: answer), step: step))
         }
         for var call in p.pendingHTTP {
             requests += 1

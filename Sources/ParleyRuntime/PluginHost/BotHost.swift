@@ -80,6 +80,7 @@ actor BotHost {
             }
         }
         out += bot.undeliveredSends()
+        out += bot.pendingSteps()
         return out
     }
 

@@ -23,13 +23,13 @@ public final class PluginTestRun {
     }
 
     /// Loads plugins in order; each one's load diagnostics go to `emit`. Then
-    /// sends that a previous run committed but never handed over go out, once,
-    /// with their original ids.
+    /// sends and moderation steps that a previous run committed but never
+    /// handed over go out, once, with their original ids.
     public func load(plugins: [(name: String, source: [UInt8])], emit: (BotAction) -> Void) throws(StoreError) {
         for p in plugins {
             try hand(try bot.loadPlugin(name: p.name, source: p.source), to: emit)
         }
-        try hand(bot.undeliveredSends(), to: emit)
+        try hand(bot.undeliveredSends() + bot.pendingSteps(), to: emit)
     }
 
     /// Printing is this harness's transport: a send is printed only after its

@@ -107,6 +107,7 @@ extension BotRunner {
         everOnline = true
         setState(.online)
         kickDrain()
+        takeStepsAwaitingLink()
     }
 
     /// The session ended (kicked when `kicked` says why): nil to connect

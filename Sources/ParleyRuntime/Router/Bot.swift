@@ -106,15 +106,15 @@ public final class Bot: PluginServices {
         self.store = store
     }
 
-    /// Records that the transport has these sends (their messages' ids), so a
-    /// restart does not send them again.
+    /// Records that the transport has these sends and moderation steps (by
+    /// their ids), so a restart does not send or take them again.
     public func markDelivered(_ actions: [BotAction]) throws(StoreError) {
-        try markDelivered(ids: actions.compactMap(\.message?.id))
+        try markDelivered(ids: actions.compactMap { $0.message?.id ?? $0.step?.id })
     }
 
-    /// Records that the transport took these sends (or that they were
-    /// dropped for good): they leave the journal's outbox and stop counting
-    /// against their plugin's `outbox_sends`.
+    /// Records that the transport took these sends, or the server answered
+    /// these moderation steps (or either was dropped for good): they leave
+    /// the journal's outbox, and sends stop counting against `outbox_sends`.
     public func markDelivered(ids: [String]) throws(StoreError) {
         guard !ids.isEmpty else { return }
         try store.markDelivered(ids)
@@ -124,6 +124,13 @@ public final class Bot: PluginServices {
     /// (the process stopped in between): to be sent again, once, with their ids.
     public func undeliveredSends() -> [BotAction] {
         store.undelivered().map { BotAction(plugin: $0.plugin, .send(room: $0.room, text: $0.text), message: $0) }
+    }
+
+    /// Moderation steps whose handler committed but whose answer was never
+    /// recorded: to be taken again, once, with their ids (their functions
+    /// are Lua code, which no journal keeps).
+    public func pendingSteps() -> [BotAction] {
+        store.pendingSteps().map { BotAction(plugin: $0.plugin, .moderate($0.action), step: $0) }
     }
 
     /// The store's ledger is the one count of a plugin's pending sends.

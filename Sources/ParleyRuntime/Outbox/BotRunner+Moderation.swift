@@ -1,0 +1,92 @@
+import Foundation
+import ParleyCore
+import ParleyStore
+
+/// Moderation steps (`bot.kick`, `bot.mute`, `bot.delete`) once committed:
+/// taken behind the send they follow, answered to the plugin, and marked
+/// done in the journal like sends.
+extension BotRunner {
+    /// A committed `bot.kick`, `bot.mute` or `bot.delete`: the server carries
+    /// it out, or says why not. Logged, marked done in the journal (`step`),
+    /// and told to the plugin's function when it passed one (`answer`): its
+    /// handler has returned by then.
+    func moderate(_ action: ModerationAction, plugin: String, answer: Int64?, step: ModerationStep?) {
+        guard let session else {
+            log(.warn, "\(action.verb) dropped: the bot is offline", plugin: plugin)
+            markDone(step.map { [$0.id] } ?? [])
+            tellModeration(plugin, answer, refused: "the bot is offline")
+            return
+        }
+        Task {
+            do {
+                try await session.moderate(action)
+                log(.info, "\(action.verb): \(action.summary)", plugin: plugin)
+                markDone(step.map { [$0.id] } ?? [])
+                tellModeration(plugin, answer, refused: nil)
+            } catch {
+                log(.warn, "\(action.verb) refused: \(action.summary): \(error)", plugin: plugin)
+                markDone(step.map { [$0.id] } ?? [])
+                tellModeration(plugin, answer, refused: "\(error)")
+            }
+        }
+    }
+
+    /// Moderation steps a restart found in the journal, and those a plugin
+    /// made while it loaded: taken once the bot is online, unless their
+    /// handler ran longer than `outbox_expiry` ago (a kick an hour late
+    /// would fall on someone who has moved on).
+    func takeStepsAwaitingLink() {
+        guard session != nil, !stepsAwaitingLink.isEmpty else { return }
+        let steps = stepsAwaitingLink
+        stepsAwaitingLink.removeAll()
+        let now = BotHost.now()
+        for a in steps {
+            guard case .moderate(let m, let answer) = a.kind else { continue }
+            if let step = a.step, now - step.time > spec.presence.outboxExpiry {
+                let why = "committed \(Int(now - step.time)) s ago, over outbox_expiry (\(Int(spec.presence.outboxExpiry)) s)"
+                log(.warn, "\(m.verb) dropped: \(m.summary): \(why)", plugin: a.plugin)
+                markDone([step.id])
+                tellModeration(a.plugin, answer, refused: why)
+                continue
+            }
+            moderate(m, plugin: a.plugin, answer: answer, step: a.step)
+        }
+    }
+
+    /// Hands a moderation step's outcome to the function waiting for it, as
+    /// an event of its own: a later job on the loop, never inside the
+    /// dispatch or drain that found it. None once the bot is stopping.
+    func tellModeration(_ plugin: String, _ answer: Int64?, refused reason: String?) {
+        guard let answer else { return }
+        let reason = reason.map { redactor($0) }
+        later { r in
+            guard let host = r.host, r.failure == nil, !r.closing, !r.stopping else { return }
+            do {
+                let (actions, due) = try r.onLoop(host) { try $0.answer(plugin: plugin, moderation: answer, refused: reason) }
+                r.accept(actions)
+                r.rescheduleTimers(due)
+            } catch {
+                r.fail("journal failed: \(error)")
+            }
+        }
+    }
+}
+
+extension ModerationAction {
+    var verb: String {
+        switch self {
+        case .kick: "kick"
+        case .mute: "mute"
+        case .delete: "delete"
+        }
+    }
+
+    /// For the audit log: who, where, why.
+    var summary: String {
+        switch self {
+        case .kick(let room, let user, let reason): "\(user) from \(room) (\(reason))"
+        case .mute(let room, let user, let seconds, let reason): "\(user) in \(room) for \(Int(seconds)) s (\(reason))"
+        case .delete(let room, let id): "message \(id) in \(room)"
+        }
+    }
+}

@@ -1,0 +1,169 @@
+import Foundation
+import ParleyCore
+import ParleyRuntime
+import ParleyStore
+import ParleyStreamChat
+import ParleyTestSupport
+import Testing
+
+/// A moderation step is journaled with its handler, like a send: a bot
+/// killed before taking it takes it after the restart, behind the send it
+/// followed; one whose handler ran too long ago is dropped.
+@Suite(.serialized, .timeLimit(.minutes(3)))
+struct ModerationJournalTests {
+    /// The real binary, killed with SIGKILL while a kick waits behind its
+    /// reason, which the rate cap holds back: the restart says the reason,
+    /// then kicks.
+    @Test func aKickOutlivesKillNine() async throws {
+        let server = try await StreamChatServer.start(.init(moderators: ["mod"]))
+        defer { Task { await server.shutdown() } }
+        let dir = try temporaryDirectory()
+        try """
+        bot.hear("^SPAM$", function(msg)
+          msg:reply("bye " .. msg.user)
+          bot.kick(msg.room, msg.user, "spam")
+        end)
+        """.write(to: dir.appendingPathComponent("rules.lua"), atomically: true, encoding: .utf8)
+        let config = dir.appendingPathComponent("bot.toml").path
+        func writeConfig(sendRate: String) throws {
+            try """
+            [[bot]]
+            name = "mod"
+            server = "127.0.0.1:\(server.port)"
+            plugins = ["rules.lua"]
+            journal = "state/mod"
+            [bot.presence]
+            backoff_initial = 0.05
+            backoff_max = 0.2
+            [bot.flow]
+            send_rate = \(sendRate)
+            send_burst = 1
+            """.write(toFile: config, atomically: true, encoding: .utf8)
+        }
+        let journal = dir.appendingPathComponent("state/mod").path
+        func dump() async throws -> String {
+            let out = Pipe()
+            return await finish(try launchParley(["journal", "dump", journal], stdout: out), stdout: out).stdout
+        }
+
+        // One send a hundred seconds: the first reply takes the burst.
+        try writeConfig(sendRate: "0.01")
+        let alice = try await Person("alice", port: server.port)
+        var bot = try launchParley(["run", config])
+        #expect(await eventually { alice.joins(of: "mod") == 1 })
+        let first = try await Person("troll1", port: server.port)
+        try await first.say("SPAM")
+        #expect(await eventually { !first.isLinked }, "the first kick goes at once, behind its reply")
+        let second = try await Person("troll2", port: server.port)
+        try await second.say("SPAM")
+        // Its reply waits for the rate cap, and its kick for the reply; both are in the journal.
+        #expect(await eventually { (try? await dump())?.contains(#""verb":"kick","user":"troll2""#) ?? false })
+        kill(bot.processIdentifier, SIGKILL)
+        _ = await finish(bot)
+        #expect(second.isLinked)
+        #expect(!alice.texts(from: "mod").contains("bye troll2"))
+
+        try writeConfig(sendRate: "10")
+        bot = try launchParley(["run", config])
+        #expect(await eventually { !second.isLinked }, "the restart takes the kick")
+        #expect(second.texts(from: "mod") == ["bye troll2"], "the reason first: \(second.texts(from: "mod"))")
+        // Once each: the first troll is not kicked again, the reason is said once.
+        #expect(alice.texts(from: "mod") == ["bye troll1", "bye troll2"])
+        kill(bot.processIdentifier, SIGTERM)
+        #expect(await finish(bot).status == 0)
+        // Done in the journal: a delivered record names the step.
+        let records = try await dump()
+        let step = try #require(records.split(separator: "\n").first { $0.contains(#""user":"troll2""#) && $0.contains(#""type":"moderation""#) })
+        let id = try #require(step.firstMatch(of: /"id":"([^"]+)"/)?.1)
+        #expect(records.split(separator: "\n").contains { $0.contains(#""type":"delivered""#) && $0.contains("\"\(id)\"") }, "\(records)")
+        await alice.leave()
+    }
+
+    /// Steps a previous run committed and never took: one is taken once the
+    /// bot is online, one older than `outbox_expiry` is dropped and logged;
+    /// both are done in the journal afterwards.
+    @Test func stepsFoundAtTheStartWaitForTheLinkAndExpire() async throws {
+        let server = try await StreamChatServer.start(.init(moderators: ["mod"]))
+        defer { Task { await server.shutdown() } }
+        let journal = try temporaryDirectory().appendingPathComponent("j").path
+        let now = Date().timeIntervalSince1970
+        try await onOwnThread {
+            let store = try JournalStore.open(directory: journal)
+            defer { store.close() }
+            try store.commit(HandlerEffects(plugin: "rules", sender: "mod", writes: [], sends: [], steps: [
+                ModerationStep(id: "old-1", plugin: "rules", action: .kick(room: "lobby", user: "stale", reason: "long ago"), time: now - 3_600),
+                ModerationStep(id: "old-2", plugin: "rules", action: .kick(room: "lobby", user: "troll", reason: "spam"), time: now - 5),
+            ]))
+        }
+        let stale = try await Person("stale", port: server.port)
+        let troll = try await Person("troll", port: server.port)
+        let rec = Recorder()
+        let spec = try botSpec(name: "mod", port: server.port, plugins: [("rules", "-- its steps come from the journal")], journal: journal)
+        let runner = BotRunner(spec: spec, observer: rec.observer)
+        let run = Task { await runner.run() }
+        #expect(await eventually { !troll.isLinked }, "taken once online")
+        #expect(await eventually { !rec.logs(containing: "kick dropped: stale from lobby (long ago): committed 3600 s ago, over outbox_expiry (300 s)").isEmpty },
+                "\(rec.logs.map(\.text))")
+        #expect(stale.isLinked)
+        await runner.stop()
+        _ = await run.value
+        let pending = try await onOwnThread {
+            let store = try JournalStore.open(directory: journal)
+            defer { store.close() }
+            return store.pendingSteps()
+        }
+        #expect(pending.isEmpty, "\(pending)")
+        await stale.leave()
+    }
+
+    /// With a journal, a kick still waiting for its reason at a graceful stop
+    /// is not taken ahead of it: both wait for the restart, in order.
+    @Test func aHeldKickWaitsForItsReasonAcrossAGracefulRestart() async throws {
+        let server = try await StreamChatServer.start(.init(moderators: ["mod"]))
+        defer { Task { await server.shutdown() } }
+        let journal = try temporaryDirectory().appendingPathComponent("j").path
+        let plugin = """
+        bot.hear("^SPAM$", function(msg)
+          msg:reply("bye " .. msg.user)
+          bot.kick(msg.room, msg.user, "spam")
+          bot.log.info("handled SPAM from", msg.user)
+        end)
+        """
+        var spec = try botSpec(name: "mod", port: server.port, plugins: [("rules", plugin)], journal: journal)
+        spec.flow.sendRate = 0.01
+        spec.flow.sendBurst = 1
+        let rec = Recorder()
+        let runner = BotRunner(spec: spec, observer: rec.observer)
+        let run = Task { await runner.run() }
+        #expect(await eventually { await runner.state == .online })
+        let alice = try await Person("alice", port: server.port)
+        // The burst's one send goes to a first troll; the second's reply waits for the cap.
+        let first = try await Person("troll1", port: server.port)
+        try await first.say("SPAM")
+        #expect(await eventually { !first.isLinked })
+        let second = try await Person("troll2", port: server.port)
+        try await second.say("SPAM")
+        #expect(await eventually { !rec.logs(containing: "handled SPAM from troll2").isEmpty })
+        await runner.stop(drainTimeout: 0.2)
+        _ = await run.value
+        #expect(second.isLinked, "not kicked ahead of its reason")
+        #expect(!rec.logs(containing: "kick troll2 from lobby (spam) not taken: it waits for its send, which the journal sends after the restart").isEmpty,
+                "\(rec.logs.map(\.text))")
+
+        spec.flow.sendRate = 10
+        let restarted = BotRunner(spec: spec, observer: rec.observer)
+        let rerun = Task { await restarted.run() }
+        #expect(await eventually { !second.isLinked })
+        #expect(second.texts(from: "mod") == ["bye troll2"])
+        await restarted.stop()
+        _ = await rerun.value
+        await alice.leave()
+    }
+}
+
+/// Runs blocking journal work on a thread of its own, not the cooperative pool.
+private func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { c in
+        Thread { c.resume(with: Result { try body() }) }.start()
+    }
+}
