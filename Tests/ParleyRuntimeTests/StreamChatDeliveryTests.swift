@@ -27,19 +27,19 @@ struct StreamChatDeliveryTests {
         defer { Task { await server.shutdown() } }
         let proxy = try await LinkProxy.start(upstreamPort: server.port)
         defer { Task { await proxy.stop() } }
-        // Answers the first "!later" at once, then speaks again two seconds
-        // later: by then the link is dead (and not yet noticed: idle timeout 3 s).
+        // Answers the first "!later" at once, then speaks again four seconds
+        // later: by then the link is dead (and not yet noticed: idle timeout 6 s).
         let plugin = """
         local asked = false
         bot.command("later", function(msg)
           if asked then return end
           asked = true
           msg:reply("ok, later")
-          bot.after(2, function() bot.send(msg.room, "said into a dead link") end)
+          bot.after(4, function() bot.send(msg.room, "said into a dead link") end)
         end)
         """
         var options = StreamChatOptions()
-        options.idleTimeout = 3
+        options.idleTimeout = 6
         let transport = StreamChatTransport(host: "127.0.0.1", port: proxy.port, name: "bot", options: options, connectTimeout: 2)
         let rec = Recorder()
         let runner = BotRunner(spec: try botSpec(name: "bot", port: proxy.port, plugins: [("later", plugin)], transport: transport),
@@ -63,7 +63,7 @@ struct StreamChatDeliveryTests {
         #expect(relayed.withLock { $0 } == ["ok, later"], "the premise: the link died before the bot spoke again")
         // The idle timeout ends the dead session, the bot reconnects through a fresh
         // connection, and the send that never got its echo goes out again.
-        #expect(await eventually(10) { relayed.withLock { $0 } == ["ok, later", "said into a dead link"] },
+        #expect(await eventually(15) { relayed.withLock { $0 } == ["ok, later", "said into a dead link"] },
                 "\(relayed.withLock { $0 }); logs: \(rec.logs.map(\.text))")
         #expect(await runner.stats.reconnects >= 1)
         await runner.stop()

@@ -26,6 +26,7 @@ struct SilentUpgradeTests {
             #expect(error.kind == .timeout, "\(error)")
             #expect(error.message.contains("WebSocket upgrade"), "\(error)")
         }
-        #expect(ContinuousClock.now - started < .seconds(5))
+        // What it guards against is waiting for ever; 10 s allows a loaded machine.
+        #expect(ContinuousClock.now - started < .seconds(10))
     }
 }
