@@ -279,7 +279,7 @@ public struct OutboxLedger: Sendable {
     public mutating func add(_ sends: [OutgoingMessage], steps: [ModerationStep] = []) {
         entries += sends
         for s in sends { perPlugin[s.plugin, default: 0] += 1 }
-        self.steps += steps
+        if !steps.isEmpty { self.steps += steps }
     }
 
     /// The transport took these sends or steps (or they were dropped for good).

@@ -85,7 +85,7 @@ extension Bot {
             timerChanges.append(.set(saved))
         }
         // Moderation steps follow the handler's sends: a step waits for the last of them.
-        let steps = p.pendingModeration.map {
+        let steps = p.pendingModeration.isEmpty ? [] : p.pendingModeration.map {
             ModerationStep(id: nextId(), plugin: p.name, action: $0.action, after: sends.last?.id, time: now)
         }
         let effects = HandlerEffects(plugin: p.name, sender: options.name, writes: p.pendingWrites, sends: sends, timers: timerChanges,
