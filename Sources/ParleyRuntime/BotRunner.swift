@@ -120,8 +120,9 @@ public actor BotRunner {
     /// whether the stop went on without them (see `stop`).
     var stepsAtStop = 0
     var stepsLeftBehind = false
-    /// Moderation steps found in the journal at the start (or made while the
-    /// plugins loaded) that wait for the link, not for a send.
+    /// Moderation steps that wait for the link, not for a send: made while
+    /// the bot was offline, found in the journal at the start, or made while
+    /// the plugins loaded.
     var stepsAwaitingLink: [BotAction] = []
     /// The host's journal is closed: nothing more can be recorded as done.
     var hostClosed = false
@@ -240,8 +241,7 @@ public actor BotRunner {
                 : "the journal sends them after the restart (within outbox_expiry)"
             log(.warn, "stopping with \(n) send\(n == 1 ? "" : "s") not delivered (\(why)): \(fate)")
         }
-        // Moderation still waiting: for the link (found in the journal at the
-        // start), or for its reason's send. With a journal each waits for the
+        // Moderation still waiting: for the link, or for its reason's send. With a journal each waits for the
         // restart, behind its send. Without one a step would be lost, so one
         // behind a send is taken now, before the bot leaves. The steps go at
         // once and share one deadline: a silent server costs the stop that

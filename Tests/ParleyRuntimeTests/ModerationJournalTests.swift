@@ -116,6 +116,38 @@ struct ModerationJournalTests {
         await stale.leave()
     }
 
+    /// A kick made while the bot is offline (from a timer, while it is away)
+    /// waits for the link, as a send does, and its function hears how it went.
+    @Test func aKickMadeWhileOfflineWaitsForTheLink() async throws {
+        let server = try await StreamChatServer.start(.init(moderators: ["mod"]))
+        defer { Task { await server.shutdown() } }
+        let plugin = """
+        bot.command("later", function(msg)
+          -- Away for 3 s; the timer kicks while the bot is offline.
+          bot.after(1, function()
+            bot.kick(msg.room, "troll", "later", function(ok, err)
+              bot.log.info("kick answered", tostring(ok), tostring(err))
+            end)
+          end)
+          bot.away(3)
+        end)
+        """
+        let rec = Recorder()
+        let runner = BotRunner(spec: try botSpec(name: "mod", port: server.port, plugins: [("rules", plugin)]), observer: rec.observer)
+        let run = Task { await runner.run() }
+        #expect(await eventually { await runner.state == .online })
+        let alice = try await Person("alice", port: server.port)
+        let troll = try await Person("troll", port: server.port)
+        try await alice.say("!later")
+        #expect(await eventually { !rec.logs(containing: "kick waits for the link: troll from lobby (later)").isEmpty }, "\(rec.logs.map(\.text))")
+        #expect(troll.isLinked)
+        #expect(await eventually { !troll.isLinked }, "taken once the bot is back")
+        #expect(await eventually { !rec.logs(containing: "kick answered true nil").isEmpty }, "\(rec.logs.map(\.text))")
+        await runner.stop()
+        _ = await run.value
+        await alice.leave()
+    }
+
     /// With a journal, a kick still waiting for its reason at a graceful stop
     /// is not taken ahead of it: both wait for the restart, in order.
     @Test func aHeldKickWaitsForItsReasonAcrossAGracefulRestart() async throws {

@@ -6,15 +6,26 @@ import ParleyStore
 /// taken behind the send they follow, answered to the plugin, and marked
 /// done in the journal like sends.
 extension BotRunner {
+    /// Steps kept while the bot is offline: a plugin kicking from a timer
+    /// through a long outage cannot grow the list without end.
+    static let maxStepsAwaitingLink = 1_000
+
     /// A committed `bot.kick`, `bot.mute` or `bot.delete`: the server carries
     /// it out, or says why not. Logged, marked done in the journal (`step`),
     /// and told to the plugin's function when it passed one (`answer`): its
-    /// handler has returned by then.
+    /// handler has returned by then. Made while the bot is offline, it waits
+    /// for the link, as a send does.
     func moderate(_ action: ModerationAction, plugin: String, answer: Int64?, step: ModerationStep?) {
         guard let session else {
-            log(.warn, "\(action.verb) dropped: the bot is offline", plugin: plugin)
-            markDone(step.map { [$0.id] } ?? [])
-            tellModeration(plugin, answer, refused: "the bot is offline")
+            guard stepsAwaitingLink.count < Self.maxStepsAwaitingLink else {
+                let why = "the bot is offline and \(Self.maxStepsAwaitingLink) steps wait for the link already"
+                log(.warn, "\(action.verb) dropped: \(action.summary): \(why)", plugin: plugin)
+                markDone(step.map { [$0.id] } ?? [])
+                tellModeration(plugin, answer, refused: why)
+                return
+            }
+            log(.info, "\(action.verb) waits for the link: \(action.summary)", plugin: plugin)
+            stepsAwaitingLink.append(BotAction(plugin: plugin, .moderate(action, answer: answer), step: step))
             return
         }
         Task {
@@ -31,10 +42,10 @@ extension BotRunner {
         }
     }
 
-    /// Moderation steps a restart found in the journal, and those a plugin
-    /// made while it loaded: taken once the bot is online, unless their
-    /// handler ran longer than `outbox_expiry` ago (a kick an hour late
-    /// would fall on someone who has moved on).
+    /// Moderation steps made while the bot was offline, found in the journal
+    /// at the start, or made while the plugins loaded: taken once the bot is
+    /// online, unless their handler ran longer than `outbox_expiry` ago (a
+    /// kick an hour late would fall on someone who has moved on).
     func takeStepsAwaitingLink() {
         guard session != nil, !stepsAwaitingLink.isEmpty else { return }
         let steps = stepsAwaitingLink
