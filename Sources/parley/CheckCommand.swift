@@ -75,7 +75,8 @@ struct CheckCommand: AsyncParsableCommand {
 
     /// Why `run` could not open a journal at `path`, or nil: it must be a
     /// directory, or one `run` can make (its nearest existing parent is a
-    /// directory it may write to). Checked without making anything.
+    /// directory it may write to). Permission bits are not the whole answer
+    /// (procfs refuses even root), so a directory is made there and removed.
     static func journalProblem(_ path: String) -> String? {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
@@ -88,6 +89,11 @@ struct CheckCommand: AsyncParsableCommand {
         guard isDirectory.boolValue, access(parent.path, W_OK) == 0 else {
             return "journal \(path) cannot be made: \(parent.path) is not a directory this user may write to"
         }
+        var probe = Array((parent.path + "/.parley-check-XXXXXX").utf8CString)
+        guard let made = mkdtemp(&probe) else {
+            return "journal \(path) cannot be made: \(parent.path) refuses a directory (\(String(cString: strerror(errno))))"
+        }
+        rmdir(made)
         return nil
     }
 

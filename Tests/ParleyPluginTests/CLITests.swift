@@ -275,6 +275,14 @@ struct CheckCommandTests {
         try "[[bot]]\nname = \"b\"\njournal = \"/proc/self\"\n".write(to: config, atomically: true, encoding: .utf8)
         let held = try CLITests.parley(["check", config.path])
         #expect(held.status == 2 && held.stderr.contains("journal /proc/self is a directory this user may not write to"), "\(held.stderr)")
+        // One to be made where the permission bits allow it and the file system does not.
+        try "[[bot]]\nname = \"b\"\njournal = \"/proc/parley-journal/j\"\n".write(to: config, atomically: true, encoding: .utf8)
+        let refused = try CLITests.parley(["check", config.path])
+        #expect(refused.status == 2 && refused.stderr.contains("journal /proc/parley-journal/j cannot be made: /proc"), "\(refused.stderr)")
+        // A writable parent is left as it was.
+        try "[[bot]]\nname = \"b\"\njournal = \"state/j\"\n".write(to: config, atomically: true, encoding: .utf8)
+        #expect(try CLITests.parley(["check", config.path]).status == 0)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["afile", "bot.toml", "cron.lua"])
     }
 
     /// A plugin's runtime error shows its own frames only, not the prelude's or the host's.
