@@ -116,10 +116,12 @@ public actor BotRunner {
     /// Moderation steps and `bot.away` calls waiting for a send their handler
     /// made before them, by that send's id (see `dispatch`).
     var heldActions: [String: [BotAction]] = [:]
-    /// Held moderation steps taken at the stop whose answer has not come, and
-    /// whether the stop went on without them (see `stop`).
-    var stepsAtStop = 0
+    /// Moderation steps taken whose answer has not come (a stop waits for
+    /// them), and whether the stop went on without them (see `stop`).
+    var stepsInFlight = 0
     var stepsLeftBehind = false
+    /// Counts the links this run had: an unanswered step is taken again on a later one.
+    var linkGeneration = 0
     /// Moderation steps that wait for the link, not for a send: made while
     /// the bot was offline, found in the journal at the start, or made while
     /// the plugins loaded.
@@ -241,17 +243,19 @@ public actor BotRunner {
                 : "the journal sends them after the restart (within outbox_expiry)"
             log(.warn, "stopping with \(n) send\(n == 1 ? "" : "s") not delivered (\(why)): \(fate)")
         }
-        // Moderation still waiting: for the link, or for its reason's send. With a journal each waits for the
-        // restart, behind its send. Without one a step would be lost, so one
-        // behind a send is taken now, before the bot leaves. The steps go at
-        // once and share one deadline: a silent server costs the stop that
-        // deadline once, not its answer timeout per step.
+        // Moderation still waiting: for the link, or for its reason's send.
+        // With a journal each waits for the restart, behind its send. Without
+        // one a step would be lost, so one behind a send is taken now, before
+        // the bot leaves. The steps go at once and share one deadline: a
+        // silent server costs the stop that deadline once, not its answer
+        // timeout per step.
         let fate = spec.journal == nil ? "lost, as the bot has no journal" : "the journal keeps it for the restart"
         for a in stepsAwaitingLink {
             log(.warn, "\(a.heldSummary) not taken: the bot stopped before it was online (\(fate))", plugin: a.plugin)
         }
         stepsAwaitingLink.removeAll()
-        var held = Array(heldActions.values.joined())
+        // In the order they were made (the table's order is none).
+        var held = heldActions.values.joined().sorted { ($0.step?.time ?? 0, $0.step?.id ?? "") < ($1.step?.time ?? 0, $1.step?.id ?? "") }
         heldActions.removeAll()
         if spec.journal != nil {
             for a in held where a.step != nil {
@@ -259,33 +263,24 @@ public actor BotRunner {
             }
             held.removeAll { $0.step != nil }
         }
-        stepsAtStop = 0
         for a in held {
-            guard case .moderate(let m, _) = a.kind, let s = session else {
+            guard case .moderate(let m, let answer) = a.kind, session != nil else {
                 log(.warn, "\(a.heldSummary) not taken: the bot stopped before the send it waited for", plugin: a.plugin)
                 continue
             }
-            stepsAtStop += 1
-            Task {
-                do {
-                    try await s.moderate(m)
-                    if !stepsLeftBehind { log(.info, "\(m.verb): \(m.summary) (at the stop, before the send it waited for)", plugin: a.plugin) }
-                } catch {
-                    if !stepsLeftBehind { log(.warn, "\(m.verb) refused: \(m.summary): \(error)", plugin: a.plugin) }
-                }
-                if !stepsLeftBehind { markDone(a.step.map { [$0.id] } ?? []) }
-                stepsAtStop -= 1
-            }
+            moderate(m, plugin: a.plugin, answer: answer, step: a.step, note: " (at the stop, before the send it waited for)")
         }
-        // At least a second, also for a stop that gives the drain no time:
-        // the step frames must not race the leave.
+        // Every step taken and not answered yet, these and earlier ones. At
+        // least a second, also for a stop that gives the drain no time: the
+        // step frames must not race the leave.
         let stepsDeadline = BotHost.now() + max(drainTimeout, 1)
-        while stepsAtStop > 0, BotHost.now() < stepsDeadline {
+        while stepsInFlight > 0, BotHost.now() < stepsDeadline {
             try? await Task.sleep(for: .milliseconds(20))
         }
-        if stepsAtStop > 0 {
+        if stepsInFlight > 0 {
             // Said once here; what they answer after the leave is not logged.
-            log(.warn, "leaving with \(stepsAtStop) moderation step\(stepsAtStop == 1 ? "" : "s") unanswered after \(max(drainTimeout, 1).formatted()) s")
+            let fate = spec.journal == nil ? "" : " (the journal takes them again after the restart)"
+            log(.warn, "leaving with \(stepsInFlight) moderation step\(stepsInFlight == 1 ? "" : "s") unanswered after \(max(drainTimeout, 1).formatted()) s\(fate)")
             stepsLeftBehind = true
         }
         await session?.leave()

@@ -14,8 +14,10 @@ extension BotRunner {
     /// it out, or says why not. Logged, marked done in the journal (`step`),
     /// and told to the plugin's function when it passed one (`answer`): its
     /// handler has returned by then. Made while the bot is offline, it waits
-    /// for the link, as a send does.
-    func moderate(_ action: ModerationAction, plugin: String, answer: Int64?, step: ModerationStep?) {
+    /// for the link, as a send does; one whose answer never came (the link
+    /// closed, or the server was silent) is taken again on the next link, as
+    /// an unconfirmed send is sent again. `note` is added to its log line.
+    func moderate(_ action: ModerationAction, plugin: String, answer: Int64?, step: ModerationStep?, note: String = "") {
         guard let session else {
             guard stepsAwaitingLink.count < Self.maxStepsAwaitingLink else {
                 let why = "the bot is offline and \(Self.maxStepsAwaitingLink) steps wait for the link already"
@@ -28,18 +30,42 @@ extension BotRunner {
             stepsAwaitingLink.append(BotAction(plugin: plugin, .moderate(action, answer: answer), step: step))
             return
         }
+        stepsInFlight += 1
+        let link = linkGeneration
         Task {
+            defer { stepsInFlight -= 1 }
             do {
                 try await session.moderate(action)
-                log(.info, "\(action.verb): \(action.summary)", plugin: plugin)
+                // After the stop's leave nothing more is logged: the stop said how many were left.
+                if !stepsLeftBehind { log(.info, "\(action.verb): \(action.summary)\(note)", plugin: plugin) }
                 markDone(step.map { [$0.id] } ?? [])
                 tellModeration(plugin, answer, refused: nil)
-            } catch {
-                log(.warn, "\(action.verb) refused: \(action.summary): \(error)", plugin: plugin)
+            } catch let error as TransportError where error.kind == .refused {
+                if !stepsLeftBehind { log(.warn, "\(action.verb) refused: \(action.summary): \(error)", plugin: plugin) }
                 markDone(step.map { [$0.id] } ?? [])
                 tellModeration(plugin, answer, refused: "\(error)")
+            } catch {
+                unanswered(BotAction(plugin: plugin, .moderate(action, answer: answer), step: step), on: link, error)
             }
         }
+    }
+
+    /// A step the server may or may not have carried out: kept for the next
+    /// link (at once if there is one already), or, when the bot is stopping,
+    /// for the restart (the journal keeps it: it was never marked done).
+    private func unanswered(_ a: BotAction, on link: Int, _ error: any Error) {
+        guard case .moderate(let m, _) = a.kind else { return }
+        if stopping {
+            if !stepsLeftBehind {
+                let fate = spec.journal == nil ? "lost, as the bot has no journal" : "the journal takes it again after the restart"
+                log(.warn, "\(m.verb) unanswered: \(m.summary): \(error) (\(fate))", plugin: a.plugin)
+            }
+            return
+        }
+        log(.warn, "\(m.verb) unanswered: \(m.summary): \(error) (taken again on the next link)", plugin: a.plugin)
+        stepsAwaitingLink.append(a)
+        // Not on the link that failed it: a closed one would fail it again at once.
+        if linkGeneration != link { takeStepsAwaitingLink() }
     }
 
     /// Moderation steps made while the bot was offline, found in the journal
@@ -54,7 +80,9 @@ extension BotRunner {
         for a in steps {
             guard case .moderate(let m, let answer) = a.kind else { continue }
             if let step = a.step, now - step.time > spec.presence.outboxExpiry {
-                let why = "committed \(Int(now - step.time)) s ago, over outbox_expiry (\(Int(spec.presence.outboxExpiry)) s)"
+                // Rounded up: "1 s ago, over outbox_expiry (1 s)" would read as no reason.
+                let age = Int((now - step.time).rounded(.up))
+                let why = "committed \(age) s ago, over outbox_expiry (\(Int(spec.presence.outboxExpiry)) s)"
                 log(.warn, "\(m.verb) dropped: \(m.summary): \(why)", plugin: a.plugin)
                 markDone([step.id])
                 tellModeration(a.plugin, answer, refused: why)

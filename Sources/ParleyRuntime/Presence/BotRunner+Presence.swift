@@ -96,6 +96,7 @@ extension BotRunner {
     @inline(never)
     func online(_ s: any TransportSession) async {
         session = s
+        linkGeneration += 1
         onlineSince = BotHost.now()
         if everOnline {
             stats.reconnects += 1
