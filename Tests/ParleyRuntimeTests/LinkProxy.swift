@@ -33,6 +33,7 @@ final class LinkProxy: Sendable {
                         // Both channels are on inbound's event loop, where this runs.
                         let link = SilentFlag()
                         links.open.withLock { $0.append(link) }
+                        links.clients.withLock { $0.append(inbound) }
                         try inbound.pipeline.syncOperations.addHandler(Glue(peer: outbound, silent: box, link: link))
                         try outbound.pipeline.syncOperations.addHandler(Glue(peer: inbound, silent: box, link: link))
                     }
@@ -44,6 +45,12 @@ final class LinkProxy: Sendable {
     func blackhole() { silent.set(true) }
     func restore() { silent.set(false) }
 
+    /// Closes the client's side of every connection made so far (what a
+    /// server restart looks like to the client), silenced ones included.
+    func closeClientSides() {
+        for c in links.clients.withLock({ l in defer { l.removeAll() }; return l }) { c.close(promise: nil) }
+    }
+
     /// Every connection open now goes silent for good; later ones flow.
     func silenceExisting() {
         let now = links.open.withLock { l in defer { l.removeAll() }; return l }
@@ -53,9 +60,11 @@ final class LinkProxy: Sendable {
     func stop() async { try? await channel.close().get() }
 }
 
-/// The connections' own flags, for `silenceExisting`.
+/// The connections' own flags, for `silenceExisting`, and their client
+/// sides, for `closeClientSides`.
 private final class Links: Sendable {
     let open = Mutex<[SilentFlag]>([])
+    let clients = Mutex<[Channel]>([])
 }
 
 /// Shares the proxy's flag with its handlers.

@@ -14,9 +14,10 @@ extension BotRunner {
     /// it out, or says why not. Logged, marked done in the journal (`step`),
     /// and told to the plugin's function when it passed one (`answer`): its
     /// handler has returned by then. Made while the bot is offline, it waits
-    /// for the link, as a send does; one whose answer never came (the link
-    /// closed, or the server was silent) is taken again on the next link, as
-    /// an unconfirmed send is sent again. `note` is added to its log line.
+    /// for the link, as a send does; one whose link closed before the answer
+    /// came is taken again on the next link, as an unconfirmed send is sent
+    /// again. A server silent past the answer timeout counts as a refusal: it
+    /// would most likely ignore the step again. `note` is added to its log line.
     func moderate(_ action: ModerationAction, plugin: String, answer: Int64?, step: ModerationStep?, note: String = "") {
         guard let session else {
             guard stepsAwaitingLink.count < Self.maxStepsAwaitingLink else {
@@ -40,7 +41,7 @@ extension BotRunner {
                 if !stepsLeftBehind { log(.info, "\(action.verb): \(action.summary)\(note)", plugin: plugin) }
                 markDone(step.map { [$0.id] } ?? [])
                 tellModeration(plugin, answer, refused: nil)
-            } catch let error as TransportError where error.kind == .refused {
+            } catch let error as TransportError where error.kind == .refused || error.kind == .timeout {
                 if !stepsLeftBehind { log(.warn, "\(action.verb) refused: \(action.summary): \(error)", plugin: plugin) }
                 markDone(step.map { [$0.id] } ?? [])
                 tellModeration(plugin, answer, refused: "\(error)")
@@ -50,9 +51,10 @@ extension BotRunner {
         }
     }
 
-    /// A step the server may or may not have carried out: kept for the next
-    /// link (at once if there is one already), or, when the bot is stopping,
-    /// for the restart (the journal keeps it: it was never marked done).
+    /// A step the server may or may not have carried out (its link closed
+    /// first): kept for the next link (at once if there is one already), or,
+    /// when the bot is stopping, for the restart (the journal keeps it: it
+    /// was never marked done).
     private func unanswered(_ a: BotAction, on link: Int, _ error: any Error) {
         guard case .moderate(let m, _) = a.kind else { return }
         if stopping {
