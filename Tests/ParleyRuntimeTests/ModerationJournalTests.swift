@@ -11,6 +11,14 @@ import Testing
 /// followed; one whose handler ran too long ago is dropped.
 @Suite(.serialized, .timeLimit(.minutes(3)))
 struct ModerationJournalTests {
+    /// `!later` kicks the troll from a timer a second later, logging both moments.
+    static let kickInASecond = """
+    bot.command("later", function(msg)
+      bot.after(1, function() bot.kick(msg.room, "troll", "later"); bot.log.info("kick made") end)
+      bot.log.info("kick in a second")
+    end)
+    """
+
     /// The real binary, killed with SIGKILL while a kick waits behind its
     /// reason, which the rate cap holds back: the restart says the reason,
     /// then kicks.
@@ -157,14 +165,8 @@ struct ModerationJournalTests {
         defer { Task { await server.shutdown() } }
         let proxy = try await LinkProxy.start(upstreamPort: server.port)
         defer { Task { await proxy.stop() } }
-        let plugin = """
-        bot.command("later", function(msg)
-          bot.after(1, function() bot.kick(msg.room, "troll", "later"); bot.log.info("kick made") end)
-          bot.log.info("kick in a second")
-        end)
-        """
         let rec = Recorder()
-        let runner = BotRunner(spec: try botSpec(name: "mod", port: proxy.port, plugins: [("rules", plugin)]), observer: rec.observer)
+        let runner = BotRunner(spec: try botSpec(name: "mod", port: proxy.port, plugins: [("rules", Self.kickInASecond)]), observer: rec.observer)
         let run = Task { await runner.run() }
         #expect(await eventually { await runner.state == .online })
         let alice = try await Person("alice", port: server.port)
@@ -194,14 +196,8 @@ struct ModerationJournalTests {
         let proxy = try await LinkProxy.start(upstreamPort: server.port)
         defer { Task { await proxy.stop() } }
         let journal = try temporaryDirectory().appendingPathComponent("j").path
-        let plugin = """
-        bot.command("later", function(msg)
-          bot.after(1, function() bot.kick(msg.room, "troll", "later"); bot.log.info("kick made") end)
-          bot.log.info("kick in a second")
-        end)
-        """
         let rec = Recorder()
-        let spec = try botSpec(name: "mod", port: proxy.port, plugins: [("rules", plugin)], journal: journal)
+        let spec = try botSpec(name: "mod", port: proxy.port, plugins: [("rules", Self.kickInASecond)], journal: journal)
         let runner = BotRunner(spec: spec, observer: rec.observer)
         let run = Task { await runner.run() }
         #expect(await eventually { await runner.state == .online })
