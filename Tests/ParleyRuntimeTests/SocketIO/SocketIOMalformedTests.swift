@@ -32,7 +32,9 @@ struct SocketIOMalformedTests {
     }
 
     /// WebSocket only: the raw peer refuses polling anyway, this keeps failures quick.
-    static func transport(_ peer: RawSocketIOPeer, connectTimeout: Double = 2, log: TransportLog = TransportLog()) -> SocketIOTransport {
+    /// 10 s unless a test is about the timeout: on a loaded run the raw peer's
+    /// open packet once came after a 2 s connect timeout had given up.
+    static func transport(_ peer: RawSocketIOPeer, connectTimeout: Double = 10, log: TransportLog = TransportLog()) -> SocketIOTransport {
         var options = SocketIOOptions()
         options.transports = [.websocket]
         return SocketIOTransport(endpoint: SocketIOEndpoint(host: "127.0.0.1", port: peer.port), name: "parley",
