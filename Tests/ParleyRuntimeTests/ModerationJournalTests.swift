@@ -111,7 +111,7 @@ struct ModerationJournalTests {
         let run = Task { await runner.run() }
         #expect(await eventually { !troll.isLinked }, "taken once online")
         #expect(await eventually {
-            rec.logs.contains { $0.text.contains("kick dropped: stale from lobby (long ago): committed 360") && $0.text.hasSuffix("s ago, over outbox_expiry (300 s)") }
+            rec.logs.contains { $0.text.contains("kick dropped: stale from lobby (long ago): made 360") && $0.text.hasSuffix("s ago, over outbox_expiry (300 s)") }
         }, "\(rec.logs.map(\.text))")
         #expect(stale.isLinked)
         await runner.stop()

@@ -126,6 +126,8 @@ import Testing
         try await Task.sleep(for: .milliseconds(500))
         #expect(troll.isLinked, "not kicked without the reason")
         #expect(troll.texts(from: "mod") == ["one"])
+        #expect(m.rec.logs.contains { $0.text.hasPrefix("send to lobby dropped: made ") && $0.text.hasSuffix(" s ago, over outbox_expiry (1 s)") },
+                "\(m.rec.logs.map(\.text))")
         // The plugin's function hears why, as an event of its own.
         #expect(await eventually { !m.rec.logs(containing: "told: nil dropped with the send it waited for (").isEmpty })
         await troll.leave()

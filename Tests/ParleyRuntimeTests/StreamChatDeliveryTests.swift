@@ -71,6 +71,54 @@ struct StreamChatDeliveryTests {
         await alice.leave()
     }
 
+    /// A link the bot drops for a late answer names the cause in its
+    /// `link lost` line, not "the server closed the connection". A kick
+    /// nobody answered is final; a send whose echo did not come goes out
+    /// again after the reconnect.
+    @Test(arguments: ["kick", "send"])
+    func aLinkDroppedForALateAnswerNamesTheCause(_ step: String) async throws {
+        let server = try await StreamChatServer.start(.init(moderators: ["mod"]))
+        defer { Task { await server.shutdown() } }
+        let proxy = try await LinkProxy.start(upstreamPort: server.port)
+        defer { Task { await proxy.stop() } }
+        let made = step == "kick" ? #"bot.kick(msg.room, "troll", "later")"# : #"bot.send(msg.room, "said late")"#
+        let plugin = """
+        bot.command("later", function(msg)
+          bot.after(1, function() \(made); bot.log.info("made") end)
+          bot.log.info("in a second")
+        end)
+        """
+        var options = StreamChatOptions()
+        options.echoTimeout = 1
+        options.idleTimeout = 60
+        let transport = StreamChatTransport(host: "127.0.0.1", port: proxy.port, name: "mod", options: options, connectTimeout: 5)
+        let rec = Recorder()
+        let runner = BotRunner(spec: try botSpec(name: "mod", port: proxy.port, plugins: [("later", plugin)], transport: transport),
+                               observer: rec.observer)
+        let run = Task { await runner.run() }
+        #expect(await eventually { await runner.state == .online })
+        let alice = try await Person("alice", port: server.port)
+        let troll = try await Person("troll", port: server.port)
+        try await alice.say("!later")
+        #expect(await eventually { !rec.logs(containing: "in a second").isEmpty })
+        proxy.silenceExisting()
+        let cause = step == "kick" ? "link lost: no answer to a moderation frame within 1.0 s" : "link lost: no echo of a sent message within 1.0 s"
+        #expect(await eventually(10) { !rec.logs(containing: cause).isEmpty }, "\(rec.logs.map(\.text))")
+        #expect(rec.logs(containing: "the server closed the connection").isEmpty, "\(rec.logs.map(\.text))")
+        #expect(await eventually { let r = await runner.stats.reconnects; let st = await runner.state; return r >= 1 && st == .online })
+        if step == "kick" {
+            #expect(!rec.logs(containing: "kick not answered (not taken again): troll from lobby (later)").isEmpty)
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(troll.isLinked, "a kick nobody answered is not taken again")
+        } else {
+            #expect(await eventually { alice.texts(from: "mod") == ["said late"] }, "\(alice.messages)")
+        }
+        await runner.stop()
+        _ = await run.value
+        await alice.leave()
+        await troll.leave()
+    }
+
     @Test func echoTimeoutIsAConfigKey() throws {
         let ok = try BotConfigFile.parse(text: "[[bot]]\nname = \"b\"\n[bot.streamchat]\necho_timeout = 0\n", path: "bot.toml")
         #expect(ok.bots[0].streamchat.echoTimeout == 0)

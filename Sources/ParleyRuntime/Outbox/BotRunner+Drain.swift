@@ -64,10 +64,7 @@ extension BotRunner {
                 wait = sendRate.take(now: Self.monotonic(), cost: cost)
                 return wait == 0
             }
-            for m in expired {
-                let age = m.time > 0 ? "sent \(Int(now - m.time)) s ago" : "waited"
-                dropped(m, "\(age), over outbox_expiry (\(Int(spec.presence.outboxExpiry)) s)")
-            }
+            for m in expired { dropped(m, overExpiry(madeAt: m.time, now: now)) }
             if !expired.isEmpty { markDone(expired.map(\.id)) }
             rateHeld = wait > 0
             resumePump()
@@ -145,6 +142,13 @@ extension BotRunner {
     /// (a write completed there), else as a job on the loop (`later`).
     nonisolated func onRunner(_ body: @escaping @Sendable (isolated BotRunner) -> Void) {
         if executor.loop.inEventLoop { assumeIsolated(body) } else { later(body) }
+    }
+
+    /// Why a send or a moderation step made at `time` is dropped as stale. The
+    /// age is rounded up: "1 s ago, over outbox_expiry (1 s)" would read as no reason.
+    func overExpiry(madeAt time: Double, now: Double) -> String {
+        let age = time > 0 ? "made \(Int((now - time).rounded(.up))) s ago" : "waited"
+        return "\(age), over outbox_expiry (\(Int(spec.presence.outboxExpiry)) s)"
     }
 
     /// A send that will never go out: logged and counted here; the caller

@@ -42,7 +42,9 @@ extension BotRunner {
                 markDone(step.map { [$0.id] } ?? [])
                 tellModeration(plugin, answer, refused: nil)
             } catch let error as TransportError where error.kind == .refused || error.kind == .timeout {
-                if !stepsLeftBehind { log(.warn, "\(action.verb) refused: \(action.summary): \(error)", plugin: plugin) }
+                // A silent server would ignore the step again, so a timeout is final like a refusal.
+                let fate = error.kind == .timeout ? "not answered (not taken again)" : "refused"
+                if !stepsLeftBehind { log(.warn, "\(action.verb) \(fate): \(action.summary): \(error)", plugin: plugin) }
                 markDone(step.map { [$0.id] } ?? [])
                 tellModeration(plugin, answer, refused: "\(error)")
             } catch {
@@ -82,9 +84,7 @@ extension BotRunner {
         for a in steps {
             guard case .moderate(let m, let answer) = a.kind else { continue }
             if let step = a.step, now - step.time > spec.presence.outboxExpiry {
-                // Rounded up: "1 s ago, over outbox_expiry (1 s)" would read as no reason.
-                let age = Int((now - step.time).rounded(.up))
-                let why = "committed \(age) s ago, over outbox_expiry (\(Int(spec.presence.outboxExpiry)) s)"
+                let why = overExpiry(madeAt: step.time, now: now)
                 log(.warn, "\(m.verb) dropped: \(m.summary): \(why)", plugin: a.plugin)
                 markDone([step.id])
                 tellModeration(a.plugin, answer, refused: why)

@@ -173,14 +173,12 @@ final class StreamChatSession: TransportSession {
         // The last message's echo comes last: if it is not back in time, the link is not doing its job.
         let timer = lastID.map { id in
             channel.eventLoop.scheduleTask(in: .milliseconds(Int64(timeout * 1000))) {
-                if echoes.end(TransportError(.timeout, "no echo of a sent message within \(timeout) s"), ifWaiting: id) {
-                    channel.close(promise: nil)
-                }
+                let late = TransportError(.timeout, "no echo of a sent message within \(timeout) s")
+                if echoes.end(late, ifWaiting: id) { StreamChatSession.drop(channel, because: late) }
             }
         }
         channel.writeAndFlush(buffer).whenFailure { error in
-            echoes.end(TransportError(.closed, "send failed: \(error)"))
-            channel.close(promise: nil)
+            StreamChatSession.drop(channel, because: TransportError(.closed, "send failed: \(error)"))
         }
         // Every waiter ends: with its echo, or all of them at once when the
         // link fails or the last echo is late.
@@ -223,14 +221,12 @@ final class StreamChatSession: TransportSession {
         }
         let channel = self.channel, replies = self.replies, timeout = echoTimeout > 0 ? echoTimeout : 10
         let timer = channel.eventLoop.scheduleTask(in: .milliseconds(Int64(timeout * 1000))) {
-            if replies.end(TransportError(.timeout, "no answer to a moderation frame within \(timeout) s"), ifWaiting: id) {
-                channel.close(promise: nil)
-            }
+            let late = TransportError(.timeout, "no answer to a moderation frame within \(timeout) s")
+            if replies.end(late, ifWaiting: id) { StreamChatSession.drop(channel, because: late) }
         }
         defer { timer.cancel() }
         channel.writeAndFlush(ByteBuffer(bytes: frame.encoded)).whenFailure { error in
-            replies.end(TransportError(.closed, "send failed: \(error)"))
-            channel.close(promise: nil)
+            StreamChatSession.drop(channel, because: TransportError(.closed, "send failed: \(error)"))
         }
         try await promise.futureResult.valueOnCaller()
     }
@@ -255,6 +251,13 @@ final class StreamChatSession: TransportSession {
         if let problem = StreamChat.checkName(user) { throw TransportError(.refused, "user name: \(problem)") }
         if !reason.isEmpty, let problem = StreamChat.check(reason) { throw TransportError(.refused, "reason: \(problem)") }
         return frame
+    }
+
+    /// Ends the link for a cause of the bot's own through the pipeline's error
+    /// path, so the link's end names it (a bare close reads as the server's).
+    /// The waiters left are failed as by any closed link: sent again after the reconnect.
+    static func drop(_ channel: Channel, because cause: TransportError) {
+        channel.pipeline.fireErrorCaught(TransportError(.closed, cause.message))
     }
 
     /// StreamChat has no typing indicator.
