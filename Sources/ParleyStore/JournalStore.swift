@@ -82,6 +82,9 @@ public final class JournalStore: BotStore {
     private let state = MemoryStateStore()
     private let history: MemoryHistoryStore
     private var outbox = OutboxLedger()
+    /// The name the bot's sends go out under (one bot per journal), for the
+    /// snapshot's pending sends: the ledger keeps only the messages.
+    private var sender = ""
     private let timers = TimerTable()
     private var cursors = CursorTable()
     /// The first write failure of a blocking append; a pipelined one's is in `commits`.
@@ -401,7 +404,7 @@ public final class JournalStore: BotStore {
     /// queue the seal. Everything else runs on the compaction queue.
     private func startCompaction() {
         history.applyRetention()
-        let snapshot = Snapshot(state: state.export(), rooms: history.export(), outbox: outbox.all.map { ($0, "") },
+        let snapshot = Snapshot(state: state.export(), rooms: history.export(), outbox: outbox.all.map { ($0, sender) },
                                 timers: timers.export(), cursors: cursors.export(), steps: outbox.steps)
         let job = CompactionJob()
         running = (job, bytesSinceSnapshot, history.trimmed)
@@ -481,6 +484,7 @@ public final class JournalStore: BotStore {
         for e in snapshot.state { state.commit(plugin: e.plugin, writes: [(e.key, e.value)]) }
         for r in snapshot.rooms { history.restore(room: r.room, firstSeq: r.firstSeq, messages: r.messages) }
         outbox.add(snapshot.outbox.map(\.entry), steps: snapshot.steps)
+        if let named = snapshot.outbox.first(where: { !$0.sender.isEmpty }) { sender = named.sender }
         for t in snapshot.timers { timers.apply(plugin: t.plugin, [.set(t.timer)]) }
         for c in snapshot.cursors { cursors.set(room: c.room, to: c.cursor) }
     }
@@ -728,6 +732,7 @@ public final class JournalStore: BotStore {
                 _ = try history.append(room: send.room, id: send.id, user: e.sender, text: send.text, time: send.time)
             }
             outbox.add(e.sends, steps: e.steps)
+            if !e.sends.isEmpty, !e.sender.isEmpty { sender = e.sender }
             timers.apply(plugin: e.plugin, e.timers)
         case .delivered(let ids):
             outbox.remove(ids)

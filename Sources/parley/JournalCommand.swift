@@ -78,7 +78,9 @@ struct JournalCommand: AsyncParsableCommand {
                     case .outbox(let e, let sender):
                         if (plugin != nil && plugin != e.plugin) || (room != nil && room != e.room) { return }
                         o.add("type", "send"); o.add("id", e.id); o.add("plugin", e.plugin); o.add("room", e.room)
-                        o.add("user", sender); o.add("text", e.text); o.add("time", e.time)
+                        // Left out when the snapshot did not record it.
+                        if !sender.isEmpty { o.add("user", sender) }
+                        o.add("text", e.text); o.add("time", e.time)
                     case .step(let m):
                         if (plugin != nil && plugin != m.plugin) || (room != nil && room != m.action.room) { return }
                         o.add("type", "moderation"); o.add("id", m.id); o.add("plugin", m.plugin); o.add("room", m.action.room)

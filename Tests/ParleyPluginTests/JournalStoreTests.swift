@@ -149,6 +149,12 @@ struct JournalStoreTests {
             try reopened.compact()
             reopened.close()
         }
+        // The snapshot keeps the pending send's sender, as `journal dump` shows it.
+        let snapshot = try #require(try Journal.read(directory: journal).snapshot)
+        let sends = try JournalStore.decode(snapshot: snapshot.bytes).compactMap { e -> String? in
+            if case .outbox(let m, let sender) = e { return "\(m.id) \(sender)" } else { return nil }
+        }
+        #expect(sends == ["m-1 mod"])
         let fromSnapshot = try JournalStore.open(directory: journal)
         #expect(fromSnapshot.pendingSteps() == [steps[0], steps[2]])
         // The send and the first step done together, the last alone.
