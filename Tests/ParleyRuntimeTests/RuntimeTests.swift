@@ -138,8 +138,9 @@ struct RuntimeTests {
 
     /// A link that held (longer than the longest backoff, here) starts afresh
     /// when lost: losing it is no failed attempt, even with `max_attempts = 1`.
+    /// Dropped after 3 s, so a loaded machine's slow login still leaves it held.
     @Test func aLinkThatHeldIsNoFailedAttempt() async throws {
-        let server = try await Self.dropping(after: .milliseconds(300))
+        let server = try await Self.dropping(after: .seconds(3))
         defer { server.close(promise: nil) }
         var presence = PresenceOptions()
         presence.backoffInitial = 0.01
@@ -148,7 +149,7 @@ struct RuntimeTests {
         let runner = BotRunner(spec: try botSpec(name: "held", port: server.localAddress!.port!, plugins: [], presence: presence),
                                observer: Recorder().observer)
         let run = Task { await runner.run() }
-        #expect(await eventually(10) { await runner.stats.reconnects >= 3 })
+        #expect(await eventually(20) { await runner.stats.reconnects >= 2 })
         await runner.stop()
         #expect(await run.value == .stopped)
     }

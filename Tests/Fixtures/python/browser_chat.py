@@ -162,7 +162,7 @@ def moderated(url, shots, _):
     with session(shots, "web-chat-moderated") as d:
         join(d, url, "Zed")
         say(d, "mute me")
-        until("the mute notice", lambda: any(w is None and "You are muted for 2 s by mod" in t for w, t in lines(d)))
+        until("the mute notice", lambda: any(w is None and "You are muted for 5 s by mod" in t for w, t in lines(d)))
         before = len(lines(d))
         say(d, "can anyone hear me")
         until("the dropped notice", lambda: any(w is None and "Not sent" in t for w, t in lines(d)[before:]))
@@ -171,7 +171,7 @@ def moderated(url, shots, _):
         if len(notices) != 1:
             raise Failure(f"a dropped message gave {len(notices)} notices: {notices}")
         print("ok: a message sent while muted gets one notice")
-        time.sleep(2)
+        time.sleep(5)  # the mute runs out before the kick
         say(d, "kick me")
         until("the kick notice", lambda: any(w is None and "You were removed by mod" in t for w, t in lines(d)))
         until("the message box closed", lambda: not d.find_element(By.ID, "text").is_enabled())

@@ -92,7 +92,8 @@ import Testing
         var spec = try botSpec(name: "parley", port: server.port, plugins: [("fetcher", fetcher)],
                                config: ["fetcher": .record([("base", .string("http://127.0.0.1:\(target.port)"))])])
         spec.options.http = http(target.port)
-        spec.options.limits.timeMilliseconds = 100
+        // Short enough for `!spin`, long enough for a handler preempted on a loaded machine.
+        spec.options.limits.timeMilliseconds = 1_000
         let rec = Recorder()
         let runner = BotRunner(spec: spec, observer: rec.observer)
         let run = Task { await runner.run() }
@@ -196,7 +197,8 @@ import Testing
     }
 
     @Test func quotasFailedHandlersAndLoopingCallbacks() async throws {
-        let s = try await Self.start { Self.allowing(["127.0.0.1:\($0)"]) { $0.inFlight = 7; $0.timeout = 1 } }
+        // The drips time out after 5 s: both asks below must come while they are in flight.
+        let s = try await Self.start { Self.allowing(["127.0.0.1:\($0)"]) { $0.inFlight = 7; $0.timeout = 5 } }
         // Five a handler; the sixth and seventh are refused and reported once.
         #expect(try await s.ask("!many 7") == "5 made; bot.http: more than 5 requests in one event ([bot.http] requests_per_event)")
         #expect(try await s.ask("!many 5") == "2 made; bot.http: 7 requests already in flight ([bot.http] in_flight)")
@@ -205,8 +207,9 @@ import Testing
         _ = try? await s.ask("!fail", timeout: 1)
         try await Task.sleep(for: .milliseconds(300))
         #expect(try await s.requests(to: "/echo") == 0)
-        // A callback that never returns is stopped by its budget; the bot answers on.
-        try await Task.sleep(for: .seconds(1))
+        // A callback that never returns is stopped by its budget; the bot answers on
+        // (once the seven drips have timed out, so the request is not refused).
+        #expect(await eventually { s.rec.logs(containing: "/drip failed: timed out after 5 s").count == 7 }, "\(s.rec.logs.map(\.text))")
         _ = try? await s.ask("!spin", timeout: 2)
         #expect(await eventually { !s.rec.logs(containing: "budget").isEmpty })
         #expect(try await s.ask("!ping") == "pong")

@@ -51,10 +51,11 @@ struct ProbeTests {
 
         let ready = await Self.get(port, "/readyz")
         #expect(ready.text.hasPrefix("HTTP/1.1 200") && ready.text.contains("ready: 2 bots"), "\(ready.text)")
-        #expect(ready.seconds < 1, "/readyz took \(ready.seconds) s behind a held loop")
+        // Well under the loop's 6 s hold, with room for a loaded machine.
+        #expect(ready.seconds < 3, "/readyz took \(ready.seconds) s behind a held loop")
 
         let fleet = await Self.get(port, "/api/fleet")
-        #expect(fleet.seconds < 2.5, "/api/fleet took \(fleet.seconds) s behind a held loop")
+        #expect(fleet.seconds < 3, "/api/fleet took \(fleet.seconds) s behind a held loop")
         let body = fleet.text.components(separatedBy: "\r\n\r\n").dropFirst().joined()
         let report = try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any]
         let bots = report?["bots"] as? [[String: Any]] ?? []

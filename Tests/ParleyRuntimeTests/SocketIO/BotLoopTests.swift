@@ -8,7 +8,9 @@ import Testing
 /// Bot loops over Socket.IO, against the real python-socketio server and the
 /// embedded one: a bot's link is read on the loop its runner and plugins run
 /// on, and a busy plugin holds only its own loop, without costing any link.
-@Suite(.timeLimit(.minutes(3)))
+/// One test at a time: a busy neighbour test would burn the core an idle
+/// bot's latency is measured on.
+@Suite(.serialized, .timeLimit(.minutes(3)))
 struct BotLoopTests {
     /// The threads a bot's link delivered events on, and the threads its
     /// runner reported connection states from.

