@@ -78,6 +78,8 @@ struct ModerationJournalTests {
         #expect(await eventually { !second.isLinked }, "the restart takes the kick")
         #expect(second.texts(from: "mod") == ["bye troll2"], "the reason first: \(second.texts(from: "mod"))")
         // Once each: the first troll is not kicked again, the reason is said once.
+        #expect(await eventually { alice.texts(from: "mod").count >= 2 })
+        try await Task.sleep(for: .milliseconds(300))
         #expect(alice.texts(from: "mod") == ["bye troll1", "bye troll2"])
         kill(bot.processIdentifier, SIGTERM)
         #expect(await finish(bot).status == 0)

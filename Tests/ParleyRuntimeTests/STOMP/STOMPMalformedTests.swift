@@ -116,6 +116,8 @@ struct STOMPMalformedTests {
             try await Task.sleep(for: .milliseconds(10))
         }
         #expect(await eventually { await bot.state == .online })
+        // The bot is online once its SUBSCRIBE is written; the peer may read it a moment later.
+        #expect(await eventually { peer.connections.contains { !$0.isClosed && $0.subscribed } })
         let conn = try #require(peer.connections.last { !$0.isClosed && $0.subscribed })
         try await conn.send(RawSTOMPConnection.chat("alice", "!ping"))
         #expect(await eventually { peer.connections.contains { $0.sentBodies.contains(Self.pong) } }, "\(log.lines.suffix(5))")
