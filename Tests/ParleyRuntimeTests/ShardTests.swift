@@ -118,8 +118,9 @@ struct ShardTests {
         #expect(await eventually(20) { Self.bots.allSatisfy { f.greetings(of: "bob", by: $0) == 1 } })
         // A kill in the instant between a greeting's delivery and its delivery
         // record repeats it once after the restart (at least once: testing.md).
-        // This test is about the journal bringing the bots back: the records land first.
-        try await Task.sleep(for: .milliseconds(500))
+        // This test is about the journal bringing the bots back: the records land first
+        // (2 s: on a loaded machine a delivery record can take a while to be synced).
+        try await Task.sleep(for: .seconds(2))
 
         // kill -9 shard 1: its bots go, the others stay.
         kill(shards[1].processIdentifier, SIGKILL)

@@ -302,7 +302,7 @@ struct EngineIOWebSocketTests {
     @Test func theServerPingsOnTimeAndDropsAClientThatNeverPongs() async throws {
         let log = LogSink()
         // The timeout leaves room for a loaded machine: the suites share two cores.
-        let config = SocketChatServer.Configuration(pingInterval: .milliseconds(300), pingTimeout: .seconds(1), log: log.log)
+        let config = SocketChatServer.Configuration(pingInterval: .milliseconds(300), pingTimeout: .seconds(2), log: log.log)
         try await withSocketChatServer(config) { server in
             // ann answers every ping; bob never does. Times are arrival times on the clients' event loop.
             let started = ContinuousClock.now
@@ -321,21 +321,21 @@ struct EngineIOWebSocketTests {
                     if event == ChatEvent("userExitUpdate", ["bob"]) { bobGone = received.at }
                 }
             }
-            #expect(await bob.closedByServer(within: .seconds(1)))
+            #expect(await bob.closedByServer(within: .seconds(2)))
             // bob's drop: a ping interval, then the ping timeout.
             let gone = try #require(bobGone) - bobStarted
-            #expect(gone >= .milliseconds(1300) && gone < .seconds(4), "bob dropped after \(gone)")
+            #expect(gone >= .milliseconds(2300) && gone < .seconds(7), "bob dropped after \(gone)")
             // The first ping comes an interval after the session opened, which is after
             // `started`; each next one an interval after the pong, so never sooner.
             // Upper bounds allow for a loaded machine.
             let first = try #require(pings.first) - started
-            #expect(first >= .milliseconds(300) && first < .seconds(2), "first ping after \(first)")
+            #expect(first >= .milliseconds(300) && first < .seconds(4), "first ping after \(first)")
             try #require(pings.count >= 2)
             for (before, ping) in zip(pings, pings.dropFirst()) {
-                #expect(ping - before >= .milliseconds(300) && ping - before < .seconds(2), "ping after \(ping - before)")
+                #expect(ping - before >= .milliseconds(300) && ping - before < .seconds(4), "ping after \(ping - before)")
             }
             #expect(heard.contains { $0.name == "userList" && $0.args[0][1]?["isConnected"] == false })
-            #expect(log.all.contains { $0.hasPrefix("dropped 127.0.0.1:") && $0.hasSuffix("no pong within 1.0 seconds of a ping") })
+            #expect(log.all.contains { $0.hasPrefix("dropped 127.0.0.1:") && $0.hasSuffix("no pong within 2.0 seconds of a ping") })
             // ann, who answers, stays.
             try await Task.sleep(for: .milliseconds(700))
             ann.send(#"42["startType","ann"]"#)

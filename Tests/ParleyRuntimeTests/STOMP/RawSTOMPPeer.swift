@@ -55,7 +55,7 @@ final class RawSTOMPPeer: Sendable {
     var connections: [RawSTOMPConnection] { registry.connections.withLock { $0 } }
 
     /// The `index`th connection (0 is the first) once it exists and has subscribed.
-    func connection(_ index: Int, timeout: Double = 5) async throws -> RawSTOMPConnection {
+    func connection(_ index: Int, timeout: Double = 15) async throws -> RawSTOMPConnection {
         guard await eventually(timeout, { connections.count > index && connections[index].subscribed }) else {
             throw PeerError("no subscribed STOMP connection #\(index) within \(timeout) s (have \(connections.count))")
         }

@@ -16,9 +16,11 @@ struct STOMPMalformedTests {
         var options = STOMPOptions()
         options.heartBeat = (0, 0)
         options.maxFrameBytes = 4096
-        options.receiptTimeout = 2
+        // Seconds to spare: a reconnect whose SUBSCRIBE's receipt came late on a
+        // loaded machine was given up, and the test waits for that connection.
+        options.receiptTimeout = 5
         let transport = STOMPTransport(endpoint: STOMPEndpoint(link: .websocket, host: "127.0.0.1", port: peer.port, requestTarget: "/ws"),
-                                       name: "parley", rooms: ["lobby"], options: options, connectTimeout: 2, log: log.add)
+                                       name: "parley", rooms: ["lobby"], options: options, connectTimeout: 10, log: log.add)
         let spec = try botSpec(name: "parley", port: 0, plugins: [], shippedPlugins: ["echo"], transport: transport)
         let runner = BotRunner(spec: spec, observer: recorder.observer)
         return (runner, Task { await runner.run() })
