@@ -69,7 +69,7 @@ final class RawSocketIOPeer: Sendable {
     var refusedRequests: [String] { registry.refused.withLock { $0 } }
 
     /// The `index`th upgraded connection (0 is the first), once it exists.
-    func connection(_ index: Int, timeout: Double = 5) async throws -> RawSocketIOConnection {
+    func connection(_ index: Int, timeout: Double = 15) async throws -> RawSocketIOConnection {
         guard await eventually(timeout, { connections.count > index }) else {
             throw PeerError("no WebSocket connection #\(index) within \(timeout) s (have \(connections.count))")
         }
@@ -123,7 +123,7 @@ final class RawSocketIOConnection: Sendable {
 
     /// Waits for a text frame that `match` accepts and returns the first one.
     @discardableResult
-    func waitForText(_ what: String, timeout: Double = 5, _ match: @escaping (String) -> Bool) async throws -> String {
+    func waitForText(_ what: String, timeout: Double = 10, _ match: @escaping (String) -> Bool) async throws -> String {
         guard await eventually(timeout, { texts.contains(where: match) }), let hit = texts.first(where: match) else {
             throw PeerError("the client did not send \(what) within \(timeout) s; it sent \(texts.map { String($0.prefix(120)) })")
         }
@@ -131,7 +131,7 @@ final class RawSocketIOConnection: Sendable {
     }
 
     /// Waits until the connection is closed; false if it is still open after `timeout`.
-    func waitUntilClosed(timeout: Double = 5) async -> Bool {
+    func waitUntilClosed(timeout: Double = 10) async -> Bool {
         await eventually(timeout) { isClosed }
     }
 
@@ -184,7 +184,7 @@ final class RawSocketIOConnection: Sendable {
     /// The standard opening of a SocketChat session on `/`: the open packet,
     /// the client's `40…`, our `40{"sid":"s1"}`, the client's `42["connectUser",NAME]`.
     func open(name: String, pingInterval: Int = 25000, pingTimeout: Int = 20000, maxPayload: Int = 1_000_000,
-              timeout: Double = 5) async throws {
+              timeout: Double = 10) async throws {
         try await send(Self.openPacket(pingInterval: pingInterval, pingTimeout: pingTimeout, maxPayload: maxPayload))
         try await waitForText("a CONNECT for /", timeout: timeout) { $0 == "40" || $0.hasPrefix("40{") }
         try await send(#"40{"sid":"s1"}"#)
