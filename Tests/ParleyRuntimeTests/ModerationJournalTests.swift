@@ -176,7 +176,7 @@ struct ModerationJournalTests {
         let alice = try await Person("alice", port: server.port)
         let troll = try await Person("troll", port: server.port)
         try await alice.say("!later")
-        #expect(await eventually { !rec.logs(containing: "kick coming").isEmpty })
+        #expect(await eventually { !rec.logs(containing: "kick coming").isEmpty }, "\(rec.logs.map(\.text))")
         // The kick goes into a link gone silent, which then closes before any answer; a new link gets through.
         proxy.silenceExisting()
         #expect(await eventually { !rec.logs(containing: "kick made").isEmpty })
@@ -207,7 +207,7 @@ struct ModerationJournalTests {
         #expect(await eventually { await runner.state == .online })
         let troll = try await Person("troll", port: server.port)
         try await troll.say("!later")
-        #expect(await eventually { !rec.logs(containing: "kick coming").isEmpty })
+        #expect(await eventually { !rec.logs(containing: "kick coming").isEmpty }, "\(rec.logs.map(\.text))")
         // The kick goes into a link gone silent (the answer timeout is 10 s), and the stop comes while it waits.
         proxy.blackhole()
         #expect(await eventually { !rec.logs(containing: "kick made").isEmpty })

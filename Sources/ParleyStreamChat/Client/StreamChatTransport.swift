@@ -74,20 +74,15 @@ public struct StreamChatTransport: Transport {
                         events: events, leaving: leaving, echoes: echoes, replies: replies, name: name, options: options, log: log))
                 }
             }
-        let userName = ByteBuffer(bytes: StreamChat.ClientFrame.userName(name).encoded)
-        let connected = bootstrap.connect(host: host, port: port)
-        // Named from the loop the moment the link is up: a caller woken late
-        // must not run out the server's login timeout.
-        let announced = connected.flatMap { $0.writeAndFlush(userName) }
         let channel: Channel
         do {
-            channel = try await connected.get()
+            channel = try await bootstrap.connect(host: host, port: port).get()
         } catch {
             events.finish()
             throw TransportError(.connect, "cannot connect to StreamChat server \(host):\(port): \(NetworkErrors.describe(error))")
         }
         do {
-            try await announced.get()
+            try await channel.writeAndFlush(ByteBuffer(bytes: StreamChat.ClientFrame.userName(name).encoded)).get()
         } catch {
             channel.close(promise: nil)
             throw TransportError(.closed, "connection to \(host):\(port) lost while announcing: \(error)")

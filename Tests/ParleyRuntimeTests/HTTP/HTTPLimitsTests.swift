@@ -40,7 +40,7 @@ struct HTTPLimitsTests {
     static let limits: HTTPServer.Limits = {
         var l = HTTPServer.Limits()
         // Long enough that the cap's refusal of a fifth is seen while the four are open, on a loaded machine too.
-        l.idleTimeout = .seconds(3)
+        l.idleTimeout = .seconds(6)
         l.requestTimeout = .seconds(1)
         l.maxConnections = 4
         return l
@@ -49,19 +49,20 @@ struct HTTPLimitsTests {
     @Test func slowClientsAreCutOffAndTheCapHolds() async throws {
         let s = try await WebhookTests.start(limits: Self.limits)
         // Half the headers, then nothing: closed once idle for the timeout.
-        let half = await Self.hold(port: s.port, "POST /hooks/parley/hooks/push HTTP/1.1\r\nHost: x\r\n", wait: 10)
-        #expect(half.closedAfter.map { $0 < 8 } == true, "half-sent headers: \(half)")
+        let half = await Self.hold(port: s.port, "POST /hooks/parley/hooks/push HTTP/1.1\r\nHost: x\r\n", wait: 12)
+        #expect(half.closedAfter.map { $0 < 10 } == true, "half-sent headers: \(half)")
         // The headers, then a body that never finishes: cut off at the request's deadline.
         let drip = await Self.hold(port: s.port, "POST /hooks/parley/hooks/push HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"ref\"", wait: 10)
         #expect(drip.closedAfter.map { $0 < 5 } == true, "a dripping body: \(drip)")
 
         // Four idle connections fill the cap: a fifth is closed at once, unanswered.
-        let holders = (0..<4).map { _ in Task { await Self.hold(port: s.port, "", wait: 10) } }
-        try await Task.sleep(for: .milliseconds(300))
+        let holders = (0..<4).map { _ in Task { await Self.hold(port: s.port, "", wait: 12) } }
+        // Time for a loaded server to take all four, well inside their idle timeout.
+        try await Task.sleep(for: .seconds(2))
         let fifth = await Self.hold(port: s.port, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n", wait: 2)
         #expect(fifth.closedAfter != nil && fifth.read.isEmpty, "over the cap: \(fifth)")
         // The idle four are closed by the timeout, and the server answers again.
-        for h in holders { #expect(await h.value.closedAfter.map { $0 < 8 } == true) }
+        for h in holders { #expect(await h.value.closedAfter.map { $0 < 10 } == true) }
         #expect(try await RawHTTP.get(port: s.port, path: "/healthz").hasPrefix("HTTP/1.1 200"))
         await s.stop()
     }
