@@ -66,9 +66,6 @@ public struct VMSetup: Sendable {
     public var commonStrings: [String] = []
     /// What the transport can do (`bot.transport`), as the prelude receives it.
     public var transport: LuaValue = .table(array: [], hash: [])
-    /// This VM answers the built-in `help` command for the whole bot (the
-    /// first plugin in load order does; see `bot.command`).
-    public var answersHelp = false
     /// The bot's time zone, as the host built it (`parley_zone`, shared and
     /// never freed): `os.date` formats in it and `os.time` reads tables in it.
     /// Nil is UTC.
@@ -122,7 +119,7 @@ public final class PluginVM {
         self.limits = limits
         self.hostBox = HostBox()
         var w = ValueWriter()
-        w.beginTable(array: 0, pairs: 9)
+        w.beginTable(array: 0, pairs: 8)
         w.write("keys")
         w.beginTable(array: setup.commonStrings.count, pairs: 0)
         for k in setup.commonStrings { w.write(k) }
@@ -132,7 +129,6 @@ public final class PluginVM {
         w.write("config"); w.write(setup.config)
         w.write("transport"); w.write(setup.transport)
         w.write("seed"); w.write(setup.randomSeed)
-        w.write("answers_help"); w.write(setup.answersHelp)
         w.write("natives")
         w.beginTable(array: 0, pairs: setup.hostFunctions.count)
         for (name, id) in setup.hostFunctions.sorted(by: { $0.key < $1.key }) {

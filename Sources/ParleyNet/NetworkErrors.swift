@@ -20,8 +20,24 @@ public enum NetworkErrors {
         let isTLS = error is NIOSSLError || error is NIOSSLExtraError
             || ["NIOSSL", "BoringSSL", "CERTIFICATE"].contains { text.contains($0) }
         guard isTLS else { return text }
-        return "TLS handshake failed: the server's certificate was not accepted (not signed by a trusted CA, "
-            + "or for another host name; ca_file adds trusted CAs): \(text)"
+        // BoringSSL's reason code says more than its message, which ends in a source path of the build.
+        let reason = Self.boringSSLReason(in: text)
+        switch reason {
+        case "WRONG_VERSION_NUMBER", "HTTP_REQUEST", "UNKNOWN_PROTOCOL", "PACKET_LENGTH_TOO_LONG":
+            return "TLS handshake failed: the server does not speak TLS (a plain server? then use http:// or ws://) (\(reason!))"
+        case nil, "CERTIFICATE_VERIFY_FAILED"?:
+            return "TLS handshake failed: the server's certificate was not accepted (not signed by a trusted CA, "
+                + "or for another host name; ca_file adds trusted CAs): \(reason ?? text)"
+        case let other?:
+            return "TLS handshake failed: \(other)"
+        }
+    }
+
+    /// `WRONG_VERSION_NUMBER` from `…error:100000f7:SSL routines:OPENSSL_internal:WRONG_VERSION_NUMBER at /…`.
+    static func boringSSLReason(in text: String) -> String? {
+        guard let marker = text.range(of: "OPENSSL_internal:") else { return nil }
+        let reason = text[marker.upperBound...].prefix { $0.isUppercase || $0.isNumber || $0 == "_" }
+        return reason.isEmpty ? nil : String(reason)
     }
 }
 

@@ -122,7 +122,10 @@ package final class WebSocketConnection: Sendable {
                             let handler = try NIOSSLClientHandler(context: sslContext, serverHostname: target.host.isIPAddress ? nil : target.host)
                             try channel.pipeline.syncOperations.addHandler(handler)
                         }
-                        let upgrader = NIOTypedWebSocketClientUpgrader<Upgrade>(maxFrameSize: frameLimit) { channel, _ in
+                        // Protocol errors are answered by WebSocketConnectionHandler, which
+                        // names the cause before the link closes (NIO's own handler closes first).
+                        let upgrader = NIOTypedWebSocketClientUpgrader<Upgrade>(maxFrameSize: frameLimit,
+                                                                                 enableAutomaticErrorHandling: false) { channel, _ in
                             channel.eventLoop.makeCompletedFuture {
                                 answered.withLockedValue { $0 = true }
                                 timer.cancel()
@@ -275,8 +278,34 @@ final class WebSocketConnectionHandler: ChannelInboundHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: Error) {
-        finish(TransportError(.closed, "WebSocket error: \(error)"))
-        context.close(promise: nil)
+        // A frame the decoder or the aggregator refused: said as what the
+        // server sent, and answered with the close code RFC 6455 gives it.
+        let refused: (String, WebSocketErrorCode)?
+        switch error {
+        case NIOWebSocketError.invalidFrameLength, NIOWebSocketFrameAggregator.Error.accumulatedFrameSizeIsTooLarge:
+            refused = ("the server sent a WebSocket message over the limit of \(limit.value) bytes", .messageTooLarge)
+        case let e as NIOWebSocketError:
+            refused = ("the server broke the WebSocket protocol (\(e))", .protocolError)
+        case let e as NIOWebSocketFrameAggregator.Error:
+            refused = ("the server broke the WebSocket protocol (\(e))", .protocolError)
+        default:
+            refused = nil
+        }
+        guard let (why, code) = refused else {
+            finish(TransportError(.closed, "WebSocket error: \(error)"))
+            context.close(promise: nil)
+            return
+        }
+        // The end is claimed before the close frame goes (its write, done at
+        // once, closes the channel, which would tell a closed link), and told
+        // after it (whoever hears of it may close the channel at once).
+        guard ending.tell() else { return }
+        var data = context.channel.allocator.buffer(capacity: 2)
+        data.write(webSocketErrorCode: code)
+        let close = WebSocketFrame(fin: true, opcode: .connectionClose, maskKey: .random(), data: data)
+        let bound = context.loopBound
+        context.writeAndFlush(wrapOutboundOut(close)).whenComplete { _ in bound.value.close(promise: nil) }
+        sink.closed(TransportError(.protocolViolation, why))
     }
 
     func channelInactive(context: ChannelHandlerContext) {

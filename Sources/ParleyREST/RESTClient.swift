@@ -96,8 +96,9 @@ final class RESTClient: Sendable {
         let body: JSONValue = .object([("email", .string(options.email)), ("password", .string(options.password))])
         let answer = try await send(.POST, options.apiPrefix + "/users/login", body: .json(body), authorized: false)
         if answer.status == 400 || answer.status == 401 || answer.status == 403 || answer.status == 404 {
-            // Wrong credentials or service key: retrying would never help.
-            throw TransportError(.refused, "login as \(options.email) refused: HTTP \(answer.status)\(Self.errorCode(answer))")
+            // Wrong credentials, service key or path: retrying would never help.
+            throw TransportError(.refused, "login as \(options.email) refused: HTTP \(answer.status)\(Self.errorCode(answer))"
+                + Self.loginHint(answer.status, path: options.apiPrefix + "/users/login"))
         }
         let json = try answer.json("POST \(options.apiPrefix)/users/login")
         guard let access = json["token"]?["accessToken"]?.string, let refresh = json["token"]?["refreshToken"]?.string,
@@ -258,6 +259,16 @@ final class RESTClient: Sendable {
     }
 
     /// The server's `errorCode`, when its error body has one (never the body itself: it could echo a token).
+    /// What a refused login's status most likely means, for the one reading the log.
+    private static func loginHint(_ status: Int, path: String) -> String {
+        switch status {
+        case 401: " (wrong email or password?)"
+        case 403: " (the service key was refused? check service_key and service_key_header)"
+        case 404: " (no login at POST \(path): check server and api_prefix)"
+        default: " (the server did not take the login request)"
+        }
+    }
+
     private static func errorCode(_ a: Answer) -> String {
         guard let code = (try? JSONValue.parse(bytes: a.body.readableBytesView))?["errorCode"]?.string else { return "" }
         return " \(code)"

@@ -213,9 +213,14 @@ public actor BotRunner {
                 try open()
             } catch {
                 log(.error, "cannot start: \(error)")
-                return .failed(redactor("\(error)"))
+                let why = redactor("cannot start: \(error)")
+                presence.withLock { $0.failure = why }
+                return .failed(why)
             }
             let outcome = masked(await presenceLoop())
+            if case .failed(let why) = outcome { presence.withLock { $0.failure = why } }
+            // A bot that ended by itself (kicked, gave up, failed) says what it leaves unsent, as a stop does.
+            if outcome != .stopped { warnUndelivered(because: "the bot stopped: \(outcome)") }
             await quiesce()
             if let host { onLoop(host) { $0.close() } }
             hostClosed = true
@@ -235,14 +240,7 @@ public actor BotRunner {
         while session != nil, !outbox.isSettled, BotHost.now() < deadline {
             try? await Task.sleep(for: .milliseconds(20))
         }
-        if !outbox.isSettled {
-            // Said, not left to be found: whether the sends survive the stop depends on the journal.
-            let n = outbox.unsettledCount
-            let why = session == nil ? "the bot is offline" : "the drain's \(drainTimeout.formatted()) s ran out"
-            let fate = spec.journal == nil ? "they are lost, as the bot has no journal"
-                : "the journal sends them after the restart (within outbox_expiry)"
-            log(.warn, "stopping with \(n) send\(n == 1 ? "" : "s") not delivered (\(why)): \(fate)")
-        }
+        warnUndelivered(because: session == nil ? "the bot is offline" : "the drain's \(drainTimeout.formatted()) s ran out")
         // Moderation still waiting: for the link, or for its reason's send.
         // With a journal each waits for the restart, behind its send. Without
         // one a step would be lost, so one behind a send is taken now, before
@@ -284,6 +282,15 @@ public actor BotRunner {
             stepsLeftBehind = true
         }
         await session?.leave()
+    }
+
+    /// Said, not left to be found: whether unsent sends survive the stop depends on the journal.
+    func warnUndelivered(because why: String) {
+        guard !outbox.isSettled else { return }
+        let n = outbox.unsettledCount
+        let fate = spec.journal == nil ? "they are lost, as the bot has no journal"
+            : "the journal sends them after the restart (within outbox_expiry)"
+        log(.warn, "stopping with \(n) send\(n == 1 ? "" : "s") not delivered (\(why)): \(fate)")
     }
 
     /// Stops everything that could still write to the journal: timers stop

@@ -36,6 +36,8 @@ final class STOMPClient: Sendable {
         var nextReceipt = 0
         var lastReceived = NIODeadline.now()
         var ended: TransportError??
+        /// What an ERROR frame that ended the session said.
+        var serverError: String?
         var closing = false
     }
 
@@ -132,6 +134,7 @@ final class STOMPClient: Sendable {
             let message = f[header: "message"] ?? "(no message header)"
             let details = f.bodyText.split(whereSeparator: \.isNewline).first.map { " (\($0.prefix(200)))" } ?? ""
             log("stomp: the server sent ERROR: \(message)\(details)")
+            state.withLockedValue { if $0.ended == nil { $0.serverError = "\(message)\(details)" } }
             end(TransportError(.closed, "the STOMP server sent ERROR: \(message)\(details)"))
         default:
             log("stomp: ignored a \(f.command) frame from the server")
@@ -288,6 +291,13 @@ final class STOMPClient: Sendable {
     private static func over(_ ended: TransportError?) -> TransportError {
         ended ?? TransportError(.closed, "the STOMP session is over")
     }
+
+    /// The words of the ERROR frame that ended the session; nil while it
+    /// runs, or when something else ended it.
+    var serverError: String? { state.withLockedValue { $0.serverError } }
+
+    /// True once the session has ended.
+    var isOver: Bool { state.withLockedValue { $0.ended != nil } }
 
     /// Ends the session now with `error` (a receipt that never came).
     func fail(_ error: TransportError) { end(error) }

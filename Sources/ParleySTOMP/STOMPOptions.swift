@@ -141,8 +141,13 @@ public struct STOMPMessageTypes: Sendable, Equatable {
         m.typing = try t.string("typing", default: m.typing)
         m.typingStop = try t.string("typing_stop", default: m.typingStop)
         if m.message.isEmpty { throw t.error("message", "the chat message type cannot be turned off") }
-        let named = [m.join, m.message, m.leave, m.typing, m.typingStop].filter { !$0.isEmpty }
-        if Set(named).count != named.count { throw t.error(nil, "two kinds share one type name") }
+        let kinds = [("join", m.join), ("message", m.message), ("leave", m.leave), ("typing", m.typing),
+                     ("typing_stop", m.typingStop)].filter { !$0.1.isEmpty }
+        for (i, kind) in kinds.enumerated() {
+            if let first = kinds[..<i].first(where: { $0.1 == kind.1 }) {
+                throw t.error(kind.0, "\(first.0) and \(kind.0) share the type name '\(kind.1)'")
+            }
+        }
         return m
     }
 }

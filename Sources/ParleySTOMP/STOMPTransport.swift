@@ -32,6 +32,8 @@ public struct STOMPTransport: Transport {
     /// The passcode, the credential CONNECT and upgrade headers, and the query
     /// values of the server and discovery URLs.
     public let redactor: Redactor
+    /// Shared by the sessions: a send the broker refuses is told from a lost link.
+    let erroredSend = ErroredSend()
 
     public init(endpoint: STOMPEndpoint?, name: String, rooms: [String] = ["lobby"], options: STOMPOptions = STOMPOptions(),
                 connectTimeout: Double = 10, log: @escaping @Sendable (String) -> Void = { _ in }) {
@@ -92,8 +94,13 @@ public struct STOMPTransport: Transport {
                 try await client.request(STOMPFrame("SUBSCRIBE", [("id", s.id), ("destination", s.destination), ("ack", "auto")]),
                                          timeout: connectTimeout)
             }
+            // With a receipt: a send destination the broker refuses fails the
+            // connect with its reason (and presence backs off) rather than
+            // ending every session a moment after it began.
             if options.announce, !options.types.join.isEmpty {
-                for room in rooms { try await client.send(mapper.send(type: options.types.join, room: room, text: "")) }
+                for room in rooms {
+                    try await client.request(mapper.send(type: options.types.join, room: room, text: ""), timeout: connectTimeout)
+                }
             }
         } catch {
             client.abort()
@@ -102,7 +109,7 @@ public struct STOMPTransport: Transport {
         let p = client.periods.withLockedValue { $0 }
         log("stomp: connected to \(target) as \(name) (heart-beats: send \(p.send) ms, expect \(p.receive) ms)")
         return STOMPSession(client: client, events: events, mapper: mapper, rooms: rooms, options: options,
-                            loop: loop ?? MultiThreadedEventLoopGroup.singleton.any())
+                            erroredSend: erroredSend, loop: loop ?? MultiThreadedEventLoopGroup.singleton.any())
     }
 
     /// The configured server, or the one discovery names now.
@@ -135,12 +142,14 @@ final class STOMPSession: TransportSession {
     private let mapper: STOMPChatMapper
     private let rooms: [String]
     private let options: STOMPOptions
+    private let erroredSend: ErroredSend
     /// The bot's loop: a batch's outcomes are answered there.
     private let loop: any EventLoop
 
     init(client: STOMPClient, events: TransportEvents, mapper: STOMPChatMapper, rooms: [String],
-         options: STOMPOptions, loop: any EventLoop) {
+         options: STOMPOptions, erroredSend: ErroredSend, loop: any EventLoop) {
         self.client = client
+        self.erroredSend = erroredSend
         self.loop = loop
         self.events = events
         self.mapper = mapper
@@ -167,12 +176,22 @@ final class STOMPSession: TransportSession {
     func write(_ batch: [OutgoingMessage]) -> EventLoopFuture<[SendOutcome]>? {
         writeInTurn(batch, on: loop) { [self] m, confirmed in
             try check(m.room)
+            let written = !client.isOver
             client.request(mapper.send(type: options.types.message, room: m.room, text: m.text),
-                           timeout: options.receiptTimeout) { [client] result in
-                if case .failure(let e as TransportError) = result, e.kind == .timeout {
+                           timeout: options.receiptTimeout) { [client, erroredSend] result in
+                switch result {
+                case .success:
+                    erroredSend.delivered(m.id)
+                    confirmed(result)
+                case .failure(let e as TransportError) where e.kind == .timeout:
                     client.fail(TransportError(.timeout, "\(e.message); dropping the link"))
+                    confirmed(result)
+                case .failure(let e):
+                    // Sends go one at a time, so an ERROR that ended the session
+                    // while this one waited for its RECEIPT is likely about it.
+                    let refusal = written ? client.serverError.flatMap { erroredSend.refusal(of: m.id, $0) } : nil
+                    confirmed(.failure(refusal ?? e))
                 }
-                confirmed(result)
             }
         }
     }
@@ -193,5 +212,29 @@ final class STOMPSession: TransportSession {
 
     func close() async {
         client.abort()
+    }
+}
+
+/// A send the broker answers with ERROR. RabbitMQ's ERROR names no receipt
+/// and ends the session, so once it looks like a lost link and the send goes
+/// out again on the next session; an ERROR for the same send again is the
+/// broker's answer to it, and the send is refused (dropped with the broker's
+/// words) rather than sent, and the link dropped, for ever.
+final class ErroredSend: Sendable {
+    /// The send an ERROR ended a session on, until it is delivered or refused.
+    private let last = NIOLockedValueBox<String?>(nil)
+
+    /// The refusal of `id` when an ERROR ended a session on it before too; nil the first time.
+    func refusal(of id: String, _ serverError: String) -> TransportError? {
+        let again = last.withLockedValue { last -> Bool in
+            let again = last == id
+            last = again ? nil : id
+            return again
+        }
+        return again ? TransportError(.refused, "the STOMP server answered it with ERROR twice: \(serverError)") : nil
+    }
+
+    func delivered(_ id: String) {
+        last.withLockedValue { if $0 == id { $0 = nil } }
     }
 }

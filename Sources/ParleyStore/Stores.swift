@@ -238,7 +238,8 @@ public final class MemoryHistoryStore: HistoryStore {
         var upper = Int.max       // exclusive
         var lower = Int.min       // inclusive
         if let before { upper = try seq(of: before) }
-        if let after { lower = try seq(of: after) + 1 }
+        // A cursor is any number a plugin passes on (a chat user can type one): the largest has no next.
+        if let after { let n = try seq(of: after); lower = n == Int.max ? n : n + 1 }
         guard let r = rooms[room] else { return HistoryPage(messages: [], before: nil, after: after) }
         let end = r.firstSeq + r.count
         let lo = max(lower, r.firstSeq), hi = min(upper, end)

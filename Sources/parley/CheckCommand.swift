@@ -45,7 +45,9 @@ struct CheckCommand: AsyncParsableCommand {
         var checkedTables: Set<Int> = []
         for bot in file.bots {
             let plugins = bot.plugins.map(pluginName(ofFile:))
-            CommandOutput.print("bot \(bot.name): \(bot.transport) \(bot.server ?? "(embedded server)"), rooms \(bot.rooms.joined(separator: ", ")), "
+            // With no `server`, a transport without an embedded server has one found by discovery (STOMP).
+            let server = bot.server ?? (EmbeddedServers.transports.contains(bot.transport) ? "(embedded server)" : "(found by discovery)")
+            CommandOutput.print("bot \(bot.name): \(bot.transport) \(server), rooms \(bot.rooms.joined(separator: ", ")), "
                 + "journal \(bot.journal ?? "none (state in memory)"), plugins \(plugins.isEmpty ? "none" : plugins.joined(separator: ", "))")
             if let journal = bot.journal, let problem = Self.journalProblem(journal) {
                 journalProblems += 1

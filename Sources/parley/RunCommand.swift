@@ -114,10 +114,14 @@ struct RunCommand: AsyncParsableCommand {
         throw ExitCode(Self.exitStatus(fleet.outcomes))
     }
 
+    /// 0 only when the bots were asked to stop (or some ran on until then):
+    /// a fleet that ended by itself says how, for a supervisor to see.
     static func exitStatus(_ outcomes: [BotOutcome]) -> Int32 {
         if outcomes.contains(where: { if case .failed = $0 { true } else { false } }) { return 1 }
-        if !outcomes.isEmpty, outcomes.allSatisfy({ if case .gaveUp = $0 { true } else { false } }) { return 3 }
-        return 0
+        if outcomes.isEmpty || outcomes.contains(.stopped) { return 0 }
+        if outcomes.allSatisfy({ if case .gaveUp = $0 { true } else { false } }) { return 3 }
+        // Every bot ended by itself, one or more of them kicked (the rest gave up).
+        return 4
     }
 }
 

@@ -192,12 +192,20 @@ struct CheckCommandTests {
         count = 2
         transport = "socketio"
         plugins = ["\(packageRoot.appendingPathComponent("Plugins/echo.lua").path)"]
+        [[bot]]
+        name = "relay"
+        transport = "stomp"
+        rooms = ["1"]
+        [bot.stomp]
+        discovery = "http://127.0.0.1:1/where"
         """.write(to: config, atomically: true, encoding: .utf8)
         let r = try CLITests.parley(["check", config.path])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.contains("bot greeter: streamchat (embedded server)"), "\(r.stdout)")
         #expect(r.stdout.contains("bot user2: socketio"), "\(r.stdout)")
-        #expect(r.stdout.contains("ok: 3 bots"), "\(r.stdout)")
+        // STOMP has no embedded server: its bot's server is the one discovery names.
+        #expect(r.stdout.contains("bot relay: stomp (found by discovery), rooms 1"), "\(r.stdout)")
+        #expect(r.stdout.contains("ok: 4 bots"), "\(r.stdout)")
     }
 
     /// Configs `run` would only half run: each is a config error with its
@@ -360,6 +368,59 @@ struct PortInUseTests {
         p.waitUntilExit()
         #expect(Date().timeIntervalSince(sent) < 5, "SIGTERM to exit: \(Date().timeIntervalSince(sent)) s")
         #expect(p.terminationStatus == 0)
+    }
+
+    /// A fleet that ended by itself is no clean shutdown: every bot kicked
+    /// (STOMP's `kick_policy = "stop"`) exits 4, for a supervisor to see. The
+    /// broker is a python stub that answers CONNECT and receipts and, once
+    /// the bot has announced itself, sends a message on its kick destination.
+    @Test func aFleetThatWasKickedExitsFour() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let stub = dir.appendingPathComponent("kicker.py")
+        try #"""
+        import socket
+        srv = socket.socket(); srv.bind(("127.0.0.1", 0)); srv.listen(1)
+        print(srv.getsockname()[1], flush=True)
+        c, _ = srv.accept(); buf = b""; kick = None
+        while True:
+            d = c.recv(4096)
+            if not d: break
+            buf += d
+            while b"\0" in buf:
+                frame, buf = buf.split(b"\0", 1)
+                lines = frame.decode().lstrip("\r\n").split("\n")
+                head = dict(l.split(":", 1) for l in lines[1:lines.index("")] if ":" in l) if "" in lines else {}
+                if lines[0] == "CONNECT": c.sendall(b"CONNECTED\nversion:1.2\nheart-beat:0,0\n\n\0")
+                elif "receipt" in head: c.sendall(("RECEIPT\nreceipt-id:%s\n\n\0" % head["receipt"]).encode())
+                if lines[0] == "SUBSCRIBE" and head.get("destination") == "/queue/kick": kick = head["id"]
+                if lines[0] == "SEND" and kick:
+                    c.sendall(("MESSAGE\nsubscription:%s\ndestination:/queue/kick\nmessage-id:1\n\nlogged in elsewhere\0" % kick).encode())
+        """#.write(to: stub, atomically: true, encoding: .utf8)
+        let broker = Process()
+        broker.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        broker.arguments = ["python3", stub.path]
+        let out = Pipe()
+        broker.standardOutput = out
+        try broker.run()
+        defer { broker.terminate() }
+        var port = ""
+        while !port.hasSuffix("\n"), let byte = try out.fileHandleForReading.read(upToCount: 1), !byte.isEmpty {
+            port += String(decoding: byte, as: UTF8.self)
+        }
+        let config = dir.appendingPathComponent("bot.toml")
+        try """
+        [[bot]]
+        name = "relay"
+        transport = "stomp"
+        server = "stomp://127.0.0.1:\(port.trimmingCharacters(in: .whitespacesAndNewlines))"
+        rooms = ["1"]
+        [bot.stomp]
+        kick_destination = "/queue/kick"
+        """.write(to: config, atomically: true, encoding: .utf8)
+        let r = try CLITests.parley(["run", config.path], timeout: 60)
+        #expect(r.status == 4, "\(r.stderr)")
+        #expect(r.stderr.contains("kicked by the server: logged in elsewhere"), "\(r.stderr)")
     }
 
     @Test func serveNamesTheAddressItCannotListenOn() throws {

@@ -64,6 +64,19 @@ import Testing
         #expect(actions.filter { $0.sentText != nil }.allSatisfy { $0.plugin == "fun" })
     }
 
+    /// The plugin that answers `help` is the first enabled one: once the
+    /// first is disabled (five failures in a row), the next answers, and the
+    /// disabled one's commands are no longer listed.
+    @Test func helpIsAnsweredByTheNextPluginOnceTheFirstIsDisabled() async throws {
+        let boom = #"bot.command("boom", function() error("x") end)"#
+        let script = ([message("!help")] + Array(repeating: message("!boom"), count: 5) + [message("!help"), message("!help roll")])
+            .joined(separator: "\n")
+        let actions = try await run(plugins: [("boom", boom), ("fun", Self.fun)], script: script, options: Self.options)
+        #expect(texts(actions) == ["Commands: !boom, !ping, !roll. !help NAME tells more.",
+                                   "Commands: !ping, !roll. !help NAME tells more.", "!roll: roll a die"])
+        #expect(actions.filter { $0.sentText != nil }.map(\.plugin) == ["boom", "fun", "fun"])
+    }
+
     @Test func aPluginsOwnHelpReplacesTheBuiltIn() async throws {
         let own = #"bot.command("help", function(m) m:reply("ask a human") end)"#
         let actions = try await run(plugins: [("fun", Self.fun), ("own", own)], script: message("!help"), options: Self.options)

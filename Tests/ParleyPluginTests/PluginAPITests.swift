@@ -334,6 +334,27 @@ struct PluginAPITests {
         #expect(texts(a) == ["tick 1", "after 2 at 2", "tick 2", "tick 3", "cancelled"])
     }
 
+    /// On a live bot's wall clock a loop that was busy makes timers late,
+    /// and a late every timer fires once, on its phase: catching up back to
+    /// back would hold the loop (its other plugins, its link) for longer
+    /// than it was late, and a timer slower than its interval for ever.
+    @Test func aLateTimerOnAWallClockFiresOnceAndKeepsItsPhase() throws {
+        final class Wall { var now = 1_000.0 }
+        let wall = Wall()
+        let bot = Bot(options: BotOptions(name: "parley"), now: wall.now)
+        bot.clock = { wall.now }
+        _ = try bot.loadPlugin(name: "p", source: Array(#"bot.every(0.1, function() bot.send("lobby", "tick") end)"#.utf8))
+        wall.now = 1_001.05
+        #expect(texts(try bot.advance(to: wall.now)) == ["tick"])
+        #expect(abs((bot.nextDue ?? 0) - 1_001.1) < 1e-6, "\(String(describing: bot.nextDue))")
+        // Each handler takes 0.15 s, over its 0.1 s interval: the loop comes
+        // back to the timers 0.15 s after it last did, and finds one tick due.
+        for _ in 1...8 {
+            wall.now += 0.15
+            #expect(texts(try bot.advance(to: wall.now)) == ["tick"])
+        }
+    }
+
     @Test func typingIsDebouncedStopsOnSendAndAfterFiveSeconds() async throws {
         let p = """
         bot.command("t", function(m) bot.typing(m.room, true); bot.typing(m.room, true) end)
@@ -371,6 +392,10 @@ struct PluginAPITests {
           m:reply(table.concat(parts, ",") .. " | " .. tostring(page.before))
           local ok, err = bot.history(m.room, { before = "garbage" })
           assert(ok == nil and err:find("invalid cursor"))
+          -- Any number is a cursor, up to the largest (Int.max in base 36): past the end, an empty page.
+          local far = assert(bot.history(m.room, { after = "m1y2p0ij32e8e7" }))
+          assert(#far.messages == 0 and far.after == "m1y2p0ij32e8e7")
+          assert(#assert(bot.history(m.room, { before = "m1y2p0ij32e8e7" })).messages > 0)
         end)
         """
         let script = ["one", "two", "three", "!page 2", "!older"].map { message($0) }.joined(separator: "\n")

@@ -181,8 +181,11 @@ struct ShardUnitTests {
         #expect(try Shard.parse("auto/4", hostname: "parley-3") == Shard(index: 3, count: 4))
         #expect(try Shard.parse("auto/12", hostname: "bots-eu-11") == Shard(index: 11, count: 12))
         #expect(try Shard.parse("auto/4", hostname: "parley-1.parley.default.svc.cluster.local") == Shard(index: 1, count: 4))
+        // One shard: any host, such as the container id `docker run` names it by (the image's default command).
+        #expect(try Shard.parse("auto/1", hostname: "3f2a9c1b7d4e") == Shard(index: 0, count: 1))
+        #expect(try Shard.parse("auto/1", hostname: "parley-0") == Shard(index: 0, count: 1))
         for (bad, host) in [("3/3", "x"), ("-1/3", "x"), ("a/3", "x"), ("1/0", "x"), ("1", "x"), ("auto/3", "parley"),
-                            ("auto/3", "parley-7"), ("auto/3", "parley3")] {
+                            ("auto/3", "parley-7"), ("auto/3", "parley3"), ("auto/1", "parley-1")] {
             #expect(throws: ShardError.self, "\(bad) on \(host)") { try Shard.parse(bad, hostname: host) }
         }
     }

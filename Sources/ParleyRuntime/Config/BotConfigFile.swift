@@ -162,6 +162,12 @@ public struct BotConfigFile: Sendable {
         let transport = try t.oneOf("transport", transports.names, default: transports.names[0])
         let server = try t.optionalString("server")
         let rooms = try t.stringArray("rooms", default: ["lobby"])
+        // A room listed twice would be joined twice: every message handled and answered twice.
+        if rooms.isEmpty { throw t.error("rooms", "name at least one room (leave rooms out for [\"lobby\"])") }
+        if rooms.contains(where: { $0.allSatisfy(\.isWhitespace) }) { throw t.error("rooms", "a room name must not be empty") }
+        if let twice = rooms.enumerated().first(where: { rooms[..<$0.offset].contains($0.element) })?.element {
+            throw t.error("rooms", "'\(twice)' is listed twice")
+        }
         let plugins = try t.stringArray("plugins", default: []).map(resolve)
         // Checked here, once: a bot that runs without a plugin it names is a
         // bot doing less than its operator thinks, for ever.

@@ -4,6 +4,7 @@ import Hummingbird
 import NIOCore
 import ParleyWire
 import ServiceLifecycle
+import Synchronization
 
 /// The dashboard's routes on the `--http` server: the page, its two files,
 /// one snapshot as JSON, and the live stream of snapshots.
@@ -28,7 +29,8 @@ enum Dashboard {
     /// The paths `routes` serves, all GET.
     static var paths: [String] { files.map(\.path) + ["/api/fleet", "/events"] }
 
-    static func routes(_ router: Router<BasicRequestContext>, watch: FleetWatch, runners: [BotRunner]) {
+    static func routes(_ router: Router<BasicRequestContext>, watch: FleetWatch, runners: [BotRunner], maxStreams: Int) {
+        let streams = StreamCount()
         for file in files {
             let body = ByteBuffer(bytes: file.body)
             var fields = security
@@ -47,9 +49,14 @@ enum Dashboard {
             return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: json)))
         }
         router.get("/events") { _, _ in
+            guard let slot = StreamCount.Slot(streams, max: maxStreams) else {
+                return HTTPServer.text(.serviceUnavailable, "\(maxStreams) dashboard streams are open already: close a page, or poll /api/fleet\n")
+            }
             // X-Accel-Buffering: a reverse proxy in front must not hold the stream back.
             let headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-cache", HTTPField.Name("X-Accel-Buffering")!: "no"]
             return Response(status: .ok, headers: headers, body: ResponseBody { writer in
+                // Held while the stream runs; released with the body, run or not.
+                _ = slot
                 let encoder = JSONEncoder()
                 // Ends with the server's graceful shutdown (the bots have
                 // stopped by then): an open page must not hold the process up.
@@ -92,3 +99,23 @@ struct BearerToken: RouterMiddleware {
     }
 }
 
+
+/// The `/events` streams open on one server.
+final class StreamCount: Sendable {
+    let open = Atomic(0)
+
+    /// One stream's place, given back when the last reference to it goes.
+    final class Slot: Sendable {
+        private let count: StreamCount
+
+        init?(_ count: StreamCount, max: Int) {
+            guard count.open.wrappingAdd(1, ordering: .relaxed).newValue <= max else {
+                count.open.wrappingSubtract(1, ordering: .relaxed)
+                return nil
+            }
+            self.count = count
+        }
+
+        deinit { count.open.wrappingSubtract(1, ordering: .relaxed) }
+    }
+}

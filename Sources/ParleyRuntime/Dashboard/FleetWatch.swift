@@ -124,7 +124,7 @@ public final class FleetWatch: Sendable {
                 return (live, live.lastReport)
             }
             let presence = runner.presence.withLock { $0 }
-            reports.append(BotReport(name: runner.name, transport: runner.spec.transport.capabilities.name, state: presence.state.rawValue,
+            reports.append(BotReport(name: runner.name, transport: runner.spec.transport.capabilities.name, state: presence.failure == nil ? presence.state.rawValue : "failed",
                                      stateSince: live.state == presence.state ? live.since : now, reconnects: presence.reconnects,
                                      eventsPerSecond: live.rates(live.events, now: now),
                                      repliesPerSecond: live.rates(live.replies, now: now),

@@ -18,7 +18,8 @@ public struct Shard: Sendable, Equatable, CustomStringConvertible {
     public var description: String { "\(index)/\(count)" }
 
     /// `I/N`, or `auto/N` with `I` the ordinal at the end of `hostname`
-    /// (`parley-3` is shard 3), as a StatefulSet names its pods.
+    /// (`parley-3` is shard 3), as a StatefulSet names its pods; `auto/1`
+    /// on a host without one is shard 0 (`docker run` names its container by id).
     public static func parse(_ text: String, hostname: String) throws(ShardError) -> Shard {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 2, let count = Int(parts[1]), (1...10_000).contains(count) else {
@@ -29,6 +30,10 @@ public struct Shard: Sendable, Equatable, CustomStringConvertible {
             // `parley-3`, or `parley-3.parley.default.svc.cluster.local`.
             let host = hostname.split(separator: ".").first.map(String.init) ?? hostname
             let digits = host.reversed().prefix { $0.isNumber }
+            if count == 1, digits.isEmpty || !host.dropLast(digits.count).hasSuffix("-") {
+                // One shard runs everything, on any host (a container named by its id, say).
+                return Shard(index: 0, count: 1)
+            }
             guard !digits.isEmpty, host.dropLast(digits.count).hasSuffix("-"), let i = Int(String(digits.reversed())) else {
                 throw ShardError("--shard auto/\(count): the host name '\(hostname)' does not end in -ORDINAL (as parley-3 does)")
             }

@@ -41,6 +41,10 @@ public enum HTTPServer {
         public var requestTimeout = Duration.seconds(10)
         /// Connections open at once; more are closed as they arrive.
         public var maxConnections = 512
+        /// Dashboard streams (`/events`) open at once; more are answered 503.
+        /// A stream never idles, so without its own cap open pages could hold
+        /// every connection and shut the probes out.
+        public var maxStreams = 64
         public init() {}
     }
 
@@ -88,7 +92,7 @@ public enum HTTPServer {
             Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
                      body: .init(byteBuffer: ByteBuffer(string: registry.emitToString())))
         }
-        if let watch { Dashboard.routes(router, watch: watch, runners: runners) }
+        if let watch { Dashboard.routes(router, watch: watch, runners: runners, maxStreams: limits.maxStreams) }
         Health.routes(router, runners: runners, readyBackoff: readyBackoff)
         router.on("/hooks/**", method: .post) { req, ctx in await hooks.respond(req, ctx) }
         router.on("/hooks/**", method: .put) { req, ctx in await hooks.respond(req, ctx) }

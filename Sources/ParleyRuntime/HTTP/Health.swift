@@ -53,6 +53,7 @@ extension BotRunner {
     /// Why the bot is not ready, or nil when it is.
     nonisolated func unready(backoffBound: Double) -> String? {
         let now = presence.withLock { $0 }
+        if let failure = now.failure { return "failed: \(failure)" }
         switch now.state {
         case .online: return nil
         case .backoff where now.backoffDelay < backoffBound: return nil

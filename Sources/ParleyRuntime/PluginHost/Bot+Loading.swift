@@ -52,14 +52,11 @@ extension Bot {
             forbiddenSubstrings: options.transport.forbiddenSubstrings, commonStrings: EventKey.names)
         setup.transport = options.transport.luaValue
         setup.zone = ZoneTable.address(for: options.timeZone)
-        // The first plugin in load order answers the built-in `help` for the bot.
-        setup.answersHelp = plugins.first.map { $0.name == name } ?? true
         let vm: PluginVM
         do { vm = try PluginVM(setup: setup, limits: limits) } catch {
             return (nil, [BotAction(plugin: name, .error(PluginErrorKind(error.kind), error.message))])
         }
         let plugin = Plugin(name: name, vm: vm, limits: limits, services: self)
-        plugin.answersHelp = setup.answersHelp
         vm.host = plugin
         // Saved timers wait for the plugin's load-time calls to adopt them.
         plugin.restore(store.savedTimers(plugin: name))

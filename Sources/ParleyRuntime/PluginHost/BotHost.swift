@@ -70,6 +70,7 @@ actor BotHost {
             store = MemoryBotStore(history: options.history)
         }
         let bot = Bot(options: options, now: Self.now(), store: store)
+        bot.clock = Self.now
         bot.log = log
         self.bot = bot
         var out: [BotAction] = []

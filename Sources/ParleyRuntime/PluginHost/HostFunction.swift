@@ -6,6 +6,7 @@ import ParleyStore
 enum HostFunction: Int32, CaseIterable {
     case stateGet = 1, stateSet, timerAdd, timerCancel, history, roster, checkLength, away
     case commandInfo, roles, help, mayRun, jsonEncode, jsonDecode, httpRequest, webhookAdd, webhookReply, moderate, preludeExtension
+    case answersHelp
 
     var luaName: String {
         switch self {
@@ -28,6 +29,7 @@ enum HostFunction: Int32, CaseIterable {
         case .webhookReply: "webhook_reply"
         case .moderate: "moderate"
         case .preludeExtension: "extension"
+        case .answersHelp: "answers_help"
         }
     }
 
@@ -64,6 +66,8 @@ protocol PluginServices: AnyObject {
     func roles(of user: String) -> [String]
     /// The built-in `help` command's answer to `user`, or nil when a plugin has its own.
     func helpText(for user: String, command: String?) -> String?
+    /// Whether `plugin` answers the built-in `help` now: the first enabled one in load order.
+    func answersHelp(_ plugin: Plugin) -> Bool
     /// A command as people type it: `!kick`, or `parley: kick` without a prefix.
     func shown(command: String) -> String
     /// `[bot] timezone`, for `bot.cron`.

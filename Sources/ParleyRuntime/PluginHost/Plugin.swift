@@ -16,8 +16,6 @@ final class Plugin: HostFunctions {
     var consecutiveFailures = 0
     /// Events, errors and costs, for the dashboard.
     var stats = PluginStats()
-    /// The first plugin in load order: it answers the built-in `help`.
-    var answersHelp = false
     /// The commands the plugin registered, by lower-case name.
     var commands: [String: CommandInfo] = [:]
     /// When each user was last told they may not run a command ("user\0command").
@@ -130,6 +128,7 @@ final class Plugin: HostFunctions {
         case .webhookAdd: return webhookAdd(a)
         case .webhookReply: return webhookReply(a)
         case .moderate: return moderate(a)
+        case .answersHelp: return .success([.bool(services.answersHelp(self))])
         case .preludeExtension:
             // Only the prelude holds this function: a prelude extension's bytecode by name.
             guard let name = a.first?.stringValue, let code = Prelude.extensions[name] else {

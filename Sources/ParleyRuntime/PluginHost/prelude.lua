@@ -135,7 +135,7 @@ local core = {
   need_function = need_function, add_timer = add_timer, callbacks = callbacks,
   call = call, send = send, want = want, WANT = WANT, log_warn = native.log_warn, host = native.host,
   words = native.words,
-  name = name, lname = lname, prefix = prefix, answers_help = setup.answers_help,
+  name = name, lname = lname, prefix = prefix, answers_help = native.answers_help,
 }
 
 -- The extensions, by the fields of `bot` they define. Each is host-made
@@ -169,8 +169,10 @@ local hear = native.hear
 
 -- Whether a line could be a command for this bot ("!cmd", "parley: cmd"):
 -- the plugin that answers `help` loads the commands extension on the first
--- such line. The extension's parse_command decides what really is one.
-local answers_help = setup.answers_help
+-- such line. The extension's parse_command decides what really is one. The
+-- host says which plugin answers (the first enabled one): asked only for
+-- such lines.
+local answers_help = native.answers_help
 local function addressed(text)
   if prefix ~= "" and sub(text, 1, #prefix) == prefix then return true end
   return find(lower(sub(text, 1, #name + 2)), lname, 1, true) ~= nil
@@ -235,7 +237,7 @@ end, function(room, user, text, id, time, replayed, drops)
   local commands = core.commands
   if commands then
     commands(msg, text)
-  elseif answers_help and addressed(text) then
+  elseif addressed(text) and answers_help() then
     extend("commands")
     core.commands(msg, text)
   end

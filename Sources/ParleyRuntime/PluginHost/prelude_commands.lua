@@ -60,7 +60,7 @@ local function parse_command(text)
   return cmd, args
 end
 
--- The built-in `help`: the first plugin in load order answers it for the
+-- The built-in `help`: the first enabled plugin in load order answers it for the
 -- whole bot (the host knows every plugin's commands), unless a plugin has
 -- its own `help` command. The host hands that plugin every message addressed
 -- to the bot, whether or not it listens to messages.
@@ -72,7 +72,7 @@ core.commands = function(msg, text)
   cmd = lower(cmd)
   local list = commands[cmd]
   if not list then
-    if cmd == "help" and answers_help then
+    if cmd == "help" and answers_help() then
       local reply = help_text(msg.user, match(argtext, "^(%S+)"))
       if reply then send(msg.room, reply) end
     end

@@ -176,7 +176,7 @@ extension BotRunner {
     func setState(_ s: ConnectionState) {
         state = s
         presence.withLock { [backoffDelay, reconnects = stats.reconnects] in
-            $0 = PresenceStatus(state: s, backoffDelay: backoffDelay, reconnects: reconnects)
+            $0 = PresenceStatus(state: s, backoffDelay: backoffDelay, reconnects: reconnects, failure: $0.failure)
         }
         observer.connection(name, s)
         handle(.connection(s))
@@ -221,4 +221,8 @@ struct PresenceStatus: Sendable {
     /// The delay of the backoff the bot is in (or was last in).
     var backoffDelay = 0.0
     var reconnects = 0
+    /// Why the bot stopped on an error (it could not start, its journal
+    /// failed): said by `/readyz` and the dashboard, where the state alone
+    /// would read as an ordinary `offline`.
+    var failure: String?
 }

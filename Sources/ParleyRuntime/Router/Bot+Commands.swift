@@ -34,6 +34,12 @@ extension Bot {
         return "Commands: \(list). \(shown(command: "help")) NAME tells more."
     }
 
+    /// The first enabled plugin in load order answers the built-in `help`:
+    /// when it is disabled, the next one takes over, so `!help` never goes quiet.
+    func answersHelp(_ plugin: Plugin) -> Bool {
+        plugins.first { !$0.isDisabled } === plugin
+    }
+
     func shown(command: String) -> String {
         options.commandPrefix.isEmpty ? "\(name): \(command)" : options.commandPrefix + command
     }

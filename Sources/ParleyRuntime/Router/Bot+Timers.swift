@@ -37,6 +37,8 @@ extension Bot {
             let entry = timers.removeFirst()
             let p = entry.plugin
             guard !p.isDisabled, p.liveTimers.contains(entry.id) else { continue }
+            // Handlers before this one took real time: a timer they made late is late.
+            if let clock { now = max(now, clock()) }
             // The firing itself is saved with the handler's transaction (even
             // if the handler fails): a once timer is gone, an every timer moves on.
             var fired: [TimerChange] = []

@@ -68,6 +68,10 @@ public final class Bot: PluginServices {
     public var name: String { options.name }
     /// The bot's clock, in seconds since 1970. The harness moves it by hand.
     public var now: Double
+    /// Wall time for a live bot (nil in the harness, whose clock only moves by
+    /// hand): read after each timer's handler, so timers that take longer than
+    /// their interval fall late and fire once, instead of catching up back to back.
+    public var clock: (() -> Double)?
     /// State, history and outbox (a journal, or memory).
     public let store: BotStore
     var stateStore: StateStore { store }
@@ -174,7 +178,7 @@ public final class Bot: PluginServices {
             // A server id moves the room's last-seen cursor, in the same record.
             try store.appendReceived(room: m.room, id: id, user: m.user, text: m.text, time: time, lastSeen: m.id != nil)
             // The plugin that answers `help` also gets what is addressed to the bot.
-            for p in plugins where p.listens(.message) || (p.answersHelp && !p.isDisabled && options.isAddressed(m.text)) {
+            for p in plugins where p.listens(.message) || (answersHelp(p) && options.isAddressed(m.text)) {
                 out += try run(p) { vm, drops in
                     vm.dispatchMessage(room: m.room, user: m.user, text: m.text, id: id, time: time,
                                        replayed: m.replayed, now: now, drops: drops)

@@ -97,9 +97,19 @@ import ParleyTestSupport
         #expect(error("[bot.stomp]\npasscode = \"a\\nb\"\n").contains("passcode"))
         #expect(error("[bot.stomp]\nhots = \"/\"\n").contains("hots"))
         #expect(error("[bot.stomp.types]\nmessage = \"\"\n").contains("message"))
-        #expect(error("[bot.stomp.types]\njoin = \"TALK\"\n").contains("type name"))
+        let shared = error("[bot.stomp.types]\njoin = \"TALK\"\n")
+        #expect(shared.contains("join and message share the type name 'TALK'"), "\(shared)")
         #expect(error("[bot.stomp.types]\ntypo = \"X\"\n").contains("typo"))
         #expect(error("[bot.stomp.connect_headers]\nX = 1\n").contains("X"))
+    }
+
+    /// A room listed twice would be subscribed twice, and every message in it
+    /// handled and answered twice; an empty list or name joins nothing.
+    @Test func eachRoomIsNamedOnce() {
+        let twice = error("rooms = [\"1\", \"2\", \"1\"]\n")
+        #expect(twice.contains("stomp-bot.toml:5") && twice.contains("rooms") && twice.contains("'1' is listed twice"), "\(twice)")
+        #expect(error("rooms = []\n").contains("name at least one room"))
+        #expect(error("rooms = [\"1\", \" \"]\n").contains("a room name must not be empty"))
     }
 
     /// The passcode is in the options for CONNECT, never in an error message.

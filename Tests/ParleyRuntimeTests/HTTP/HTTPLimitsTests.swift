@@ -67,6 +67,33 @@ struct HTTPLimitsTests {
         await s.stop()
     }
 
+    /// Dashboard streams never idle, so they have a cap of their own, under
+    /// the connection cap: pages left open cannot shut the probes out.
+    @Test func dashboardStreamsHaveACapOfTheirOwn() async throws {
+        var limits = HTTPServer.Limits()
+        limits.maxConnections = 4
+        limits.maxStreams = 2
+        let bound = Atomic(0)
+        var quiet = Logger(label: "test")
+        quiet.logLevel = .critical
+        let app = HTTPServer.application(host: "127.0.0.1", port: 0, runners: [], logger: quiet, watch: FleetWatch(), limits: limits) {
+            bound.store($0, ordering: .relaxed)
+        }
+        let http = Task { try await app.run() }
+        defer { http.cancel() }
+        #expect(await eventually(10) { bound.load(ordering: .relaxed) != 0 })
+        let port = bound.load(ordering: .relaxed)
+        let stream = "GET /events HTTP/1.1\r\nHost: x\r\n\r\n"
+        let open = (0..<2).map { _ in Task { await Self.hold(port: port, stream, wait: 4) } }
+        try await Task.sleep(for: .seconds(1.5))
+        let third = await Self.hold(port: port, stream, wait: 2)
+        #expect(third.read.hasPrefix("HTTP/1.1 503") && third.read.contains("2 dashboard streams are open already"), "\(third)")
+        #expect(try await RawHTTP.get(port: port, path: "/healthz").hasPrefix("HTTP/1.1 200"))
+        // The two streams ran all along; once they close, a new one is taken.
+        for o in open { #expect(await o.value.read.contains("data: {"), "a stream sent no snapshot") }
+        #expect(await eventually(5) { await Self.hold(port: port, stream, wait: 1.5).read.contains("data: {") })
+    }
+
     /// A flood of badly signed requests: each is refused, and the log gets a
     /// line a second with a count, not a line a request.
     @Test func badSignaturesDoNotFloodTheLog() async throws {

@@ -99,6 +99,35 @@ struct ProbeTests {
         #expect(took < .seconds(10), "the shutdown took \(took) with /events open")
     }
 
+    /// A bot that could not start (its journal is a file) while the others
+    /// run: `/readyz` says it failed and why, not `offline`, and so does the
+    /// dashboard's state. The process runs on for the others.
+    @Test func aBotThatCouldNotStartIsNamedFailedWithItsReason() async throws {
+        let server = try await StreamChatServer.start(.init())
+        defer { Task { await server.shutdown() } }
+        let dir = try temporaryDirectory()
+        try "not a directory".write(to: dir.appendingPathComponent("taken"), atomically: true, encoding: .utf8)
+        try """
+        [[bot]]
+        name = "good"
+        server = "127.0.0.1:\(server.port)"
+        [[bot]]
+        name = "bad"
+        server = "127.0.0.1:\(server.port)"
+        journal = "\(dir.appendingPathComponent("taken").path)"
+        """.write(to: dir.appendingPathComponent("bot.toml"), atomically: true, encoding: .utf8)
+        let port = try freePort()
+        let parley = try launchParley(["run", dir.appendingPathComponent("bot.toml").path, "--http", "\(port)"], stderr: FileHandle.nullDevice)
+        defer { parley.terminate() }
+        let failed = await eventually(20) { await Self.get(port, "/readyz").text.contains("bad: failed: cannot start:") }
+        let ready = await Self.get(port, "/readyz").text
+        #expect(failed, "\(ready)")
+        #expect(ready.hasPrefix("HTTP/1.1 503") && !ready.contains("good:"), "\(ready)")
+        #expect(await Self.get(port, "/api/fleet").text.contains(#""state":"failed""#))
+        kill(parley.processIdentifier, SIGTERM)
+        #expect(await finish(parley).status == 1)
+    }
+
     /// The read-only routes answer HEAD as GET without a body, another
     /// method with 405 and `Allow`; the token's scheme is case-insensitive.
     @Test func readOnlyRoutesAnswerHEADAndRefuseOtherMethods() async throws {

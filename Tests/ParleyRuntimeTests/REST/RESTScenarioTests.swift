@@ -319,6 +319,26 @@ struct RESTScenarioTests {
     }
 
     /// A configured channel that does not exist is created when asked; else the bot stops with the reason.
+    /// A refused login stops the bot with what the status most likely means:
+    /// the password, the service key, or a path that is not the login.
+    @Test func aRefusedLoginSaysWhatToCheck() async throws {
+        let server = try await RESTServer.start()
+        let cases: [(String, (inout RESTOptions) -> Void)] = [
+            ("HTTP 401 E03 (wrong email or password?)", { $0.password = "not-the-password" }),
+            ("HTTP 403 E01 (the service key was refused? check service_key and service_key_header)", { $0.serviceKey = "not-the-key" }),
+            ("HTTP 404 (no login at POST /v2/users/login: check server and api_prefix)", { $0.apiPrefix = "/v2" }),
+        ]
+        for (says, change) in cases {
+            let bot = try startBot(server, recorder: Recorder(), configure: change)
+            guard case .failed(let why) = await bot.run.value else {
+                Issue.record("a refused login must stop the bot (\(says))")
+                continue
+            }
+            #expect(why.hasSuffix("refused: " + says), "\(why)")
+        }
+        await server.stop()
+    }
+
     @Test func missingChannelsAreCreatedOnlyWhenConfigured() async throws {
         let server = try await RESTServer.start()
         let rec = Recorder()

@@ -77,6 +77,7 @@ final class RawSTOMPConnection: Sendable {
     private let channel: Channel
     private let inbox = Mutex<[STOMPFrame]>([])
     private let closedFlag = Mutex(false)
+    private let closeCodes = Mutex<[UInt16]>([])
     fileprivate let decoder = Mutex(STOMPDecoder())
 
     fileprivate init(channel: Channel) { self.channel = channel }
@@ -84,6 +85,8 @@ final class RawSTOMPConnection: Sendable {
     /// Every frame the client sent, in order.
     var received: [STOMPFrame] { inbox.withLock { $0 } }
     var isClosed: Bool { closedFlag.withLock { $0 } }
+    /// The codes of the close frames the client sent.
+    var closeFrames: [UInt16] { closeCodes.withLock { $0 } }
     var subscribed: Bool { received.contains { $0.command == "SUBSCRIBE" } }
 
     /// Bodies of the client's SEND frames.
@@ -101,6 +104,7 @@ final class RawSTOMPConnection: Sendable {
 
     fileprivate func record(_ f: STOMPFrame) { inbox.withLock { $0.append(f) } }
     fileprivate func markClosed() { closedFlag.withLock { $0 = true } }
+    fileprivate func recordClose(_ code: UInt16) { closeCodes.withLock { $0.append(code) } }
 
     /// A chat MESSAGE on the bot's first room subscription.
     static func chat(_ sender: String, _ text: String, type: String = "TALK") -> String {
@@ -143,6 +147,8 @@ private final class RawSTOMPHandler: ChannelInboundHandler {
                 }
             }
         case .connectionClose:
+            var data = frame.unmaskedData
+            connection.recordClose(data.readInteger(as: UInt16.self) ?? 0)
             context.close(promise: nil)
         default:
             break

@@ -96,25 +96,46 @@ extension RabbitMQTests {
         }
 
         /// A SEND to a destination RabbitMQ refuses (a `/` inside a topic key):
-        /// the ERROR is logged with its message, the bot reconnects, and the
-        /// reply is never counted as delivered (no receipt came).
-        @Test func anErrorFrameIsLoggedAndReconnects() async throws {
+        /// the ERROR names no receipt and ends the session, so the first one
+        /// looks like a lost link and the reply goes out again after the
+        /// reconnect; the second ERROR for it is the broker's answer, and the
+        /// reply is dropped with its words instead of ending sessions for ever.
+        @Test func aSendTheBrokerRefusesIsDroppedAtItsSecondError() async throws {
             try await RabbitMQ.require()
             let room = RabbitMQ.freshRoom()
             let rec = Recorder()
             let log = TransportLog()
-            let options = RabbitMQ.options { $0.send = "/topic/bad/{room}" }
+            let options = RabbitMQ.options { $0.send = "/topic/bad/{room}"; $0.announce = false }
             let (bot, run) = try startBot(room: room, options: options, recorder: rec, log: log)
             #expect(await eventually { await bot.state == .online })
             let alice = try await Person("alice", transport: RabbitMQ.transport("alice", room: room), room: room)
             try await alice.say("!ping")
-            #expect(await eventually { log.lines.contains { $0.contains("ERROR: Invalid destination") } }, "\(log.lines)")
-            #expect(await eventually { let s = await bot.stats; let st = await bot.state; return s.reconnects >= 1 && st == .online })
-            #expect(rec.logs(containing: "Invalid destination").count >= 1)
+            #expect(await eventually(15) { !rec.logs(containing: "dropped").isEmpty }, "\(rec.logs.map(\.text)) \(log.lines)")
+            let dropped = rec.logs(containing: "dropped").map(\.text)
+            #expect(dropped == ["send to \(room) dropped: the STOMP server answered it with ERROR twice: Invalid destination ('/bad/\(room)' is not a valid topic destination)"],
+                    "\(dropped)")
+            #expect(await eventually { await bot.state == .online })
+            // Nothing is left to send there, so the link now holds.
+            try await Task.sleep(for: .seconds(1))
+            #expect(rec.logs(containing: "link lost").count == 2, "\(rec.logs.map(\.text))")
+            #expect(await bot.stats.reconnects == 2)
             #expect(!rec.sent.contains { $0.text == "pong" })
             await alice.leave()
             await bot.stop(drainTimeout: 0.2)
             #expect(await run.value == .stopped)
+        }
+
+        /// The join announcement goes with a receipt: a send destination the
+        /// broker refuses fails the connect with its reason, so presence backs
+        /// off instead of ending each session a moment after it began.
+        @Test func aRefusedAnnouncementFailsTheConnect() async throws {
+            try await RabbitMQ.require()
+            let transport = RabbitMQ.transport("parley", room: RabbitMQ.freshRoom(), options: RabbitMQ.options { $0.send = "/topic/bad/{room}" })
+            await #expect {
+                _ = try await transport.connect()
+            } throws: { error in
+                (error as? TransportError)?.message.contains("Invalid destination") == true
+            }
         }
 
         /// A room whose topic RabbitMQ refuses fails the connect with the broker's reason.

@@ -59,6 +59,30 @@ struct STOMPMalformedTests {
         await peer.stop()
     }
 
+    /// A frame over `max_frame_bytes` is refused by the WebSocket decoder
+    /// before STOMP sees it: the log names the limit, not a server that
+    /// closed, and the broker hears why (close code 1009, message too big).
+    @Test func aFrameOverTheLimitIsNamedAsSuch() async throws {
+        let peer = try await RawSTOMPPeer.start()
+        let rec = Recorder()
+        let log = TransportLog()
+        let (bot, run) = try startBot(peer, recorder: rec, log: log)
+        let first = try await peer.connection(0)
+        #expect(await eventually { await bot.state == .online })
+        try await first.send(RawSTOMPConnection.chat("alice", String(repeating: "x", count: 5000)))
+        #expect(await eventually(5) { first.isClosed }, "the bot kept a link that sent an oversized frame")
+        #expect(await eventually(5) { !rec.logs(containing: "link lost").isEmpty })
+        let lost = rec.logs(containing: "link lost").map(\.text)
+        #expect(lost.count == 1 && lost[0].contains("the server sent a WebSocket message over the limit of 4096 bytes"), "\(lost)")
+        #expect(first.closeFrames == [1009], "\(first.closeFrames)")
+        let second = try await peer.connection(1)
+        try await second.send(RawSTOMPConnection.chat("alice", "!ping"))
+        #expect(await eventually { second.sentBodies.contains(Self.pong) }, "\(second.sentBodies)")
+        await bot.stop()
+        #expect(await run.value == .stopped)
+        await peer.stop()
+    }
+
     @Test func wellFormedNoiseIsLoggedAndTheSessionGoesOn() async throws {
         let peer = try await RawSTOMPPeer.start()
         let rec = Recorder()

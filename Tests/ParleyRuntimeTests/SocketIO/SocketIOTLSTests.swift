@@ -114,6 +114,23 @@ struct SocketIOTLSTests {
         await server.stop()
     }
 
+    /// `wss://` or `https://` to a server that speaks no TLS: the error says
+    /// so (BoringSSL's WRONG_VERSION_NUMBER), not that a certificate was
+    /// refused, which would send the user to `ca_file`.
+    @Test func aServerWithoutTLSIsNamedAsSuch() async throws {
+        let server = try await PythonSocketChat.start()
+        for links in [[SocketIOOptions.Link.websocket], [.polling]] {
+            await #expect {
+                let session = try await Self.transport("plain", port: server.port, links: links, caFile: nil, connectTimeout: 3).connect()
+                await session.close()
+            } throws: { error in
+                let m = (error as? TransportError)?.message ?? "\(error)"
+                return m.contains("the server does not speak TLS") && !m.contains("certificate") && !m.contains(".build")
+            }
+        }
+        await server.stop()
+    }
+
     /// The CA is trusted but the certificate is made out to another name
     /// (`DNS:elsewhere.example`, no IP): refused over either link, and the
     /// error says so. (NIOSSL matches an IP SAN against the address connected
