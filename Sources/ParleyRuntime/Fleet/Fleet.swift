@@ -10,6 +10,12 @@ public enum BotSpecs {
     public static func make(_ file: BotConfigFile, embedded: [String: HostPort],
                             log: @escaping @Sendable (_ bot: String, _ line: String) -> Void) throws(ConfigError) -> [BotSpec] {
         try file.bots.map { b throws(ConfigError) in
+            // Settings for plugins of a bot that loads none are a mistake here
+            // (`plugin test --config` gives the plugin on its command line).
+            if b.plugins.isEmpty, let plugin = (Array(b.pluginConfig.keys) + Array(b.pluginLimits.keys) + Array(b.webhookSecrets.keys)).sorted().first {
+                throw ConfigError(kind: .unknownKey, file: file.path, line: b.pluginsLine, key: "plugins",
+                                  message: "there are settings for plugin '\(plugin)', but this bot loads no plugins (add it to plugins)")
+            }
             let target = TransportTarget(name: b.name, rooms: b.rooms, server: b.server, embedded: embedded[b.transport],
                                          connectTimeout: b.presence.connectTimeout,
                                          log: { [name = b.name] line in log(name, line) }, file: file.path, line: b.serverLine)

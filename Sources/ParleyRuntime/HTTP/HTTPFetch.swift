@@ -4,6 +4,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import ParleyCore
+import ParleyNet
 
 /// One `bot.http` request, carried out: every hop (the request and each
 /// redirect) is checked against `[bot.http] allow` and then on the address
@@ -86,6 +87,9 @@ enum HTTPFetch {
     static func fetch(_ target: Target, method: String, headers: [HTTPHeader], body: [UInt8]?,
                               deadline: NIODeadline, maxBytes: Int) async throws -> (Int, [HTTPHeader], [UInt8]) {
         var config = HTTPClient.Configuration(redirectConfiguration: .disallow)
+        // A refused connection or a failed TLS handshake is the plugin's answer
+        // at once, by its name: retried until the deadline, it would read as a timeout.
+        config.connectionPool.retryConnectionEstablishment = false
         if IPAddress(target.host) == nil {
             // Pinned under the host as checked and as async-http-client reads
             // it from the URL: a lookup under any other spelling would
@@ -116,7 +120,7 @@ enum HTTPFetch {
         do {
             response = try await client.execute(req, deadline: deadline)
         } catch {
-            throw HTTPFailure("\(method) \(Redactor.url(target.url)): \(error)")
+            throw HTTPFailure("\(method) \(Redactor.url(target.url)): \(NetworkErrors.describe(error))")
         }
         var bytes: [UInt8] = []
         for try await chunk in response.body {

@@ -185,6 +185,27 @@ import Testing
         await second.stop()
     }
 
+    /// A refused connection and TLS to a plain server fail at once with
+    /// their cause: not retried until the timeout and called a timeout.
+    @Test func aConnectionThatFailsIsSaidAtOnceByItsCause() async throws {
+        let plain = try await PythonPeer.start(script: "http_target.py")
+        let closed = try freePort()
+        var options = HTTPOptions()
+        options.allow = ["127.0.0.1:\(closed)", "127.0.0.1:\(plain.port)"].compactMap(AllowedHost.init)
+        for (url, says) in [("http://127.0.0.1:\(closed)/", "Connection refused"),
+                            ("https://127.0.0.1:\(plain.port)/echo", "the server does not speak TLS")] {
+            let start = ContinuousClock.now
+            let outcome = await HTTPFetch.run(HTTPCall(id: 1, method: "GET", url: url, headers: [], body: nil, timeout: 20), options: options)
+            guard case .failed(let why) = outcome else {
+                Issue.record("\(url): \(outcome)")
+                continue
+            }
+            #expect(why.contains(says) && !why.contains("timed out"), "\(url): \(why)")
+            #expect(ContinuousClock.now - start < .seconds(10), "\(url) took \(ContinuousClock.now - start)")
+        }
+        await plain.stop()
+    }
+
     @Test func slowAndEndlessAnswersAreCut() async throws {
         let s = try await Self.start { Self.allowing(["127.0.0.1:\($0)"]) { $0.timeout = 2; $0.maxBytes = 200_000 } }
         let start = Date()
