@@ -155,6 +155,10 @@ public struct BotConfigFile: Sendable {
         let line = t.table.position.line
         let name = try t.string("name")
         if name.isEmpty { throw t.error("name", "the bot name must not be empty") }
+        // A name is printed by check, written in every log line and sent to chat servers.
+        if name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0 == "\u{2028}" || $0 == "\u{2029}" }) {
+            throw t.error("name", "the bot name must not contain control characters or line breaks")
+        }
         let count = try t.int("count", default: 1, range: 1...100_000)
         if count > 1, !name.contains("{n}") {
             throw t.error("name", "a fleet (count = \(count)) needs {n} in its name, e.g. \"user{n}\"")

@@ -55,8 +55,8 @@ extension BotRunner {
         }
     }
 
-    /// Whether a plugin of this bot serves the path (else the server answers 404).
-    public func servesWebhook(plugin: String, path: String) -> Bool {
-        host.map { onLoop($0) { $0.servesWebhook(plugin: plugin, path: path) } } ?? false
+    /// Whether a plugin of this bot serves the path (else the server answers 404, or 503 for a disabled plugin).
+    public func servesWebhook(plugin: String, path: String) -> WebhookRoute {
+        host.map { onLoop($0) { $0.servesWebhook(plugin: plugin, path: path) } } ?? .none
     }
 }

@@ -140,7 +140,11 @@ final class Webhooks: Sendable {
         guard parts.count >= 3, let runner = runners[parts[0]] else { return HTTPServer.text(.notFound, "no such webhook\n") }
         let plugin = parts[1]
         let path = parts[2...].joined(separator: "/")
-        guard await runner.servesWebhook(plugin: plugin, path: path) else { return HTTPServer.text(.notFound, "no such webhook\n") }
+        switch await runner.servesWebhook(plugin: plugin, path: path) {
+        case .none: return HTTPServer.text(.notFound, "no such webhook\n")
+        case .disabled: return HTTPServer.text(.serviceUnavailable, "plugin \(plugin) is disabled (it failed too often); it serves again once reloaded\n")
+        case .served: break
+        }
         let body: ByteBuffer
         do {
             // A body that drips is cut off by `RequestDeadline`, which closes the connection.

@@ -178,8 +178,8 @@ actor BotHost {
         return (out, reply, bot.nextDue)
     }
 
-    func servesWebhook(plugin: String, path: String) -> Bool {
-        bot?.servesWebhook(plugin: plugin, path: path) ?? false
+    func servesWebhook(plugin: String, path: String) -> WebhookRoute {
+        bot?.servesWebhook(plugin: plugin, path: path) ?? .none
     }
 
     func pluginReports() -> [PluginReport] { bot?.pluginReports() ?? [] }

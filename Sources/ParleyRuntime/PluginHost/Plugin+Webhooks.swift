@@ -95,9 +95,11 @@ extension Plugin {
 
 
 extension Bot {
-    /// Whether a plugin serves this webhook path.
-    public func servesWebhook(plugin: String, path: String) -> Bool {
-        plugins.contains { $0.name == plugin && !$0.isDisabled && $0.webhooks.contains(path) }
+    /// Whether a plugin serves this webhook path: a disabled plugin's paths
+    /// are said to be so, not "no such webhook", which reads as a wrong URL.
+    public func servesWebhook(plugin: String, path: String) -> WebhookRoute {
+        guard let p = plugins.first(where: { $0.name == plugin && $0.webhooks.contains(path) }) else { return .none }
+        return p.isDisabled ? .disabled : .served
     }
 
     /// Delivers a webhook request to its plugin's handler as one event: the
@@ -122,4 +124,9 @@ extension Bot {
         p.webhookAnswer = nil
         return (actions, reply)
     }
+}
+
+/// What a webhook path is to its bot.
+public enum WebhookRoute: Sendable {
+    case served, disabled, none
 }

@@ -36,6 +36,14 @@ import ParleyTestSupport
         #expect((try? parse("name = \"bad::name\"\ntransport = \"socketio\"\n")) != nil)
     }
 
+    /// A bot's name goes into every log line, `check`'s listing and the server: no control characters.
+    @Test func aBotNameWithAControlCharacterIsRefused() {
+        for bad in ["a\\nb", "a\\u001B[2Jb", "a\\u2028b"] {
+            let e = errorText { _ = try BotConfigFile.parse(text: "[[bot]]\nname = \"\(bad)\"\n", path: "/tmp/n.toml") }
+            #expect(e.contains("n.toml:2") && e.contains("control characters or line breaks"), "\(bad): \(e)")
+        }
+    }
+
     @Test func streamChatHasOneRoom() throws {
         let e = errorText { _ = try parse("name = \"b\"\n\nrooms = [\"general\", \"random\"]\n") }
         #expect(e.contains("streamchat-bot.toml:4") && e.contains("one room"), "\(e)")

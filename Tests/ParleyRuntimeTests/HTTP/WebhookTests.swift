@@ -164,6 +164,17 @@ import Testing
         await s.stop()
     }
 
+    /// A plugin disabled for its failures (five in a row, here its broken
+    /// webhook) answers its paths 503 and says so, not "no such webhook".
+    @Test func aDisabledPluginsWebhooksSayItIsDisabled() async throws {
+        let s = try await Self.start()
+        for _ in 0..<5 { #expect(try await s.post("parley/hooks/broken", "x").status == 500) }
+        let after = try await s.post("parley/hooks/push", "x")
+        #expect(after.status == 503 && after.body.contains("plugin hooks is disabled"), "\(after)")
+        #expect(try await s.post("parley/hooks/nowhere", "x").status == 404)
+        await s.stop()
+    }
+
     /// The shipped `Plugins/github.lua`, sent a push as GitHub sends it.
     @Test func theGitHubExampleAnnouncesAPush() async throws {
         let s = try await Self.start(github: true)
