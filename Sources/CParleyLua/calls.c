@@ -199,6 +199,7 @@ void parley_state_close(lua_State *L) {
     parley_buf_free(&c->scratch_in);
     parley_buf_free(&c->scratch_out);
     free(c->forbidden);
+    free(c->rooms);
     free(c->last_error);
     free(c);
 }

@@ -88,6 +88,17 @@ static const char *find_forbidden(parley_ctx *c, const char *text, size_t len) {
     return NULL;
 }
 
+static int is_bot_room(const parley_ctx *c, const char *room, size_t rl) {
+    if (c->rooms == NULL) return 1;
+    const char *p = c->rooms, *end = c->rooms + c->rooms_len;
+    while (p < end) {
+        size_t n = strlen(p);
+        if (n == rl && memcmp(p, room, rl) == 0) return 1;
+        p += n + 1;
+    }
+    return 0;
+}
+
 /* bot.send(room, text) -> true | nil, reason */
 static int nat_send(lua_State *L) {
     parley_ctx *c = parley_ctx_of(L);
@@ -119,6 +130,10 @@ static int nat_send(lua_State *L) {
     }
     /* One reservation for the whole action: this is every reply's path. */
     int here = is_event_room(c, room, rl);
+    if (!here && !is_bot_room(c, room, rl)) {
+        snprintf(msg, sizeof msg, "this bot is not in room '%.*s' (its rooms are in its config)", (int)(rl > 60 ? 60 : rl), room);
+        return refuse(L, c, 0, msg);
+    }
     uint8_t *w = parley_buf_extend(&c->actions, 1 + room_size(here, rl) + 4 + tl);
     if (w == NULL) return luaL_error(L, "not enough memory");
     *w++ = PARLEY_ACTION_SEND;

@@ -62,6 +62,8 @@ public struct VMSetup: Sendable {
     public var hostFunctions: [String: Int32]
     /// Substrings the transport forbids in sent text.
     public var forbiddenSubstrings: [String]
+    /// The rooms `bot.send` may name; empty: any (the harness).
+    public var rooms: [String] = []
     /// Strings written with `ValueWriter.writeCommon(i)` (event field names).
     public var commonStrings: [String] = []
     /// What the transport can do (`bot.transport`), as the prelude receives it.
@@ -149,7 +151,7 @@ public final class PluginVM {
             state = nil
             throw PluginFailure(.runtime, "plugin VM setup failed: \(message)")
         }
-        apply(limits: limits, forbidden: setup.forbiddenSubstrings)
+        apply(limits: limits, forbidden: setup.forbiddenSubstrings, rooms: setup.rooms)
         parley_ctx_of(L)?.pointee.zone = setup.zone.flatMap { UnsafePointer(bitPattern: $0.address) }
     }
 
@@ -286,7 +288,7 @@ public final class PluginVM {
 
     // MARK: - internals
 
-    private func apply(limits: PluginLimits, forbidden: [String]) {
+    private func apply(limits: PluginLimits, forbidden: [String], rooms: [String]) {
         guard let L = state, let c = parley_ctx_of(L) else { return }
         c.pointee.instr_limit = Int64(limits.instructions)
         c.pointee.wall_limit_ns = UInt64(max(1, limits.timeMilliseconds)) * 1_000_000
@@ -303,6 +305,15 @@ public final class PluginVM {
             bytes.withUnsafeBytes { p.copyMemory(from: $0.baseAddress!, byteCount: bytes.count) }
             c.pointee.forbidden = p.assumingMemoryBound(to: CChar.self)
             c.pointee.forbidden_len = bytes.count
+        }
+        if !rooms.isEmpty {
+            var bytes: [UInt8] = []
+            for r in rooms { bytes += Array(r.utf8) + [0] }
+            // Owned by C from here on (parley_state_close frees it).
+            let p = malloc(bytes.count)!
+            bytes.withUnsafeBytes { p.copyMemory(from: $0.baseAddress!, byteCount: bytes.count) }
+            c.pointee.rooms = p.assumingMemoryBound(to: CChar.self)
+            c.pointee.rooms_len = bytes.count
         }
     }
 

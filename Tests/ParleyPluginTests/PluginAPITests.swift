@@ -334,6 +334,25 @@ struct PluginAPITests {
         #expect(texts(a) == ["tick 1", "after 2 at 2", "tick 2", "tick 3", "cancelled"])
     }
 
+    /// A bot's rooms come from its config: a send to another is refused when
+    /// it is made (a `true` is a promise the transport would break), and a
+    /// reply to the event's room, or a send to a configured room, goes.
+    @Test func aSendToARoomTheBotIsNotInIsRefusedWhenMade() throws {
+        var options = BotOptions(name: "parley")
+        options.rooms = ["lobby", "ops"]
+        let bot = Bot(options: options, now: 1_000)
+        _ = try bot.loadPlugin(name: "p", source: Array("""
+        bot.on("message", function(msg)
+          local ok, err = bot.send("elsewhere", "x")
+          assert(ok == nil and err == "this bot is not in room 'elsewhere' (its rooms are in its config)", err)
+          assert(bot.send("ops", "to ops"))
+          msg:reply("here")
+        end)
+        """.utf8))
+        let a = try bot.handle(.message(ChatMessage(room: "lobby", user: "alice", text: "hi")))
+        #expect(texts(a) == ["to ops", "here"], "\(a)")
+    }
+
     /// On a live bot's wall clock a loop that was busy makes timers late,
     /// and a late every timer fires once, on its phase: catching up back to
     /// back would hold the loop (its other plugins, its link) for longer

@@ -134,6 +134,10 @@ typedef struct parley_ctx {
     /* Substrings a transport forbids in user text (NUL-separated list). */
     char *forbidden;
     size_t forbidden_len;
+    /* The bot's rooms (NUL-separated list; NULL: any room): a send elsewhere
+     * is refused when it is made, not dropped by the transport later. */
+    char *rooms;
+    size_t rooms_len;
 
     /* ---- the message being handled ---- */
     /* Its room's bytes while parley_dispatch_message runs (NULL otherwise):

@@ -169,6 +169,9 @@ public struct BotConfigFile: Sendable {
         // A room listed twice would be joined twice: every message handled and answered twice.
         if rooms.isEmpty { throw t.error("rooms", "name at least one room (leave rooms out for [\"lobby\"])") }
         if rooms.contains(where: { $0.allSatisfy(\.isWhitespace) }) { throw t.error("rooms", "a room name must not be empty") }
+        if rooms.contains(where: { $0.unicodeScalars.contains { $0.properties.generalCategory == .control } }) {
+            throw t.error("rooms", "a room name must not contain control characters")
+        }
         if let twice = rooms.enumerated().first(where: { rooms[..<$0.offset].contains($0.element) })?.element {
             throw t.error("rooms", "'\(twice)' is listed twice")
         }

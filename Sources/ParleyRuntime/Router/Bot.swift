@@ -27,6 +27,9 @@ public struct BotOptions: Sendable {
     public var history = HistoryRetention()
     /// `[bot.roles]`: role name → the users who have it (exact names).
     public var roles: [String: [String]] = [:]
+    /// The rooms the config gives the bot: `bot.send` to another is refused
+    /// when it is made. Empty: any room (the harness, bots made in code).
+    public var rooms: [String] = []
     /// `[bot] timezone`: the zone `bot.cron` schedules are read in.
     public var timeZone = TimeZone(identifier: "UTC")!
     /// `[bot.http]`: the hosts `bot.http` may reach, and its limits per plugin.
