@@ -61,6 +61,10 @@ enum RESTChannels {
             guard let cid = RESTChat.idText(channel?["channel_id"]) else {
                 throw TransportError(.protocolViolation, "room '\(room)': the channel has no channel_id")
             }
+            // One channel under two spellings (by name and by id) would be joined twice, and the server refuses that.
+            if let same = out.first(where: { $0.channelId == cid }) {
+                throw TransportError(.refused, "rooms '\(same.room)' and '\(room)' are the same channel (id \(cid)): list it once")
+            }
             out.append(RESTChannel(room: room, workspaceId: wid, channelId: cid, name: cname))
         }
         return out

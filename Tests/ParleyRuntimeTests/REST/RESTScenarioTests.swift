@@ -339,6 +339,21 @@ struct RESTScenarioTests {
         await server.stop()
     }
 
+    /// One channel listed twice (the config refuses a literal repeat; by
+    /// name and by workspace id it is only found here): the bot stops and
+    /// says so, instead of retrying a namespace the server refuses.
+    @Test func oneChannelListedTwiceStopsTheBotWithWhy() async throws {
+        let server = try await RESTServer.start()
+        let bot = try startBot(server, rooms: ["acme/general", "acme/general"], recorder: Recorder())
+        guard case .failed(let why) = await bot.run.value else {
+            Issue.record("a channel listed twice must stop the bot")
+            await server.stop()
+            return
+        }
+        #expect(why.contains("rooms 'acme/general' and 'acme/general' are the same channel"), "\(why)")
+        await server.stop()
+    }
+
     @Test func missingChannelsAreCreatedOnlyWhenConfigured() async throws {
         let server = try await RESTServer.start()
         let rec = Recorder()
