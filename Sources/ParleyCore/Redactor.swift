@@ -132,3 +132,11 @@ public final class Redactor: Sendable {
         return out + fragment
     }
 }
+
+extension Redactor {
+    /// Whether `given` is `secret`, in time that does not depend on where they
+    /// differ: a token or a key compared with `==` leaks its prefix by timing.
+    public static func matches(_ given: String, secret: String) -> Bool {
+        given.utf8.count == secret.utf8.count && zip(given.utf8, secret.utf8).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
+    }
+}

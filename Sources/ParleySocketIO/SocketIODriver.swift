@@ -16,7 +16,12 @@ extension SocketIOTransport {
 
 extension SocketIOOptions: TransportOptions {
     public func makeTransport(for bot: TransportTarget) throws(ConfigError) -> any Transport {
+        var options = self
+        // On the embedded server the bot is a moderator: its CONNECT carries the server's token.
+        if bot.server == nil, !bot.embeddedAuth.isEmpty {
+            options.auth = (options.auth ?? [:]).merging(bot.embeddedAuth) { _, embedded in embedded }
+        }
         return SocketIOTransport(endpoint: try SocketIOEndpoint.of(bot, transport: SocketIOTransport.driver.name), name: bot.name,
-                                 rooms: bot.rooms, options: self, connectTimeout: bot.connectTimeout, log: bot.log)
+                                 rooms: bot.rooms, options: options, connectTimeout: bot.connectTimeout, log: bot.log)
     }
 }

@@ -8,10 +8,16 @@ import ParleyStreamChat
 public final class EmbeddedServers: Sendable {
     public let streamchat: StreamChatServer?
     public let socketio: SocketChatServer?
+    /// The Socket.IO server's moderators and their token: only a client that
+    /// connects with it may use a moderator's name (a web chat visitor cannot).
+    private let socketioModerators: Set<String>
+    private let socketioToken: String?
 
-    private init(streamchat: StreamChatServer?, socketio: SocketChatServer?) {
+    private init(streamchat: StreamChatServer?, socketio: SocketChatServer?, socketioModerators: Set<String>, socketioToken: String?) {
         self.streamchat = streamchat
         self.socketio = socketio
+        self.socketioModerators = socketioModerators
+        self.socketioToken = socketioToken
     }
 
     /// Starts what `bots` need: a server for each transport some bot without
@@ -34,14 +40,17 @@ public final class EmbeddedServers: Sendable {
         let streamchat = transports.contains(sc)
             ? try await StreamChatServer.start(.init(moderators: moderators[sc] ?? [], log: { log("streamchat: \($0)") })) : nil
         let socketio: SocketChatServer?
+        // Made per run and handed only to the bots: nobody outside the process knows it.
+        let token = (moderators[sio] ?? []).isEmpty ? nil : (0..<32).map { _ in String(UInt8.random(in: 0...255), radix: 16) }.joined()
         do {
             socketio = transports.contains(sio)
-                ? try await SocketChatServer.start(.init(moderators: moderators[sio] ?? [], log: { log("socketio: \($0)") })) : nil
+                ? try await SocketChatServer.start(.init(moderators: moderators[sio] ?? [], moderatorToken: token,
+                                                         log: { log("socketio: \($0)") })) : nil
         } catch {
             await streamchat?.shutdown()
             throw error
         }
-        return EmbeddedServers(streamchat: streamchat, socketio: socketio)
+        return EmbeddedServers(streamchat: streamchat, socketio: socketio, socketioModerators: Set(moderators[sio] ?? []), socketioToken: token)
     }
 
     /// A transport with default options for `name` on the embedded server of
@@ -49,9 +58,22 @@ public final class EmbeddedServers: Sendable {
     public func transport(_ transport: String, name: String) -> (any Transport)? {
         switch transport {
         case StreamChatTransport.driver.name: streamchat.map { StreamChatTransport(host: "127.0.0.1", port: $0.port, name: name) }
-        case SocketIOTransport.driver.name: socketio.map { SocketIOTransport(endpoint: SocketIOEndpoint(host: "127.0.0.1", port: $0.port), name: name) }
+        case SocketIOTransport.driver.name:
+            socketio.map {
+                var options = SocketIOOptions()
+                if socketioModerators.contains(name) { options.auth = socketioAuth }
+                return SocketIOTransport(endpoint: SocketIOEndpoint(host: "127.0.0.1", port: $0.port), name: name, options: options)
+            }
         default: nil
         }
+    }
+
+    /// The moderator token's CONNECT payload, for the bots of the Socket.IO server.
+    private var socketioAuth: [String: String]? { socketioToken.map { ["token": $0] } }
+
+    /// What the bots on each server connect with, by transport name, for `BotSpecs.make`.
+    public var auth: [String: [String: String]] {
+        socketioAuth.map { [SocketIOTransport.driver.name: $0] } ?? [:]
     }
 
     /// Where each one listens, by transport name, for `BotSpecs.make`.

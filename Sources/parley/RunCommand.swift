@@ -74,7 +74,7 @@ struct RunCommand: AsyncParsableCommand {
         }
         let specs: [BotSpec]
         do {
-            specs = try BotSpecs.make(file, embedded: servers.addresses) { bot, line in
+            specs = try BotSpecs.make(file, embedded: servers.addresses, embeddedAuth: servers.auth) { bot, line in
                 logger.info("\(line)", metadata: ["bot": .string(bot)])
             }
         } catch {

@@ -47,8 +47,21 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("ping-timeout"), help: ArgumentHelp("Socket.IO: drop a client that does not answer a ping within this long.", valueName: "seconds"))
     var pingTimeout: Double = 20
 
-    @Option(name: .customLong("moderator"), help: ArgumentHelp("A name whose kick, mute and delete requests the servers obey (repeat for several). Names are not authenticated.", valueName: "name"))
+    @Option(name: .customLong("moderator"), help: ArgumentHelp("A name whose kick, mute and delete requests the servers obey (repeat for several). Names are not authenticated, unless --moderator-token-env.", valueName: "name"))
     var moderators: [String] = []
+
+    @Option(name: .customLong("moderator-token-env"), help: ArgumentHelp("Socket.IO: the environment variable holding a token; a moderator's name (and its rights) is then only for a client whose CONNECT carries {\"token\": TOKEN} ([bot.socketio.auth] token).", valueName: "NAME"))
+    var moderatorTokenEnv: String?
+
+    /// The token `--moderator-token-env` names: set and not empty, else a usage error.
+    func moderatorToken() throws -> String? {
+        guard let name = moderatorTokenEnv else { return nil }
+        guard let token = ProcessInfo.processInfo.environment[name] else {
+            throw ValidationError("--moderator-token-env: the environment variable \(name) is not set")
+        }
+        if token.isEmpty { throw ValidationError("--moderator-token-env: the environment variable \(name) is empty") }
+        return token
+    }
 
     /// `--keepalive IDLE,INTERVAL,COUNT` or `off`.
     static func keepalive(_ s: String) throws -> TCPKeepalive? {
@@ -76,6 +89,7 @@ struct ServeCommand: AsyncParsableCommand {
         guard (1...(1 << 30)).contains(maxPayload) else { throw ValidationError("--max-payload must be 1 to 1073741824 bytes") }
         guard pingInterval > 0, pingInterval.isFinite else { throw ValidationError("--ping-interval must be more than 0 seconds") }
         guard pingTimeout > 0, pingTimeout.isFinite else { throw ValidationError("--ping-timeout must be more than 0 seconds") }
+        _ = try moderatorToken()
     }
 
     @OptionGroup var logging: LogOptions
@@ -120,6 +134,7 @@ struct ServeCommand: AsyncParsableCommand {
                     maxConnections: maxConnections,
                     maxOutboundBytes: maxQueuedKB * 1024,
                     moderators: moderators,
+                    moderatorToken: try moderatorToken(),
                     log: log
                 )
                 let server = try await SocketChatServer.start(config)

@@ -469,6 +469,10 @@ struct PortInUseTests {
         }
         let bad = try CLITests.parley(["serve", "--log-level", "loud"], timeout: 30)
         #expect(bad.status == 64 && bad.stderr.contains("--log-level"), "\(bad.stderr)")
+        // A moderator token from a variable that is not there is a usage error, not a server without one.
+        let unset = try CLITests.parley(["serve", "--socketio", "127.0.0.1:0", "--moderator", "mod",
+                                         "--moderator-token-env", "PARLEY_TEST_NO_SUCH_VARIABLE"], timeout: 30)
+        #expect(unset.status == 64 && unset.stderr.contains("PARLEY_TEST_NO_SUCH_VARIABLE is not set"), "\(unset.stderr)")
     }
 }
 

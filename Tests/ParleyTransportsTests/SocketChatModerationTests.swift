@@ -18,6 +18,32 @@ struct SocketChatModerationTests {
         return (mod, bob, cat, ["mod": modSID, "bob": bobSID, "cat": catSID])
     }
 
+    /// With a moderator token, a moderator's name is only for a client whose
+    /// CONNECT carried it: an impostor (a web chat visitor, say) can take
+    /// neither the name nor its rights, with no token or a wrong one.
+    @Test func withATokenAModeratorsNameNeedsIt() async throws {
+        var config = Self.config
+        config.moderatorToken = "s3cret-token"
+        try await withSocketChatServer(config) { server in
+            let (mod, _) = try await connectChat(port: server.port, nick: "mod", auth: #"{"token":"s3cret-token"}"#)
+            let (bob, bobSID) = try await connectChat(port: server.port, nick: "bob")
+            _ = try await mod.text { $0.contains("userConnectUpdate") && $0.contains(bobSID) }
+            for auth in [nil, #"{"token":"s3cret-tokeN"}"#] {
+                let (impostor, _) = try await connectChat(port: server.port, auth: auth)
+                impostor.send(#"42["connectUser","mod"]"#)
+                impostor.send(#"421["kickUser",{"user":"bob","reason":"x"}]"#)
+                let refused = try await impostor.text { $0.hasPrefix("431") }
+                #expect(refused.hasPrefix("431[false"), "\(refused)")
+                // Nobody heard a second "mod" arrive.
+                #expect(await bob.next(timeout: .milliseconds(300)) == nil)
+            }
+            // The real one keeps its name and its rights.
+            mod.send(#"422["kickUser",{"user":"bob","reason":"spam"}]"#)
+            #expect(try await mod.text { $0.hasPrefix("432") } == "432[true]")
+            #expect(server.stats.packetsRefused >= 4)
+        }
+    }
+
     @Test func aKickRemovesTheUserEveryoneHearsWhyAndTheyMayComeBack() async throws {
         try await withSocketChatServer(Self.config) { server in
             let (mod, bob, cat, sids) = try await Self.room(server)

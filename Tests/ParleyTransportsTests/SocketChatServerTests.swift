@@ -321,10 +321,10 @@ extension RawWebSocketClient {
 /// nickname it has also sent `connectUser` and read its own two answers.
 /// CONNECT goes out from the client's event loop right after the upgrade, so a
 /// starved test task cannot miss a short connect timeout.
-func connectChat(port: Int, namespace: String = "/", nick: String? = nil) async throws -> (RawWebSocketClient, String) {
+func connectChat(port: Int, namespace: String = "/", nick: String? = nil, auth: String? = nil) async throws -> (RawWebSocketClient, String) {
     let prefix = namespace == "/" ? "40" : "40\(namespace),"
     let event = namespace == "/" ? "42" : "42\(namespace),"
-    let greeting = [prefix] + (nick.map { [#"\#(event)["connectUser",\#(JSONValue.string($0).text)]"#] } ?? [])
+    let greeting = [prefix + (auth ?? "")] + (nick.map { [#"\#(event)["connectUser",\#(JSONValue.string($0).text)]"#] } ?? [])
     let ws = try await RawWebSocketClient.connect(port: port, greeting: greeting)
     guard try await ws.text().hasPrefix("0{") else { throw failure("no open packet") }
     let sid = try socketID(in: try await ws.text(), prefix: prefix)

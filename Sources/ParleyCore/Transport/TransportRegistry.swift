@@ -58,6 +58,9 @@ public struct TransportTarget: Sendable {
     /// The config's `server`; nil: the embedded server's `embedded` address, if there is one.
     public var server: String?
     public var embedded: HostPort?
+    /// What a bot on the embedded server connects with (its moderator token):
+    /// used only when `server` is nil.
+    public var embeddedAuth: [String: String] = [:]
     public var connectTimeout: Double
     /// Where the transport logs, with the bot's name.
     public var log: @Sendable (String) -> Void

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import ParleyCore
 import ParleyWire
 import ServiceLifecycle
 import Synchronization
@@ -90,8 +91,7 @@ struct BearerToken: RouterMiddleware {
         let header = request.headers[.authorization] ?? ""
         // The scheme is case-insensitive (RFC 9110).
         let given = header.lowercased().hasPrefix("bearer ") ? String(header.dropFirst(7)) : request.uri.queryParameters.get("token") ?? ""
-        // Compared in constant time, as the webhook signatures are.
-        guard given.utf8.count == token.utf8.count, zip(given.utf8, token.utf8).reduce(0, { $0 | ($1.0 ^ $1.1) }) == 0 else {
+        guard Redactor.matches(given, secret: token) else {
             return Response(status: .unauthorized, headers: [.contentType: "text/plain; charset=utf-8", .wwwAuthenticate: "Bearer"],
                             body: .init(byteBuffer: ByteBuffer(string: "a token is needed: Authorization: Bearer TOKEN, or ?token=\n")))
         }

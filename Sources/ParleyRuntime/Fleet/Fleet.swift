@@ -6,8 +6,10 @@ import ParleyCore
 public enum BotSpecs {
     /// - Parameter embedded: the address of each embedded server, by
     ///   transport name, used by bots whose config names no `server`.
+    /// - Parameter embeddedAuth: what a bot on each embedded server connects
+    ///   with (the server's moderator token), by transport name.
     /// - Parameter log: where each bot's transport logs, with the bot's name.
-    public static func make(_ file: BotConfigFile, embedded: [String: HostPort],
+    public static func make(_ file: BotConfigFile, embedded: [String: HostPort], embeddedAuth: [String: [String: String]] = [:],
                             log: @escaping @Sendable (_ bot: String, _ line: String) -> Void) throws(ConfigError) -> [BotSpec] {
         try file.bots.map { b throws(ConfigError) in
             // Settings for plugins of a bot that loads none are a mistake here
@@ -16,9 +18,10 @@ public enum BotSpecs {
                 throw ConfigError(kind: .unknownKey, file: file.path, line: b.pluginsLine, key: "plugins",
                                   message: "there are settings for plugin '\(plugin)', but this bot loads no plugins (add it to plugins)")
             }
-            let target = TransportTarget(name: b.name, rooms: b.rooms, server: b.server, embedded: embedded[b.transport],
+            var target = TransportTarget(name: b.name, rooms: b.rooms, server: b.server, embedded: embedded[b.transport],
                                          connectTimeout: b.presence.connectTimeout,
                                          log: { [name = b.name] line in log(name, line) }, file: file.path, line: b.serverLine)
+            target.embeddedAuth = embeddedAuth[b.transport] ?? [:]
             let transport = try b.transportOptions.makeTransport(for: target)
             let plugins = b.plugins.map {
                 BotSpec.PluginFile(name: pluginName(ofFile: $0), path: $0)

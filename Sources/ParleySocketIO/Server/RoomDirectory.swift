@@ -12,18 +12,22 @@ final class RoomDirectory: Sendable {
     private let rooms = Mutex<[String: SocketChatRoom]>([:])
     private let registry: SessionRegistry
     private let moderators: Set<String>
+    /// The moderator token, if the server has one (see `SocketChatRoom`).
+    let moderatorToken: String?
 
-    init(registry: SessionRegistry, moderators: Set<String> = []) {
+    init(registry: SessionRegistry, moderators: Set<String> = [], moderatorToken: String? = nil) {
         self.registry = registry
         self.moderators = moderators
+        self.moderatorToken = moderatorToken
     }
 
     /// The room for `namespace`, with the socket already a member.
-    func join(_ namespace: String, socketID: String, session: EngineIOSession) -> SocketChatRoom {
+    func join(_ namespace: String, socketID: String, session: EngineIOSession, trusted: Bool = false) -> SocketChatRoom {
         rooms.withLock { rooms in
-            let room = rooms[namespace] ?? SocketChatRoom(namespace: namespace, registry: registry, moderators: moderators)
+            let room = rooms[namespace] ?? SocketChatRoom(namespace: namespace, registry: registry, moderators: moderators,
+                                                          guarded: moderatorToken != nil)
             rooms[namespace] = room
-            room.join(socketID, session: session)
+            room.join(socketID, session: session, trusted: trusted)
             return room
         }
     }

@@ -1,3 +1,4 @@
+import ParleyCore
 import ParleyWire
 
 /// The Socket.IO side of one session: the namespaces it connected (one socket,
@@ -87,7 +88,7 @@ final class SessionSockets {
         switch packet.type {
         case .connect:
             kickedFrom.remove(packet.namespace)
-            connect(packet.namespace, session)
+            connect(packet.namespace, session, auth: packet.data)
         case .disconnect:
             if let socket = sockets.removeValue(forKey: packet.namespace) {
                 server.rooms.leave(socket.room, socketID: socket.id, session: session, announce: true)
@@ -131,7 +132,7 @@ final class SessionSockets {
 
     /// Answers CONNECT with the socket's sid, then joins the room, so the answer is
     /// out before any broadcast. A repeated CONNECT is answered with the same sid.
-    private func connect(_ namespace: String, _ session: EngineIOSession) {
+    private func connect(_ namespace: String, _ session: EngineIOSession, auth: JSONValue?) {
         guard namespace.utf8.count <= Self.maxNamespaceBytes,
               !namespace.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
         else {
@@ -146,7 +147,10 @@ final class SessionSockets {
         session.flush()
         // The flush may have dropped the session (too much queued): a closed session joins nothing.
         guard sockets[namespace] == nil, !session.isClosed else { return }
-        let room = server.rooms.join(namespace, socketID: id, session: session)
+        let trusted = server.rooms.moderatorToken.map { token in
+            auth?["token"]?.string.map { Redactor.matches($0, secret: token) } ?? false
+        } ?? false
+        let room = server.rooms.join(namespace, socketID: id, session: session, trusted: trusted)
         sockets[namespace] = Socket(id: id, room: room)
         session.socketConnected()
     }

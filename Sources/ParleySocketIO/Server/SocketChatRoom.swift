@@ -59,6 +59,8 @@ final class SocketChatRoom: Sendable {
         /// By nickname; an expired entry goes when its user next speaks.
         var mutes: [String: Mute] = [:]
         var messages = MessageIDs(limit: SocketChatRoom.deletableMessages)
+        /// Sockets whose CONNECT carried the moderator token.
+        var trusted: Set<String> = []
 
         var userList: JSONValue { .array(users.map(\.json)) }
         var typingUsers: JSONValue { .object(typing.map { ($0, 1) }) }
@@ -72,12 +74,16 @@ final class SocketChatRoom: Sendable {
     private let registry: SessionRegistry
     /// Nicknames whose moderation requests the room carries out.
     private let moderators: Set<String>
+    /// With a moderator token, a moderator's nickname is only for a socket
+    /// that connected with it: nobody else can take the name, or its rights.
+    private let guarded: Bool
     private let state = Mutex(State())
 
-    init(namespace: String, registry: SessionRegistry, moderators: Set<String> = []) {
+    init(namespace: String, registry: SessionRegistry, moderators: Set<String> = [], guarded: Bool = false) {
         self.namespace = namespace
         self.registry = registry
         self.moderators = moderators
+        self.guarded = guarded
     }
 
     /// True when the room holds nothing worth keeping: no members, no users, nobody typing.
@@ -86,8 +92,12 @@ final class SocketChatRoom: Sendable {
     }
 
     /// Makes a socket a member: from now on it receives the room's broadcasts.
-    func join(_ socketID: String, session: EngineIOSession) {
-        state.withLock { $0.audience.add(socketID, session) }
+    /// `trusted`: its CONNECT carried the moderator token.
+    func join(_ socketID: String, session: EngineIOSession, trusted: Bool = false) {
+        state.withLock {
+            $0.audience.add(socketID, session)
+            if trusted { $0.trusted.insert(socketID) }
+        }
     }
 
     /// Runs one client event. Arguments are checked as strings; anything else is
@@ -98,7 +108,8 @@ final class SocketChatRoom: Sendable {
         switch name {
         case "connectUser":
             guard let nick = args.first?.string else { return .refused("connectUser needs a nickname string") }
-            connectUser(nick, socketID: socketID)
+            // Said in the ack (the web chat shows it), not only logged.
+            if let refusal = connectUser(nick, socketID: socketID) { return .denied(refusal) }
             return .handled(ack: [])
         case "chatMessage":
             guard args.count >= 2, let nick = args[0].string, let message = args[1].string else {
@@ -131,7 +142,9 @@ final class SocketChatRoom: Sendable {
     /// departures would cost N² writes for nobody.
     func disconnect(_ socketID: String, session: EngineIOSession, announce: Bool) {
         state.withLock { s in
-            guard s.audience.remove(socketID, session), announce else { return }
+            guard s.audience.remove(socketID, session) else { return }
+            s.trusted.remove(socketID)
+            guard announce else { return }
             // As the seed: the user matched by socket id goes offline; with no
             // match the nickname is `undefined`, sent as null, and all three go out anyway.
             var nickname: JSONValue = .null
@@ -146,9 +159,13 @@ final class SocketChatRoom: Sendable {
         }
     }
 
-    private func connectUser(_ nick: String, socketID: String) {
-        state.withLock { s in
-            guard s.audience.contains(socketID) else { return }
+    /// Nil once done; why not for a moderator's name from a socket without the token.
+    private func connectUser(_ nick: String, socketID: String) -> String? {
+        state.withLock { s -> String? in
+            guard s.audience.contains(socketID) else { return nil }
+            if guarded, moderators.contains(nick), !s.trusted.contains(socketID) {
+                return "\(JSONValue.string(nick).text) is a moderator's name: only a client that connects with the moderator token may use it"
+            }
             let info: User
             if let i = s.users.firstIndex(where: { $0.nickname == nick }) {
                 // A returning nickname takes over the entry, whichever socket held it.
@@ -161,6 +178,7 @@ final class SocketChatRoom: Sendable {
             }
             emit("userList", [s.userList], in: s)
             emit("userConnectUpdate", [info.json], in: s)
+            return nil
         }
     }
 
@@ -219,6 +237,7 @@ final class SocketChatRoom: Sendable {
                 return "send connectUser before moderating"
             }
             guard moderators.contains(by) else { return "\(JSONValue.string(by).text) is not a moderator" }
+            if guarded, !s.trusted.contains(socketID) { return "this client did not connect with the moderator token" }
             switch action {
             case .kick(_, let user, let reason):
                 return kick(user, reason: reason, by: by, in: &s)

@@ -31,8 +31,12 @@ extension SocketChatServer {
         /// not poll) is dropped, so a stalled client cannot make every broadcast grow its queue.
         public var maxOutboundBytes: Int
         /// The nicknames whose `kickUser`, `muteUser` and `deleteMessage` every room
-        /// obeys. SocketChat does not authenticate nicknames: trust them only where the names are.
+        /// obeys. SocketChat does not authenticate nicknames: without a
+        /// `moderatorToken`, trust them only where the names are.
         public var moderators: [String]
+        /// When set, a moderator's nickname (and its rights) is only for a
+        /// client whose Socket.IO CONNECT carries `{"token": moderatorToken}`.
+        public var moderatorToken: String?
         /// Receives one line per notable event: dropped clients, refused packets.
         public var log: @Sendable (String) -> Void
 
@@ -49,6 +53,7 @@ extension SocketChatServer {
             maxConnections: Int = 20_000,
             maxOutboundBytes: Int = 4 * 1024 * 1024,
             moderators: [String] = [],
+            moderatorToken: String? = nil,
             log: @escaping @Sendable (String) -> Void = { _ in }
         ) {
             self.host = host
@@ -63,6 +68,7 @@ extension SocketChatServer {
             self.maxConnections = maxConnections
             self.maxOutboundBytes = maxOutboundBytes
             self.moderators = moderators
+            self.moderatorToken = moderatorToken
             self.log = log
         }
     }

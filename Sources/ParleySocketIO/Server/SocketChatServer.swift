@@ -42,7 +42,7 @@ public final class SocketChatServer: Sendable {
         on group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) async throws -> SocketChatServer {
         let registry = SessionRegistry(maxConnections: config.maxConnections)
-        let server = ServerContext(config: config, registry: registry, rooms: RoomDirectory(registry: registry, moderators: Set(config.moderators)))
+        let server = ServerContext(config: config, registry: registry, rooms: RoomDirectory(registry: registry, moderators: Set(config.moderators), moderatorToken: config.moderatorToken))
         let bootstrap = ServerBootstrap.forChat(on: group, maxOutboundBytes: config.maxOutboundBytes)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {

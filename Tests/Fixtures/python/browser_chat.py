@@ -158,7 +158,17 @@ def hostile(url, shots, _):
 
 def moderated(url, shots, _):
     """A bot `mod` that mutes and kicks on request: the page says each once,
-    and a removed person's message box is closed, not silently eaten."""
+    and a removed person's message box is closed, not silently eaten. The
+    server has a moderator token: a visitor who picks `mod` is refused."""
+    with session(shots, "web-chat-impostor") as i:
+        i.get(url)
+        box = i.find_element(By.ID, "nickname")
+        box.send_keys("mod")
+        box.send_keys(Keys.ENTER)
+        until("the refusal", lambda: "moderator's name" in i.find_element(By.ID, "status").text)
+        if i.find_element(By.ID, "text").is_enabled():
+            raise Failure("the impostor's message box is open")
+        print("ok: a moderator's name is refused to a visitor, who is told why")
     with session(shots, "web-chat-moderated") as d:
         join(d, url, "Zed")
         say(d, "mute me")

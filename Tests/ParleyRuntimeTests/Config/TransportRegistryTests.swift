@@ -1,6 +1,7 @@
 import ParleyConfig
 import ParleyCore
 import ParleyRuntime
+import ParleySocketIO
 import ParleyStreamChat
 import ParleyTestSupport
 import Testing
@@ -62,5 +63,25 @@ import Testing
         let specs = try BotSpecs.make(file, embedded: ["echo": HostPort(host: "127.0.0.1", port: 7001)], log: { _, _ in })
         #expect((specs[0].transport as? StreamChatTransport)?.port == 7001)
         #expect(errorText { _ = try BotSpecs.make(file, embedded: [:], log: { _, _ in }) }.contains("no embedded echo server"))
+    }
+
+    /// A Socket.IO bot on the embedded server connects with the server's
+    /// moderator token (beside its own auth); one with a `server` of its own never gets it.
+    @Test func aSocketIOBotOnTheEmbeddedServerCarriesItsModeratorToken() throws {
+        let file = try BotConfigFile.parse(text: """
+        [[bot]]
+        name = "mod"
+        transport = "socketio"
+        [bot.socketio.auth]
+        team = "blue"
+        [[bot]]
+        name = "away"
+        transport = "socketio"
+        server = "127.0.0.1:9"
+        """, path: "/tmp/b.toml")
+        let specs = try BotSpecs.make(file, embedded: ["socketio": HostPort(host: "127.0.0.1", port: 7002)],
+                                      embeddedAuth: ["socketio": ["token": "t0k"]], log: { _, _ in })
+        #expect((specs[0].transport as? SocketIOTransport)?.options.auth == ["team": "blue", "token": "t0k"])
+        #expect((specs[1].transport as? SocketIOTransport)?.options.auth == nil)
     }
 }

@@ -105,11 +105,16 @@ struct WebChatBrowserTests {
     }
 
     /// A person muted and then kicked by a bot: one notice per dropped
-    /// message, and a closed message box once removed.
+    /// message, and a closed message box once removed. The server has a
+    /// moderator token, which the bot connects with: a visitor who picks the
+    /// bot's name is refused and told why.
     @Test func aMutedThenKickedPersonSeesItOnThePage() async throws {
-        let server = try await SocketChatServer.start(.init(moderators: ["mod"]))
+        let server = try await SocketChatServer.start(.init(moderators: ["mod"], moderatorToken: "t0ken-of-the-mods"))
         defer { Task { await server.shutdown() } }
-        let transport = SocketIOTransport(endpoint: SocketIOEndpoint(host: "127.0.0.1", port: server.port), name: "mod", connectTimeout: 5)
+        var options = SocketIOOptions()
+        options.auth = ["token": "t0ken-of-the-mods"]
+        let transport = SocketIOTransport(endpoint: SocketIOEndpoint(host: "127.0.0.1", port: server.port), name: "mod", options: options,
+                                          connectTimeout: 5)
         let rules = """
         bot.hear("^mute me$", function(msg) bot.mute(msg.room, msg.user, 5, "asked") end)
         bot.hear("^kick me$", function(msg) bot.kick(msg.room, msg.user, "asked") end)
@@ -120,7 +125,7 @@ struct WebChatBrowserTests {
         #expect(await eventually { await bot.state == .online })
         let out = try await Self.browser(url: "http://127.0.0.1:\(server.port)/", scenario: "moderated")
         #expect(out.status == 0, "\(out.text)")
-        for step in ["one notice", "message box is closed", "Leave says so"] {
+        for step in ["a moderator's name is refused", "one notice", "message box is closed", "Leave says so"] {
             #expect(out.text.contains(step), "\(out.text)")
         }
         await bot.stop()

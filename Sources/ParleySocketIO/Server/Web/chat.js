@@ -114,7 +114,10 @@ function socketIO(packet) {
       status(`Connected as ${nick}`);
       $("text").disabled = $("send").disabled = false;
       $("text").placeholder = PLACEHOLDER;
-      emit("connectUser", [nick]);
+      // Refused (a moderator's name, on a server with a moderator token): say why, and stay out.
+      emit("connectUser", [nick], (answer) => {
+        if (Array.isArray(answer) && answer[0] === false) removed(`Not joined: ${answer[1]}`);
+      });
       $("join").hidden = true;
       $("chat").hidden = false;
       $("text").focus();
