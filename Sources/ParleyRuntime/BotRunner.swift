@@ -214,11 +214,11 @@ public actor BotRunner {
             } catch {
                 log(.error, "cannot start: \(error)")
                 let why = redactor("cannot start: \(error)")
-                presence.withLock { $0.failure = why }
+                presence.withLock { $0.failure = why; $0.failedAt = Date().timeIntervalSince1970 }
                 return .failed(why)
             }
             let outcome = masked(await presenceLoop())
-            if case .failed(let why) = outcome { presence.withLock { $0.failure = why } }
+            if case .failed(let why) = outcome { presence.withLock { $0.failure = why; $0.failedAt = Date().timeIntervalSince1970 } }
             // A bot that ended by itself (kicked, gave up, failed) says what it leaves unsent, as a stop does.
             if outcome != .stopped { warnUndelivered(because: "the bot stopped: \(outcome)") }
             await quiesce()

@@ -125,7 +125,8 @@ public final class FleetWatch: Sendable {
             }
             let presence = runner.presence.withLock { $0 }
             reports.append(BotReport(name: runner.name, transport: runner.spec.transport.capabilities.name, state: presence.failure == nil ? presence.state.rawValue : "failed",
-                                     stateSince: live.state == presence.state ? live.since : now, reconnects: presence.reconnects,
+                                     stateSince: presence.failure != nil ? presence.failedAt : live.state == presence.state ? live.since : now,
+                                     reconnects: presence.reconnects,
                                      eventsPerSecond: live.rates(live.events, now: now),
                                      repliesPerSecond: live.rates(live.replies, now: now),
                                      plugins: last?.plugins ?? [], journalSyncMilliseconds: last?.journalSyncMilliseconds,

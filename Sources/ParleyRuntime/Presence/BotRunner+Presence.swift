@@ -176,7 +176,7 @@ extension BotRunner {
     func setState(_ s: ConnectionState) {
         state = s
         presence.withLock { [backoffDelay, reconnects = stats.reconnects] in
-            $0 = PresenceStatus(state: s, backoffDelay: backoffDelay, reconnects: reconnects, failure: $0.failure)
+            $0 = PresenceStatus(state: s, backoffDelay: backoffDelay, reconnects: reconnects, failure: $0.failure, failedAt: $0.failedAt)
         }
         observer.connection(name, s)
         handle(.connection(s))
@@ -225,4 +225,6 @@ struct PresenceStatus: Sendable {
     /// failed): said by `/readyz` and the dashboard, where the state alone
     /// would read as an ordinary `offline`.
     var failure: String?
+    /// When it stopped so, seconds since 1970: what the dashboard counts "failed for" from.
+    var failedAt = 0.0
 }

@@ -123,7 +123,19 @@ struct ProbeTests {
         let ready = await Self.get(port, "/readyz").text
         #expect(failed, "\(ready)")
         #expect(ready.hasPrefix("HTTP/1.1 503") && !ready.contains("good:"), "\(ready)")
-        #expect(await Self.get(port, "/api/fleet").text.contains(#""state":"failed""#))
+        // Failed since it failed: the dashboard's "failed for" does not restart with each snapshot.
+        func failedSince() async -> Double? {
+            let raw = await Self.get(port, "/api/fleet").text
+            guard let body = raw.range(of: "\r\n\r\n").map({ raw[$0.upperBound...] }),
+                  let json = try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any],
+                  let bots = json["bots"] as? [[String: Any]], let bad = bots.first(where: { $0["name"] as? String == "bad" }),
+                  bad["state"] as? String == "failed" else { return nil }
+            return bad["stateSince"] as? Double
+        }
+        let first = await failedSince()
+        try await Task.sleep(for: .seconds(1.2))
+        let second = await failedSince()
+        #expect(first != nil && first == second, "\(String(describing: first)) then \(String(describing: second))")
         kill(parley.processIdentifier, SIGTERM)
         #expect(await finish(parley).status == 1)
     }
