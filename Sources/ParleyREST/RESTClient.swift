@@ -191,7 +191,10 @@ final class RESTClient: Sendable {
                 case 429:
                     let after = answer.retryAfter
                     if let after, after > options.maxRetryAfter {
-                        throw TransportError(.closed, "\(method) \(path): HTTP 429, Retry-After \(after) s is longer than max_retry_after")
+                        // Too long to hold a send: the session ends, and presence stays away that long.
+                        throw TransportError(.closed, "\(method) \(path): HTTP 429, Retry-After \(Self.seconds(after)) s is longer than "
+                                             + "max_retry_after (\(Self.seconds(options.maxRetryAfter)) s): reconnecting after it",
+                                             retryAfter: min(after, 86_400))
                     }
                     failure = TransportError(.closed, "\(method) \(path): HTTP 429")
                     wait = after

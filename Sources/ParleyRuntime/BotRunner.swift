@@ -153,6 +153,8 @@ public actor BotRunner {
     var closing = false
     var failure: String?
     var awayUntil: Double?
+    /// When the server said the bot may come back (a `Retry-After` that ended the session).
+    var serverWaitUntil: Double?
     var backoff: Backoff
     var sendRate: SendRate
     /// The plugins' next timer, on the bot's loop.

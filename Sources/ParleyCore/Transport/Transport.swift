@@ -242,10 +242,15 @@ public struct TransportError: Error, Sendable, CustomStringConvertible, Equatabl
     }
     public var kind: Kind
     public var message: String
+    /// How long the server asked the bot to stay away (an HTTP 429's
+    /// `Retry-After` too long to wait out inside a request): presence
+    /// reconnects after it, not at once.
+    public var retryAfter: Double?
 
-    public init(_ kind: Kind, _ message: String) {
+    public init(_ kind: Kind, _ message: String, retryAfter: Double? = nil) {
         self.kind = kind
         self.message = message
+        self.retryAfter = retryAfter
     }
 
     public var description: String { message }

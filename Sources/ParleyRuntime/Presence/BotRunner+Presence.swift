@@ -142,6 +142,14 @@ extension BotRunner {
             await sleep(until: until)
             return nil
         }
+        if let until = serverWaitUntil {
+            // The server asked for the wait (Retry-After): it is the backoff, and coming back sooner would only be refused.
+            serverWaitUntil = nil
+            backoffDelay = until - BotHost.now()
+            setState(.backoff)
+            await sleep(until: until)
+            return nil
+        }
         // A link that stayed up starts the backoff afresh; one dropped at once is a failed attempt.
         return await waitBackoff(failed: BotHost.now() - onlineSince < backoff.provenAfter)
     }

@@ -78,6 +78,7 @@ extension BotRunner {
                     return
                 case .end(let error)?:
                     if let error, !stopping { log(.warn, "link lost: \(error)") }
+                    if let wait = (error as? TransportError)?.retryAfter { serverWaitUntil = BotHost.now() + wait }
                     return endPump(p, kicked: nil)
                 case .events(let events)?:
                     (p.batch, p.at, took) = (events, 0, true)

@@ -245,6 +245,27 @@ struct RESTScenarioTests {
         await server.stop()
     }
 
+    /// A Retry-After longer than `max_retry_after` ends the session, and the
+    /// bot stays away that long instead of reconnecting and posting at once.
+    @Test func aRetryAfterBeyondTheLimitIsWaitedOutOffline() async throws {
+        let server = try await RESTServer.start()
+        let rec = Recorder()
+        let bot = try startBot(server, recorder: rec) { $0.maxRetryAfter = 1 }
+        #expect(await eventually { await bot.runner.state == .online })
+        try await server.control("fail", ["count": 1, "status": 429, "retry_after": 3])
+        let asked = ContinuousClock.now
+        try await server.post("alice", "!ping")
+        #expect(await eventually(15) { (try? await server.texts(from: "parley")) == ["pong"] })
+        let waited = ContinuousClock.now - asked
+        #expect(waited >= .milliseconds(2900), "answered after \(waited), before the Retry-After: 3 had passed")
+        #expect(rec.logs(containing: "Retry-After 3 s is longer than max_retry_after (1 s): reconnecting after it").count == 1,
+                "\(rec.logs.map(\.text))")
+        #expect(try await server.stats()["injected"]?.int == 1)
+        #expect(await bot.runner.stats.reconnects == 1)
+        await stop(bot)
+        await server.stop()
+    }
+
     @Test func rateLimitsHonourRetryAfter() async throws {
         let server = try await RESTServer.start()
         let rec = Recorder()
