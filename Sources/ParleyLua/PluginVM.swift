@@ -297,24 +297,25 @@ public final class PluginVM {
         c.pointee.max_message_bytes = max(1, limits.messageBytes)
         c.pointee.logs_per_event = Int32(clamping: limits.logLinesPerEvent)
         c.pointee.log_line_max = max(16, limits.logLineBytes)
-        if !forbidden.isEmpty {
-            var bytes: [UInt8] = []
-            for f in forbidden where !f.isEmpty { bytes += Array(f.utf8) + [0] }
-            // Owned by C from here on (parley_state_close frees it).
-            let p = malloc(bytes.count)!
-            bytes.withUnsafeBytes { p.copyMemory(from: $0.baseAddress!, byteCount: bytes.count) }
-            c.pointee.forbidden = p.assumingMemoryBound(to: CChar.self)
-            c.pointee.forbidden_len = bytes.count
+        if let (list, count) = Self.cList(forbidden.filter { !$0.isEmpty }) {
+            c.pointee.forbidden = list
+            c.pointee.forbidden_len = count
         }
-        if !rooms.isEmpty {
-            var bytes: [UInt8] = []
-            for r in rooms { bytes += Array(r.utf8) + [0] }
-            // Owned by C from here on (parley_state_close frees it).
-            let p = malloc(bytes.count)!
-            bytes.withUnsafeBytes { p.copyMemory(from: $0.baseAddress!, byteCount: bytes.count) }
-            c.pointee.rooms = p.assumingMemoryBound(to: CChar.self)
-            c.pointee.rooms_len = bytes.count
+        if let (list, count) = Self.cList(rooms) {
+            c.pointee.rooms = list
+            c.pointee.rooms_len = count
         }
+    }
+
+    /// `strings` as C reads a list: each followed by a NUL, in one block that
+    /// C owns from here on (parley_state_close frees it); nil for none.
+    private static func cList(_ strings: [String]) -> (UnsafeMutablePointer<CChar>, Int)? {
+        guard !strings.isEmpty else { return nil }
+        var bytes: [UInt8] = []
+        for s in strings { bytes += Array(s.utf8) + [0] }
+        let p = malloc(bytes.count)!
+        bytes.withUnsafeBytes { p.copyMemory(from: $0.baseAddress!, byteCount: bytes.count) }
+        return (p.assumingMemoryBound(to: CChar.self), bytes.count)
     }
 
     /// Each distinct prelude (or prelude extension) compiled once per process

@@ -216,11 +216,11 @@ public actor BotRunner {
             } catch {
                 log(.error, "cannot start: \(error)")
                 let why = redactor("cannot start: \(error)")
-                presence.withLock { $0.failure = why; $0.failedAt = Date().timeIntervalSince1970 }
+                publishFailure(why)
                 return .failed(why)
             }
             let outcome = masked(await presenceLoop())
-            if case .failed(let why) = outcome { presence.withLock { $0.failure = why; $0.failedAt = Date().timeIntervalSince1970 } }
+            if case .failed(let why) = outcome { publishFailure(why) }
             // A bot that ended by itself (kicked, gave up, failed) says what it leaves unsent, as a stop does.
             if outcome != .stopped { warnUndelivered(because: "the bot stopped: \(outcome)") }
             await quiesce()
@@ -284,6 +284,11 @@ public actor BotRunner {
             stepsLeftBehind = true
         }
         await session?.leave()
+    }
+
+    /// For `/readyz` and the dashboard: the bot stopped on an error, and why.
+    func publishFailure(_ why: String) {
+        presence.withLock { $0.failure = why; $0.failedAt = Date().timeIntervalSince1970 }
     }
 
     /// Said, not left to be found: whether unsent sends survive the stop depends on the journal.

@@ -72,8 +72,9 @@ public final class Bot: PluginServices {
     /// The bot's clock, in seconds since 1970. The harness moves it by hand.
     public var now: Double
     /// Wall time for a live bot (nil in the harness, whose clock only moves by
-    /// hand): read after each timer's handler, so timers that take longer than
-    /// their interval fall late and fire once, instead of catching up back to back.
+    /// hand): read before each timer fires, so the time the handlers before it
+    /// took counts, and a timer that fell behind fires once instead of
+    /// catching up back to back.
     public var clock: (() -> Double)?
     /// State, history and outbox (a journal, or memory).
     public let store: BotStore
