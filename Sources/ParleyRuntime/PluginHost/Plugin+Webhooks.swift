@@ -99,7 +99,7 @@ extension Bot {
     /// are said to be so, not "no such webhook", which reads as a wrong URL.
     public func servesWebhook(plugin: String, path: String) -> WebhookRoute {
         guard let p = plugins.first(where: { $0.name == plugin && $0.webhooks.contains(path) }) else { return .none }
-        return p.isDisabled ? .disabled : .served
+        return p.isDisabled ? .pluginDisabled : .served
     }
 
     /// Delivers a webhook request to its plugin's handler as one event: the
@@ -128,5 +128,5 @@ extension Bot {
 
 /// What a webhook path is to its bot.
 public enum WebhookRoute: Sendable {
-    case served, disabled, none
+    case served, pluginDisabled, none
 }
