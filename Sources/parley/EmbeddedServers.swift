@@ -41,7 +41,10 @@ public final class EmbeddedServers: Sendable {
             ? try await StreamChatServer.start(.init(moderators: moderators[sc] ?? [], log: { log("streamchat: \($0)") })) : nil
         let socketio: SocketChatServer?
         // Made per run and handed only to the bots: nobody outside the process knows it.
-        let token = (moderators[sio] ?? []).isEmpty ? nil : (0..<32).map { _ in String(UInt8.random(in: 0...255), radix: 16) }.joined()
+        let token = (moderators[sio] ?? []).isEmpty ? nil : (0..<32).map { _ in
+            let byte = UInt8.random(in: 0...255)
+            return (byte < 16 ? "0" : "") + String(byte, radix: 16)
+        }.joined()
         do {
             socketio = transports.contains(sio)
                 ? try await SocketChatServer.start(.init(moderators: moderators[sio] ?? [], moderatorToken: token,

@@ -268,6 +268,7 @@ final class SocketChatRoom: Sendable {
         let victim = s.users.remove(at: i)
         emit(SocketChatModeration.kicked, [["nickname": .string(user), "reason": .string(reason), "by": .string(by)]], in: s)
         if let session = s.audience.session(of: victim.id), s.audience.remove(victim.id, session) {
+            s.trusted.remove(victim.id)
             // Queued after the drain that carries the notice to the user.
             session.loop.execute { [namespace] in session.kicked(from: namespace, socketID: victim.id) }
         }
