@@ -150,13 +150,19 @@ public struct BotConfigFile: Sendable {
                           message: "no bot named '\(name)' (have: \(bots.map(\.name).joined(separator: ", ")))")
     }
 
+    /// Whether a name holds a control character (C0, DEL, C1) or a line or
+    /// paragraph separator: names are printed by `check` and in log lines.
+    static func breaksLines(_ name: String) -> Bool {
+        name.unicodeScalars.contains { $0.properties.generalCategory == .control || $0 == "\u{2028}" || $0 == "\u{2029}" }
+    }
+
     private static func readBot(_ t: TableReader, resolve: @escaping @Sendable (String) -> String,
                                 transports: TransportRegistry) throws -> [BotConfig] {
         let line = t.table.position.line
         let name = try t.string("name")
         if name.isEmpty { throw t.error("name", "the bot name must not be empty") }
         // A name is printed by check, written in every log line and sent to chat servers.
-        if name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0 == "\u{2028}" || $0 == "\u{2029}" }) {
+        if Self.breaksLines(name) {
             throw t.error("name", "the bot name must not contain control characters or line breaks")
         }
         let count = try t.int("count", default: 1, range: 1...100_000)
@@ -169,8 +175,8 @@ public struct BotConfigFile: Sendable {
         // A room listed twice would be joined twice: every message handled and answered twice.
         if rooms.isEmpty { throw t.error("rooms", "name at least one room (leave rooms out for [\"lobby\"])") }
         if rooms.contains(where: { $0.allSatisfy(\.isWhitespace) }) { throw t.error("rooms", "a room name must not be empty") }
-        if rooms.contains(where: { $0.unicodeScalars.contains { $0.properties.generalCategory == .control } }) {
-            throw t.error("rooms", "a room name must not contain control characters")
+        if rooms.contains(where: Self.breaksLines) {
+            throw t.error("rooms", "a room name must not contain control characters or line breaks")
         }
         if let twice = rooms.enumerated().first(where: { rooms[..<$0.offset].contains($0.element) })?.element {
             throw t.error("rooms", "'\(twice)' is listed twice")

@@ -57,6 +57,6 @@ extension BotRunner {
 
     /// Whether a plugin of this bot serves the path (else the server answers 404, or 503 for a disabled plugin).
     public func servesWebhook(plugin: String, path: String) -> WebhookRoute {
-        host.map { onLoop($0) { $0.servesWebhook(plugin: plugin, path: path) } } ?? .none
+        host.map { onLoop($0) { $0.servesWebhook(plugin: plugin, path: path) } } ?? .notFound
     }
 }

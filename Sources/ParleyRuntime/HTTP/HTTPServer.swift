@@ -141,7 +141,7 @@ final class Webhooks: Sendable {
         let plugin = parts[1]
         let path = parts[2...].joined(separator: "/")
         switch await runner.servesWebhook(plugin: plugin, path: path) {
-        case .none: return HTTPServer.text(.notFound, "no such webhook\n")
+        case .notFound: return HTTPServer.text(.notFound, "no such webhook\n")
         case .pluginDisabled: return HTTPServer.text(.serviceUnavailable, "plugin \(plugin) is disabled (it failed too often); it serves again once reloaded\n")
         case .served: break
         }

@@ -179,7 +179,7 @@ actor BotHost {
     }
 
     func servesWebhook(plugin: String, path: String) -> WebhookRoute {
-        bot?.servesWebhook(plugin: plugin, path: path) ?? .none
+        bot?.servesWebhook(plugin: plugin, path: path) ?? .notFound
     }
 
     func pluginReports() -> [PluginReport] { bot?.pluginReports() ?? [] }

@@ -98,7 +98,7 @@ extension Bot {
     /// Whether a plugin serves this webhook path: a disabled plugin's paths
     /// are said to be so, not "no such webhook", which reads as a wrong URL.
     public func servesWebhook(plugin: String, path: String) -> WebhookRoute {
-        guard let p = plugins.first(where: { $0.name == plugin && $0.webhooks.contains(path) }) else { return .none }
+        guard let p = plugins.first(where: { $0.name == plugin && $0.webhooks.contains(path) }) else { return .notFound }
         return p.isDisabled ? .pluginDisabled : .served
     }
 
@@ -128,5 +128,5 @@ extension Bot {
 
 /// What a webhook path is to its bot.
 public enum WebhookRoute: Sendable {
-    case served, pluginDisabled, none
+    case served, pluginDisabled, notFound
 }
