@@ -99,6 +99,13 @@ static int is_bot_room(const parley_ctx *c, const char *room, size_t rl) {
     return 0;
 }
 
+/* Refuses a room the bot is not in, as the transport would drop the action. */
+static int refuse_room(lua_State *L, parley_ctx *c, const char *room, size_t rl) {
+    char msg[160];
+    snprintf(msg, sizeof msg, "this bot is not in room '%.*s' (its rooms are in its config)", (int)(rl > 60 ? 60 : rl), room);
+    return refuse(L, c, 0, msg);
+}
+
 /* bot.send(room, text) -> true | nil, reason */
 static int nat_send(lua_State *L) {
     parley_ctx *c = parley_ctx_of(L);
@@ -130,10 +137,7 @@ static int nat_send(lua_State *L) {
     }
     /* One reservation for the whole action: this is every reply's path. */
     int here = is_event_room(c, room, rl);
-    if (!here && !is_bot_room(c, room, rl)) {
-        snprintf(msg, sizeof msg, "this bot is not in room '%.*s' (its rooms are in its config)", (int)(rl > 60 ? 60 : rl), room);
-        return refuse(L, c, 0, msg);
-    }
+    if (!here && !is_bot_room(c, room, rl)) return refuse_room(L, c, room, rl);
     uint8_t *w = parley_buf_extend(&c->actions, 1 + room_size(here, rl) + 4 + tl);
     if (w == NULL) return luaL_error(L, "not enough memory");
     *w++ = PARLEY_ACTION_SEND;
@@ -144,13 +148,14 @@ static int nat_send(lua_State *L) {
     return 1;
 }
 
-/* bot.typing(room, on) -> true */
+/* bot.typing(room, on) -> true | nil, reason */
 static int nat_typing(lua_State *L) {
     parley_ctx *c = parley_ctx_of(L);
     size_t rl;
     const char *room = luaL_checklstring(L, 1, &rl);
     uint8_t on = lua_isnone(L, 2) ? 1 : (uint8_t)lua_toboolean(L, 2);
     int here = is_event_room(c, room, rl);
+    if (!here && !is_bot_room(c, room, rl)) return refuse_room(L, c, room, rl);
     uint8_t *w = parley_buf_extend(&c->actions, 1 + room_size(here, rl) + 1);
     if (w == NULL) return luaL_error(L, "not enough memory");
     *w++ = PARLEY_ACTION_TYPING;
@@ -268,6 +273,19 @@ static void push_plugin_where(lua_State *L) {
     lua_pushliteral(L, "");
 }
 
+/* native.defined_at(fn): "greeter.lua:12", where a plugin function was
+ * written, for errors found after it returned (a webhook's answer). */
+static int nat_defined_at(lua_State *L) {
+    lua_Debug ar;
+    luaL_checktype(L, 1, LUA_TFUNCTION);
+    lua_pushvalue(L, 1);
+    if (lua_getinfo(L, ">S", &ar) && ar.linedefined > 0)
+        lua_pushfstring(L, "%s:%d", ar.short_src, ar.linedefined);
+    else
+        lua_pushliteral(L, "?");
+    return 1;
+}
+
 /* A host function: upvalue 1 is its id. */
 static int nat_trampoline(lua_State *L) {
     parley_ctx *c = parley_ctx_of(L);
@@ -331,6 +349,8 @@ void parley_push_natives(lua_State *L, int spec) {
     lua_setfield(L, t, "host");
     lua_pushcfunction(L, nat_words);
     lua_setfield(L, t, "words");
+    lua_pushcfunction(L, nat_defined_at);
+    lua_setfield(L, t, "defined_at");
     static const char *const levels[] = {"log_info", "log_warn", "log_error"};
     for (int i = 0; i < 3; i++) {
         lua_pushinteger(L, i);

@@ -56,6 +56,13 @@ public enum LuaJSON {
             pairs.reserveCapacity(array.count + hash.count)
             for (i, item) in array.enumerated() { pairs.append((String(i + 1), try json(item, depth: depth + 1))) }
             for pair in hash { pairs.append((try key(pair.key), try json(pair.value, depth: depth + 1))) }
+            // Only a number key can meet a string of the same text ([1] and ["1"]).
+            if pairs.count > 1, !array.isEmpty || hash.contains(where: { if case .bytes = $0.key { false } else { true } }) {
+                var seen = Set<String>()
+                for (k, _) in pairs where !seen.insert(k).inserted {
+                    throw LuaJSONError("the key \"\(k)\" appears twice, as a number and as a string")
+                }
+            }
             return .object(pairs)
         }
     }

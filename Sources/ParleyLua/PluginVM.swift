@@ -37,6 +37,18 @@ public enum VMAction: Sendable, Equatable {
 public struct HostCallError: Error, Sendable {
     public var message: String
     public init(_ message: String) { self.message = message }
+
+    /// Checks an options table's keys: a misspelt option (`timout`) would
+    /// otherwise be dropped without a word, and what it says lost.
+    /// `known` is in the order the message lists them.
+    public static func unknownOption(in options: LuaValue, who: String, known: [String]) -> HostCallError? {
+        guard case .table(let list, let hash) = options else { return nil }
+        let listed = known.joined(separator: ", ")
+        if !list.isEmpty { return HostCallError("\(who): the options are named: \(listed)") }
+        guard let odd = hash.first(where: { pair in !known.contains { LuaValue.string($0) == pair.key } }) else { return nil }
+        let name = odd.key.stringValue.map { "'\($0)'" } ?? "(a key that is not a string)"
+        return HostCallError("\(who): unknown option \(name) (the options are \(listed))")
+    }
 }
 
 /// Answers a plugin's calls to host functions (state, timers, history, roster).

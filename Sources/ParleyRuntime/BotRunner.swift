@@ -148,6 +148,9 @@ public actor BotRunner {
     var rateHeld = false
     var quotaLog = QuotaLog()
     var stopping = false
+    /// Why a stop's drain ended with sends still queued, said once nothing
+    /// can send any more (`run`): a timer or a message taken during the drain counts too.
+    var drainEnd: String?
     /// Set once the run is over and the journal is about to close: no timer,
     /// reload or delivery record may reach the plugins or the journal after it.
     var closing = false
@@ -221,9 +224,9 @@ public actor BotRunner {
             }
             let outcome = masked(await presenceLoop())
             if case .failed(let why) = outcome { publishFailure(why) }
-            // A bot that ended by itself (kicked, gave up, failed) says what it leaves unsent, as a stop does.
-            if outcome != .stopped { warnUndelivered(because: "the bot stopped: \(outcome)") }
             await quiesce()
+            // A bot that ended by itself (kicked, gave up, failed) says what it leaves unsent, as a stop does.
+            warnUndelivered(because: outcome == .stopped ? drainEnd ?? "they were made during the stop" : "the bot stopped: \(outcome)")
             if let host { onLoop(host) { $0.close() } }
             hostClosed = true
             log(.info, outcome == .stopped ? "stopped" : "stopped: \(outcome)")
@@ -242,7 +245,9 @@ public actor BotRunner {
         while session != nil, !outbox.isSettled, BotHost.now() < deadline {
             try? await Task.sleep(for: .milliseconds(20))
         }
-        warnUndelivered(because: session == nil ? "the bot is offline" : "the drain's \(drainTimeout.formatted()) s ran out")
+        if !outbox.isSettled {
+            drainEnd = session == nil ? "the bot is offline" : "the drain's \(drainTimeout.formatted()) s ran out"
+        }
         // Moderation still waiting: for the link, or for its reason's send.
         // With a journal each waits for the restart, behind its send. Without
         // one a step would be lost, so one behind a send is taken now, before

@@ -346,11 +346,49 @@ struct PluginAPITests {
           local ok, err = bot.send("elsewhere", "x")
           assert(ok == nil and err == "this bot is not in room 'elsewhere' (its rooms are in its config)", err)
           assert(bot.send("ops", "to ops"))
+          local typed, why = bot.typing("elsewhere", true)
+          assert(typed == nil and why == "this bot is not in room 'elsewhere' (its rooms are in its config)", why)
+          assert(bot.typing("ops", true))
           msg:reply("here")
         end)
         """.utf8))
         let a = try bot.handle(.message(ChatMessage(room: "lobby", user: "alice", text: "hi")))
         #expect(texts(a) == ["to ops", "here"], "\(a)")
+        #expect(a.filter { if case .typing = $0.kind { true } else { false } }.count == 1, "\(a)")
+    }
+
+    /// A misspelt option would be dropped without a word, and what it says
+    /// lost: every options table names the key it does not know. So do a
+    /// `msg.reply` that should be `msg:reply`, and a JSON object that would
+    /// hold one key twice.
+    @Test func aMisspeltOptionIsAnErrorThatNamesIt() throws {
+        let bot = Bot(options: BotOptions(name: "parley"), now: 1_000)
+        _ = try bot.loadPlugin(name: "p", source: Array(#"""
+        local function say(fn) local ok, err = pcall(fn); bot.send("lobby", tostring(err)) end
+        bot.on("message", function(msg)
+          say(function() bot.history("lobby", { limt = 5 }) end)
+          say(function() bot.after(5, function() end, { nmae = "x" }) end)
+          say(function() bot.every(5, function() end, { "x" }) end)
+          say(function() bot.cron("0 9 * * *", function() end, { dta = 1 }) end)
+          say(function() bot.http({ url = "http://example.com/", timout = 1 }, function() end) end)
+          say(function() msg.reply("hi") end)
+          local _, err = bot.json.encode({ [1] = "a", ["1"] = "b" })
+          bot.send("lobby", err)
+        end)
+        """#.utf8))
+        let a = try bot.handle(.message(ChatMessage(room: "lobby", user: "alice", text: "hi")))
+        let said = texts(a)
+        let expected = [
+            "p.lua:3: bot.history: unknown option 'limt' (the options are limit, before, after)",
+            "bot.after: unknown option 'nmae' (the options are name, data)",
+            "bot.every: the options are named: name, data",
+            "bot.cron: unknown option 'dta' (the options are name, data)",
+            "p.lua:7: bot.http: unknown option 'timout' (the options are url, method, headers, body, timeout)",
+            "p.lua:8: msg:reply(text) is called with a colon, not msg.reply(text)",
+            #"bot.json.encode: the key "1" appears twice, as a number and as a string"#,
+        ]
+        #expect(said.count == expected.count, "\(said)")
+        for (got, want) in zip(said, expected) { #expect(got.hasSuffix(want), "\(got)") }
     }
 
     /// On a live bot's wall clock a loop that was busy makes timers late,
@@ -559,16 +597,21 @@ struct PluginAPITests {
         bot.webhook("ok", function() return { status = 200 } end)
         bot.webhook("headers", function(req) return { body = bot.json.encode(req.headers) } end)
         bot.webhook("bad", function() return { status = 204, body = "x" } end)
+        bot.webhook("typo", function()
+          return { status = 200, header = {} }
+        end)
         """#
         func hook(_ path: String, _ headers: String = "{}") -> String {
             #"{"type":"webhook","plugin":"p","path":"\#(path)","method":"POST","headers":\#(headers),"body":""}"#
         }
-        let got = try await run(plugins: [("p", p)], script: [hook("ok"), hook("headers", #"{"Authorization":"Bearer s","Cookie":"c","X-Tag":"1"}"#), hook("bad")].joined(separator: "\n"))
+        let got = try await run(plugins: [("p", p)], script: [hook("ok"), hook("headers", #"{"Authorization":"Bearer s","Cookie":"c","X-Tag":"1"}"#), hook("bad"), hook("typo")].joined(separator: "\n"))
         let replies = got.compactMap { a -> String? in
             if case .webhookReply(_, let status, let body) = a.kind { return "\(status) \(body)" } else { return nil }
         }
-        #expect(replies == ["200 ", #"200 {"x-tag":"1"}"#, "500 the handler failed\n"], "\(replies)")
-        #expect(got.contains { $0.errorKind == .runtime && $0.json.contains("a 204 has no body") }, "\(got.map(\.json))")
+        #expect(replies == ["200 ", #"200 {"x-tag":"1"}"#, "500 the handler failed\n", "500 the handler failed\n"], "\(replies)")
+        // The handler has returned when its answer is read: the error names the line it was written at.
+        #expect(got.contains { $0.errorKind == .runtime && $0.json.contains("p.lua:3: bot.webhook: the handler's answer: a 204 has no body") }, "\(got.map(\.json))")
+        #expect(got.contains { $0.errorKind == .runtime && $0.json.contains("p.lua:4: bot.webhook: the handler's answer: unknown option 'header' (the options are status, body)") }, "\(got.map(\.json))")
     }
 }
 

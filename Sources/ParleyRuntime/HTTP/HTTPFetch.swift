@@ -141,9 +141,11 @@ struct HTTPURL {
     var scheme: String
     var host: String
     var port: Int
-    /// The URL with its scheme and host in lower case: what is requested, so
-    /// the host the client connects for is the one that was checked.
+    /// The URL with its scheme and host in lower case and no `user:password@`:
+    /// what is requested, so the host the client connects for is the one that was checked.
     var canonical: String
+    /// `user:password@` from the URL, decoded: sent as Basic credentials, as curl does.
+    var userinfo: (user: String, password: String)?
 
     init(_ text: String) throws {
         guard var c = URLComponents(string: text), let scheme = c.scheme?.lowercased(), let rawHost = c.host, !rawHost.isEmpty else {
@@ -157,6 +159,11 @@ struct HTTPURL {
         port = c.port ?? (scheme == "https" ? 443 : 80)
         c.scheme = scheme
         if let encoded = c.percentEncodedHost { c.percentEncodedHost = encoded.lowercased() }
+        if c.user != nil || c.password != nil {
+            userinfo = (c.user ?? "", c.password ?? "")
+            c.user = nil
+            c.password = nil
+        }
         canonical = c.string ?? text
     }
 

@@ -12,13 +12,8 @@ extension Plugin {
         let opts = a.count > 1 ? a[1] : .nil
         switch opts {
         case .nil: break
-        case .table(let list, let hash):
-            // A misspelt option (`hlep`) would silently lose what it says.
-            let known: Set<LuaValue> = [.string("help"), .string("usage"), .string("roles")]
-            if let unknown = hash.first(where: { !known.contains($0.key) }) {
-                return .failure(HostCallError("bot.command: unknown option '\(unknown.key.stringValue ?? "?")' (the options are help, usage, roles)"))
-            }
-            if !list.isEmpty { return .failure(HostCallError("bot.command: the options are named: help, usage, roles")) }
+        case .table:
+            if let e = HostCallError.unknownOption(in: opts, who: "bot.command", known: ["help", "usage", "roles"]) { return .failure(e) }
             for (key, value) in [("help", opts["help"]), ("usage", opts["usage"])] where !value.isNil {
                 guard let text = value.stringValue else { return .failure(HostCallError("bot.command: \(key) must be a string")) }
                 if key == "help" { info.help = text } else { info.usage = text }

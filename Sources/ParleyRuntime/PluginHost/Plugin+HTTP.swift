@@ -15,6 +15,7 @@ extension Plugin {
     func httpRequest(_ a: [LuaValue]) -> Result<[LuaValue], HostCallError> {
         let req = a.first ?? .nil
         guard case .table = req else { return .failure(HostCallError("bot.http: the request must be a table")) }
+        if let e = HostCallError.unknownOption(in: req, who: "bot.http", known: ["url", "method", "headers", "body", "timeout"]) { return .failure(e) }
         guard let url = req["url"].stringValue else { return .failure(HostCallError("bot.http: url must be a string")) }
         var method = "GET"
         if !req["method"].isNil {
@@ -59,6 +60,10 @@ extension Plugin {
         let target: HTTPURL
         do { target = try HTTPURL(url) } catch {
             return .success([.nil, .string("bot.http: \(error)")])
+        }
+        if let (user, password) = target.userinfo, !headers.contains(where: { $0.name.lowercased() == "authorization" }) {
+            headers.append(HTTPHeader("Authorization", "Basic " + Data("\(user):\(password)".utf8).base64EncodedString()))
+            headers.sort { $0.name < $1.name }
         }
         guard http.entry(host: target.host, port: target.port) != nil else {
             return refuse("http-allow", "bot.http: \(target.hostPort) is not in [bot.http] allow")

@@ -6,28 +6,29 @@ import ParleyLua
 /// the open transaction; the bot schedules them once the handler committed.
 /// Saved timers (named, or made while loading) outlive the process.
 extension Plugin {
-    /// `timer_add(seconds, repeats, opts)`; `opts` may hold `name`, `data`
-    /// and `cron` (a `bot.cron` spec, which replaces the interval).
+    /// `timer_add(seconds, repeats, opts, cron)`; `opts` may hold `name` and
+    /// `data`; `cron` is a `bot.cron` spec, which replaces the interval.
     func timerAdd(_ a: [LuaValue]) -> Result<[LuaValue], HostCallError> {
         var cron: CronSchedule?
-        if a.count > 2, case .table = a[2], !a[2]["cron"].isNil {
-            guard let spec = a[2]["cron"].stringValue else { return .failure(HostCallError("bot.cron: the schedule must be a string")) }
+        if a.count > 3, !a[3].isNil {
+            guard let spec = a[3].stringValue else { return .failure(HostCallError("bot.cron: the schedule must be a string")) }
             do { cron = try CronSchedule(spec, timeZone: services.timeZone) } catch {
                 return .failure(HostCallError("bot.cron: \(error.message)"))
             }
         }
-        let who = cron == nil ? "bot.after/bot.every" : "bot.cron"
+        let repeats = cron != nil || (a.count > 1 && a[1] == .bool(true))
+        let who = cron != nil ? "bot.cron" : repeats ? "bot.every" : "bot.after"
         guard let seconds = a.first?.numberValue, seconds.isFinite else {
             return .failure(HostCallError("\(who): the interval must be a number of seconds"))
         }
         if cron == nil, seconds < limits.minTimerInterval {
             return .success([.nil, .string("timer interval too short: \(seconds) s, the minimum is \(limits.minTimerInterval) s")])
         }
-        let repeats = cron != nil || (a.count > 1 && a[1] == .bool(true))
         var name: String?
         var data: LuaValue?
         if a.count > 2, !a[2].isNil {
             guard case .table = a[2] else { return .failure(HostCallError("\(who): the options must be a table")) }
+            if let e = HostCallError.unknownOption(in: a[2], who: who, known: ["name", "data"]) { return .failure(e) }
             let n = a[2]["name"]
             if !n.isNil {
                 guard case .bytes(let raw) = n, let text = String(validating: raw, as: UTF8.self), !text.isEmpty else {

@@ -61,35 +61,43 @@ extension Plugin {
         (c >= "a" && c <= "z") || (c >= "A" && c <= "Z") || (c >= "0" && c <= "9") || "-._~/".unicodeScalars.contains(c)
     }
 
-    /// `webhook_reply(res)`: what the handler returned; nil is 204.
+    /// `webhook_reply(res)`: what the handler returned; nil is 204. True, or
+    /// nil and what is wrong with it: the prelude raises that at the line the
+    /// handler was written at, as the handler is no longer running.
     func webhookReply(_ a: [LuaValue]) -> Result<[LuaValue], HostCallError> {
+        func wrong(_ problem: String) -> Result<[LuaValue], HostCallError> {
+            .success([.nil, .string("bot.webhook: the handler's answer: \(problem)")])
+        }
         let res = a.first ?? .nil
         switch res {
         case .nil:
             webhookAnswer = WebhookReply(status: 204)
         case .table:
+            if let e = HostCallError.unknownOption(in: res, who: "bot.webhook: the handler's answer", known: ["status", "body"]) {
+                return .success([.nil, .string(e.message)])
+            }
             var reply = WebhookReply(status: 200)
             let chosen = !res["status"].isNil
             if chosen {
                 guard let s = res["status"].numberValue, s == s.rounded(), (200...599).contains(s) else {
-                    return .failure(HostCallError("bot.webhook: status must be a whole number from 200 to 599"))
+                    return wrong("status must be a whole number from 200 to 599")
                 }
                 reply.status = Int(s)
             }
             if !res["body"].isNil {
-                guard let b = res["body"].stringValue else { return .failure(HostCallError("bot.webhook: body must be a string")) }
-                guard b.utf8.count <= 1 << 20 else { return .failure(HostCallError("bot.webhook: body over 1 MiB")) }
+                guard let b = res["body"].stringValue else { return wrong("body must be a string") }
+                guard b.utf8.count <= 1 << 20 else { return wrong("body over 1 MiB") }
                 // HTTP gives these no body: sending one would break the client's next response.
-                if reply.status == 204 || reply.status == 304 { return .failure(HostCallError("bot.webhook: a \(reply.status) has no body")) }
+                if reply.status == 204 || reply.status == 304 { return wrong("a \(reply.status) has no body") }
                 reply.body = b
             } else if !chosen {
                 reply.status = 204
             }
             webhookAnswer = reply
         default:
-            return .failure(HostCallError("bot.webhook: the handler must return nil or {status=, body=}"))
+            return wrong("return nil or {status=, body=}")
         }
-        return .success([])
+        return .success([.bool(true)])
     }
 }
 

@@ -207,6 +207,7 @@ final class Plugin: HostFunctions {
         case .nil, .table: break
         default: return .failure(HostCallError("bot.history: the options must be a table"))
         }
+        if let e = HostCallError.unknownOption(in: opts, who: "bot.history", known: ["limit", "before", "after"]) { return .failure(e) }
         var limit = 30
         if !opts["limit"].isNil {
             // Checked before any conversion: a plugin's 1e300 or NaN must not trap the process.

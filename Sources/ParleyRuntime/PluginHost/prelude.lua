@@ -55,7 +55,11 @@ if max_chars then
 end
 
 local Message = {
-  __index = { reply = function(self, text) return send(self.room, text) end },
+  __index = { reply = function(self, text)
+    -- msg.reply("hi") passes "hi" as self: say so rather than "bad argument #1".
+    if type(self) ~= "table" then error("msg:reply(text) is called with a colon, not msg.reply(text)", 2) end
+    return send(self.room, text)
+  end },
   __metatable = "locked",
 }
 
@@ -112,7 +116,8 @@ bot.roles = native.roles
 -- bot.after(seconds, fn [, opts]) or bot.after(seconds, opts): a timer with
 -- only options (it needs a name) fires as a "timer" event.
 local timer_add = native.timer_add
-local function add_timer(who, seconds, fn, again, opts)
+-- `cron` is bot.cron's schedule, which stands in for the interval.
+local function add_timer(who, seconds, fn, again, opts, cron)
   if type(fn) == "table" and opts == nil then
     fn, opts = nil, fn
     if opts.name == nil then error(who .. ": a timer without a function needs a name", 2) end
@@ -120,7 +125,7 @@ local function add_timer(who, seconds, fn, again, opts)
     need_function(fn, who)
     if opts ~= nil and type(opts) ~= "table" then error(who .. ": the options must be a table", 2) end
   end
-  local id, err = timer_add(seconds, again, opts)
+  local id, err = timer_add(seconds, again, opts, cron)
   if id then callbacks[id] = fn end
   return id, err
 end
@@ -134,7 +139,7 @@ function bot.every(seconds, fn, opts) return add_timer("bot.every", seconds, fn,
 local core = {
   need_function = need_function, add_timer = add_timer, callbacks = callbacks,
   call = call, send = send, want = want, WANT = WANT, log_warn = native.log_warn, host = native.host,
-  words = native.words,
+  words = native.words, defined_at = native.defined_at,
   name = name, lname = lname, prefix = prefix, answers_help = native.answers_help,
 }
 

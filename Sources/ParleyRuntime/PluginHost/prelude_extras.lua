@@ -12,12 +12,8 @@ local need_function, add_timer, callbacks, call = core.need_function, core.add_t
 function bot.cron(spec, fn, opts)
   -- Checked here: a nil spec (a missing config key, say) would otherwise read as no schedule at all.
   if type(spec) ~= "string" then error("bot.cron: the schedule must be a string, got " .. type(spec), 2) end
-  if type(fn) == "table" and opts == nil then fn, opts = nil, fn end
-  if opts ~= nil and type(opts) ~= "table" then error("bot.cron: the options must be a table", 2) end
-  opts = opts or {}
-  local o = { cron = spec, name = opts.name, data = opts.data }
   -- Without a function it fires as a "timer" event and needs a name, as bot.after's.
-  return add_timer("bot.cron", 0, fn or o, true, fn and o or nil)
+  return add_timer("bot.cron", 0, fn or opts or {}, true, fn and opts, spec)
 end
 
 -- bot.http({url=, method=, headers=, body=, timeout=}, fn): the host checks
@@ -58,7 +54,13 @@ function bot.webhook(path, fn)
 end
 
 -- Entered through `call`, so the plugin's function and what it returns are metered.
-local function respond(fn, req) webhook_reply(fn(req)) end
+-- A bad answer is found after the handler returned, so the error names the
+-- line the handler was written at.
+local defined_at = core.defined_at
+local function respond(fn, req)
+  local ok, err = webhook_reply(fn(req))
+  if not ok then error(defined_at(fn) .. ": " .. err, 0) end
+end
 core.webhook = function(ev)
   local fn = hooks[ev.path]
   if fn then call(respond, fn, ev) end

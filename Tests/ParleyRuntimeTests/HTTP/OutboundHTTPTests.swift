@@ -52,6 +52,10 @@ import Testing
         msg:reply(echo.method .. " " .. echo.body .. " " .. echo.headers["X-Plugin"] .. " " .. echo.headers["Content-Type"])
       end)
     end)
+    bot.command("auth", function(msg)
+      local url = bot.config.base:gsub("//", "//bot:p%%40ss@", 1) .. "/echo"
+      bot.http({ url = url }, function(res) msg:reply(bot.json.decode(res.body).headers.Authorization or "none") end)
+    end)
     bot.command("ping", function(msg) msg:reply("pong") end)
     """
 
@@ -117,6 +121,13 @@ import Testing
         // Redirects are followed, each hop checked, five at most.
         #expect(try await s.ask("!get /hops/5") == "HTTP 200 arrived")
         #expect(try await s.ask("!get /hops/6") == "failed: more than 5 redirects")
+        await s.stop()
+    }
+
+    /// `user:password@` in a URL goes as Basic credentials, as curl sends it.
+    @Test func aURLsUserAndPasswordGoAsBasicCredentials() async throws {
+        let s = try await Self.start { Self.allowing(["127.0.0.1:\($0)"]) }
+        #expect(try await s.ask("!auth") == "Basic " + Data("bot:p@ss".utf8).base64EncodedString())
         await s.stop()
     }
 
