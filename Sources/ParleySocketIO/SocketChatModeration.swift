@@ -24,6 +24,9 @@ enum SocketChatModeration {
     /// `messageDropped({seconds, reason})`, to a muted sender for each message
     /// not relayed: muted for `seconds` more.
     static let dropped = "messageDropped"
+    /// `nameTaken({nickname})`, to a client whose name another connection
+    /// took over, just before the server disconnects it from the room.
+    static let nameTaken = "nameTaken"
 
     /// The longest mute, in seconds (about 31,700 years).
     static let maxSeconds: Double = 1e12

@@ -78,14 +78,17 @@ struct SocketChatModerationTests {
             let notice = ChatEvent("userMuted", [["nickname": "bob", "seconds": 60, "reason": "flood", "by": "mod"]])
             for client in [mod, bob, cat] { #expect(try await client.event() == notice) }
             #expect(try await mod.text() == "432[true]")
-            // Under his name or another, his messages reach no one, and he hears why each time.
-            for (ack, nick) in [(3, "bob"), (4, "notbob")] {
-                bob.send(#"42\#(ack)["chatMessage","\#(nick)","hello?"]"#)
+            // His messages reach no one, and he hears why each time.
+            for ack in [3, 4] {
+                bob.send(#"42\#(ack)["chatMessage","bob","hello?"]"#)
                 // The set-up's batched broadcasts can still be on their way on a loaded machine: the next drop counts.
                 let dropped = try await bob.text { $0.contains("messageDropped") }
                 #expect(ChatEvent(dropped) == ChatEvent("messageDropped", [["seconds": 60, "reason": "flood"]]))
                 #expect(try await bob.text { $0.hasPrefix("43") } == #"43\#(ack)[false,"muted for 60 more seconds: flood"]"#)
             }
+            // Nor under another name: a connection speaks only as the name it connected with.
+            bob.send(#"425["chatMessage","notbob","hello?"]"#)
+            #expect(try await bob.text { $0.hasPrefix("43") } == #"435[false,"this connection is \"bob\", not \"notbob\""]"#)
             #expect(await cat.next(timeout: .milliseconds(300)) == nil)
             #expect(server.stats.messagesRelayed == 0)
             // A short mute ends by itself.

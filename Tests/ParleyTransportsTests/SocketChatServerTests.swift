@@ -133,7 +133,7 @@ struct SocketIOServerTests {
     @Test func acksAnswerEventsAfterTheirBroadcasts() async throws {
         let log = LogSink()
         try await withSocketChatServer(.init(log: log.log)) { server in
-            let (ann, _) = try await connectChat(port: server.port)
+            let (ann, _) = try await connectChat(port: server.port, nick: "ann")
             ann.send(#"421["chatMessage","ann","hi"]"#)
             #expect(try await ann.event().name == "userTypingUpdate")
             #expect(try await ann.event().name == "newChatMessage")
@@ -143,6 +143,8 @@ struct SocketIOServerTests {
             #expect(try await ann.text() == "4312[]")
             ann.send("40/ops,")
             _ = try await ann.text()
+            ann.send(#"42/ops,["connectUser","ann"]"#)
+            _ = try await ann.text { $0.contains("userConnectUpdate") }
             ann.send(#"42/ops,7["stopType","ann"]"#)
             #expect(try await ann.event() == ChatEvent("userTypingUpdate", [[:]], namespace: "/ops"))
             #expect(try await ann.text() == "43/ops,7[]")
@@ -155,9 +157,56 @@ struct SocketIOServerTests {
         }
     }
 
+    /// A connection speaks, types and leaves only as the name it connected
+    /// with. The seed believes the name in every packet, so anyone could
+    /// speak as a moderator, or get another person struck.
+    @Test func aConnectionSpeaksOnlyAsItsOwnName() async throws {
+        try await withSocketChatServer { server in
+            let (ann, _) = try await connectChat(port: server.port, nick: "ann")
+            let (eve, _) = try await connectChat(port: server.port, nick: "eve")
+            _ = try await ann.text { $0.contains("userConnectUpdate") && $0.contains("eve") }
+            let notAnn = #"[false,"this connection is \"eve\", not \"ann\""]"#
+            for (id, packet) in [(1, #"["chatMessage","ann","I am ann"]"#), (2, #"["startType","ann"]"#), (3, #"["exitUser","ann"]"#)] {
+                eve.send("42\(id)" + packet)
+                #expect(try await eve.text { $0.hasPrefix("43") } == "43\(id)" + notAnn)
+            }
+            // A connection that never named itself speaks as nobody.
+            let (anon, _) = try await connectChat(port: server.port)
+            anon.send(#"424["chatMessage","ann","hi"]"#)
+            #expect(try await anon.text { $0.hasPrefix("43") }.contains("send connectUser first"))
+            // Names nobody could read are refused, and so is an empty message.
+            for (id, name) in [(5, ""), (6, "   "), (7, String(repeating: "x", count: 65)), (8, "a\u{7}b")] {
+                anon.send("42\(id)" + #"["connectUser",\#(JSONValue.string(name).text)]"#)
+                #expect(try await anon.text { $0.hasPrefix("43") }.hasPrefix("43\(id)[false,\"a nickname"))
+            }
+            ann.send(#"429["chatMessage","ann"," \n "]"#)
+            #expect(try await ann.text { $0.hasPrefix("43") } == #"439[false,"an empty message"]"#)
+            #expect(await ann.next(timeout: .milliseconds(300)) == nil)
+            #expect(server.stats.messagesRelayed == 0)
+        }
+    }
+
+    /// A name connected again from another connection is the newcomer's: the
+    /// connection that held it hears so and leaves the room, rather than go
+    /// on speaking as someone the room no longer lists.
+    @Test func aNameTakenOverTakesTheOldConnectionOutOfTheRoom() async throws {
+        try await withSocketChatServer { server in
+            let (first, _) = try await connectChat(port: server.port, nick: "twin")
+            let (second, _) = try await connectChat(port: server.port, nick: "twin")
+            let told = try await first.text { $0.contains("nameTaken") }
+            #expect(ChatEvent(told) == ChatEvent("nameTaken", [["nickname": "twin"]]))
+            #expect(try await first.text() == "41")
+            first.send(#"42["chatMessage","twin","still me?"]"#)
+            second.send(#"42["chatMessage","twin","the real one"]"#)
+            _ = try await second.text { $0.contains("the real one") }
+            #expect(await first.next(timeout: .milliseconds(300)) == nil)
+            #expect(server.stats.messagesRelayed == 1)
+        }
+    }
+
     @Test func eventsWithUnusableArgumentsAreIgnored() async throws {
         try await withSocketChatServer { server in
-            let (ann, _) = try await connectChat(port: server.port)
+            let (ann, _) = try await connectChat(port: server.port, nick: "ann")
             for packet in [#"42["connectUser"]"#, #"42["connectUser",5]"#, #"42["chatMessage","ann"]"#,
                            #"42["chatMessage","ann",{"text":"hi"}]"#, #"42["startType",null]"#, #"42["exitUser",["ann"]]"#] {
                 ann.send(packet)
@@ -264,8 +313,8 @@ struct SocketIOServerTests {
 
     @Test func twoHundredClientsAllReceiveABroadcast() async throws {
         try await withSocketChatServer { server in
-            var clients: [RawWebSocketClient] = []
-            for _ in 0..<200 { clients.append(try await connectChat(port: server.port).0) }
+            var clients = [try await connectChat(port: server.port, nick: "ann").0]
+            for _ in 1..<200 { clients.append(try await connectChat(port: server.port).0) }
             clients[0].send(#"42["chatMessage","ann","hello, all"]"#)
             for client in clients {
                 #expect(try await client.event() == ChatEvent("userTypingUpdate", [[:]]))

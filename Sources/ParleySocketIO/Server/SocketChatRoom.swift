@@ -17,6 +17,9 @@ import Synchronization
 ///
 /// Beyond the seed, each `newChatMessage` carries an id (a fourth argument),
 /// and the room's moderators may kick, mute and delete (`SocketChatModeration`).
+/// And unlike the seed, which believes the nickname in every packet, a socket
+/// speaks, types and leaves only as the name it connected with: else anyone
+/// could speak as a moderator, or get another person struck.
 final class SocketChatRoom: Sendable {
     /// What became of one event, for the ack and the counters.
     enum Outcome: Equatable {
@@ -115,16 +118,17 @@ final class SocketChatRoom: Sendable {
             guard args.count >= 2, let nick = args[0].string, let message = args[1].string else {
                 return .refused("chatMessage needs a nickname and a message string")
             }
-            if let mute = chatMessage(nick, message, socketID: socketID) { return mute }
+            guard message.contains(where: { !$0.isWhitespace }) else { return .denied("an empty message") }
+            if let outcome = chatMessage(nick, message, socketID: socketID) { return outcome }
             // python-socketio's SocketChat fixture returns True, and its clients expect the ack.
             return .handled(ack: [true])
         case "startType", "stopType":
             guard let nick = args.first?.string else { return .refused("\(name) needs a nickname string") }
-            setTyping(nick, name == "startType", socketID: socketID)
+            if let refusal = setTyping(nick, name == "startType", socketID: socketID) { return .denied(refusal) }
             return .handled(ack: [])
         case "exitUser":
             guard let nick = args.first?.string else { return .refused("exitUser needs a nickname string") }
-            exitUser(nick, socketID: socketID)
+            if let refusal = exitUser(nick, socketID: socketID) { return .denied(refusal) }
             return .handled(ack: [])
         default:
             switch SocketChatModeration.action(name, args, room: namespace) {
@@ -159,16 +163,49 @@ final class SocketChatRoom: Sendable {
         }
     }
 
+    /// The longest nickname, in characters: a name is shown in every list and line.
+    static let maxNicknameCharacters = 64
+
+    /// Why a nickname cannot be used, or nil.
+    static func nicknameProblem(_ nick: String) -> String? {
+        if !nick.contains(where: { !$0.isWhitespace }) { return "a nickname must not be empty" }
+        if nick.count > maxNicknameCharacters { return "a nickname is at most \(maxNicknameCharacters) characters" }
+        if nick.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            return "a nickname must not contain control characters"
+        }
+        return nil
+    }
+
+    /// Called with the lock held: why this socket may not act as `nick`, or nil.
+    /// Its name is the user entry it holds, set by its `connectUser`.
+    private static func impostor(_ nick: String, socketID: String, in s: State) -> String? {
+        guard let own = s.users.first(where: { $0.id == socketID })?.nickname else {
+            return "this connection has no name in the room: send connectUser first (or another connection took the name over)"
+        }
+        return own == nick ? nil : "this connection is \(JSONValue.string(own).text), not \(JSONValue.string(nick).text)"
+    }
+
     /// Nil once done; why not for a moderator's name from a socket without the token.
     private func connectUser(_ nick: String, socketID: String) -> String? {
-        state.withLock { s -> String? in
+        if let problem = Self.nicknameProblem(nick) { return problem }
+        return state.withLock { s -> String? in
             guard s.audience.contains(socketID) else { return nil }
             if guarded, moderators.contains(nick), !s.trusted.contains(socketID) {
                 return "\(JSONValue.string(nick).text) is a moderator's name: only a client that connects with the moderator token may use it"
             }
             let info: User
             if let i = s.users.firstIndex(where: { $0.nickname == nick }) {
-                // A returning nickname takes over the entry, whichever socket held it.
+                // A returning nickname takes over the entry, whichever socket held it;
+                // a socket still holding it is told, and leaves the room.
+                let old = s.users[i].id
+                if old != socketID, let session = s.audience.session(of: old), s.audience.remove(old, session) {
+                    s.trusted.remove(old)
+                    let notice = Outbound.message(.event(SocketChatModeration.nameTaken, [["nickname": .string(nick)]], namespace: namespace))
+                    session.loop.execute { [namespace] in
+                        session.send(notice)
+                        session.kicked(from: namespace, socketID: old)
+                    }
+                }
                 s.users[i].isConnected = true
                 s.users[i].id = socketID
                 info = s.users[i]
@@ -188,12 +225,11 @@ final class SocketChatRoom: Sendable {
         let date = LocaleDate.now()
         let muted = state.withLock { s -> Outcome? in
             guard s.audience.contains(socketID) else { return .refused("chatMessage from a socket no longer in the room") }
-            let registered = s.users.first { $0.id == socketID }?.nickname
-            for name in Set([nick, registered].compactMap { $0 }) {
-                guard let mute = s.mutes[name] else { continue }
+            if let refusal = Self.impostor(nick, socketID: socketID, in: s) { return .denied(refusal) }
+            if let mute = s.mutes[nick] {
                 let left = ContinuousClock.now.duration(to: mute.until)
                 if left > .zero { return .muted(seconds: (left / .seconds(1)).rounded(.up), reason: mute.reason) }
-                s.mutes[name] = nil
+                s.mutes[nick] = nil
             }
             let id = s.messages.next()
             s.stopTyping(nick)
@@ -206,25 +242,28 @@ final class SocketChatRoom: Sendable {
         return muted
     }
 
-    private func setTyping(_ nick: String, _ typing: Bool, socketID: String) {
-        state.withLock { s in
-            guard s.audience.contains(socketID) else { return }
+    private func setTyping(_ nick: String, _ typing: Bool, socketID: String) -> String? {
+        state.withLock { s -> String? in
+            guard s.audience.contains(socketID) else { return nil }
+            if let refusal = Self.impostor(nick, socketID: socketID, in: s) { return refusal }
             if typing {
                 if !s.typing.contains(nick) { s.typing.append(nick) }
             } else {
                 s.stopTyping(nick)
             }
             emit("userTypingUpdate", [s.typingUsers], in: s)
+            return nil
         }
     }
 
-    /// As the seed: removes the entry of this socket, whatever the nickname
-    /// argument says, and announces the argument.
-    private func exitUser(_ nick: String, socketID: String) {
-        state.withLock { s in
-            guard s.audience.contains(socketID) else { return }
+    /// Removes the entry of this socket, which must be the name it gives.
+    private func exitUser(_ nick: String, socketID: String) -> String? {
+        state.withLock { s -> String? in
+            guard s.audience.contains(socketID) else { return nil }
+            if let refusal = Self.impostor(nick, socketID: socketID, in: s) { return refusal }
             if let i = s.users.firstIndex(where: { $0.id == socketID }) { s.users.remove(at: i) }
             emit("userExitUpdate", [.string(nick)], in: s)
+            return nil
         }
     }
 

@@ -166,9 +166,24 @@ def moderated(url, shots, _):
         box.send_keys("mod")
         box.send_keys(Keys.ENTER)
         until("the refusal", lambda: "moderator's name" in i.find_element(By.ID, "status").text)
-        if i.find_element(By.ID, "text").is_enabled():
-            raise Failure("the impostor's message box is open")
+        if i.find_element(By.ID, "chat").is_displayed() or not i.find_element(By.ID, "join").is_displayed():
+            raise Failure("after the refusal the page still shows the room, not the join form")
         print("ok: a moderator's name is refused to a visitor, who is told why")
+        box = i.find_element(By.ID, "nickname")
+        box.clear()
+        box.send_keys("Yolanda")
+        box.send_keys(Keys.ENTER)
+        until("Yolanda in the people list",
+              lambda: "Yolanda" in [li.get_attribute("textContent") for li in i.find_elements(By.CSS_SELECTOR, "#people li")])
+        print("ok: the refused visitor picks another name without reloading")
+        # The same name from a second window takes it over: the first is told, and its box closes.
+        with session(shots, "web-chat-twin") as twin:
+            join(twin, url, "Yolanda")
+            until("the take-over notice", lambda: any(w is None and "Someone else joined as Yolanda" in t for w, t in lines(i)))
+            until("the first window's box closed", lambda: not i.find_element(By.ID, "text").is_enabled())
+            say(twin, "the second window speaks")
+            until("the second window's line", lambda: ("Yolanda", "the second window speaks") in lines(twin))
+        print("ok: a name taken over from another window closes the first, which says why")
     with session(shots, "web-chat-moderated") as d:
         join(d, url, "Zed")
         say(d, "mute me")

@@ -125,7 +125,8 @@ struct WebChatBrowserTests {
         #expect(await eventually { await bot.state == .online })
         let out = try await Self.browser(url: "http://127.0.0.1:\(server.port)/", scenario: "moderated")
         #expect(out.status == 0, "\(out.text)")
-        for step in ["a moderator's name is refused", "one notice", "message box is closed", "Leave says so"] {
+        for step in ["a moderator's name is refused", "picks another name", "taken over from another window", "one notice",
+                     "message box is closed", "Leave says so"] {
             #expect(out.text.contains(step), "\(out.text)")
         }
         await bot.stop()

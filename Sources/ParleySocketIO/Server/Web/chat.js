@@ -11,6 +11,11 @@ const TYPING_IDLE_MS = 3000;   // "typing" ends this long after the last key
 
 const $ = (id) => document.getElementById(id);
 const room = new URLSearchParams(location.search).get("room");
+// A comma would end the namespace inside the packet, and the server would drop
+// the connection as malformed; a control character it refuses.
+const roomProblem = room && /[,\u0000-\u001f\u007f]/.test(room)
+  ? "A room name cannot hold a comma or a control character: pick another in the address (?room=NAME)."
+  : "";
 // A room is a namespace of its own; no room is the lobby, the default namespace.
 const nsp = room ? "/" + room : "/";
 const nspPrefix = nsp === "/" ? "" : nsp + ",";
@@ -114,9 +119,10 @@ function socketIO(packet) {
       status(`Connected as ${nick}`);
       $("text").disabled = $("send").disabled = false;
       $("text").placeholder = PLACEHOLDER;
-      // Refused (a moderator's name, on a server with a moderator token): say why, and stay out.
+      // Refused (a moderator's name, on a server with a moderator token; an
+      // empty or over-long name): back to the form, which says why.
       emit("connectUser", [nick], (answer) => {
-        if (Array.isArray(answer) && answer[0] === false) removed(`Not joined: ${answer[1]}`);
+        if (Array.isArray(answer) && answer[0] === false) backToForm(`Not joined: ${answer[1]}`);
       });
       $("join").hidden = true;
       $("chat").hidden = false;
@@ -170,6 +176,10 @@ const handlers = {
     notice(`You were removed by ${by}: ${reason}`);
     removed(`Removed from the room by ${by}`);
   },
+  nameTaken({ nickname }) {
+    notice(`Someone else joined as ${nickname} (another tab?), and this page left the room.`);
+    removed(`${nickname} is in use by another connection`);
+  },
   userMuted({ nickname, seconds, reason, by }) {
     notice(`${nickname === nick ? "You are" : nickname + " is"} muted for ${seconds} s by ${by}: ${reason}`);
   },
@@ -197,10 +207,12 @@ function stopTyping() {
 
 $("join").addEventListener("submit", (e) => {
   e.preventDefault();
+  if (roomProblem) return status(roomProblem);
   nick = $("nickname").value.trim();
   if (!nick) return;
   connect();
 });
+if (roomProblem) status(roomProblem);
 
 $("text").addEventListener("input", () => {
   if (typingTimer === null) emit("startType", [nick]);
@@ -226,14 +238,20 @@ $("say").addEventListener("submit", (e) => {
   input.value = "";
 });
 
-$("leave").addEventListener("click", () => {
-  stopTyping();
-  emit("exitUser", [nick]);
+// Out of the room and back at the join form, which says why.
+function backToForm(why) {
   nick = "";
   ws.onclose = null;   // leaving is not a lost connection
   ws.close();
   $("chat").hidden = true;
   $("join").hidden = false;
   $("messages").replaceChildren();
-  status("You left");
+  $("people").replaceChildren();
+  status(why);
+}
+
+$("leave").addEventListener("click", () => {
+  stopTyping();
+  emit("exitUser", [nick]);
+  backToForm("You left");
 });
