@@ -5,7 +5,7 @@
 
 bot.command("ping", function(msg)
   msg:reply("pong")
-end)
+end, { help = "answers pong: is the bot there?" })
 
 bot.command("echo", function(msg, args)
   -- args is the list of words after the command; args.raw is the text as typed.
@@ -14,4 +14,4 @@ bot.command("echo", function(msg, args)
   else
     msg:reply(args.raw)
   end
-end)
+end, { help = "says the text back", usage = "<text>" })

@@ -87,11 +87,14 @@ public struct TableReader: Sendable {
     /// Does not throw, so it can be used in expressions; if the key holds something
     /// other than a table, it returns nil and the type error is thrown when the
     /// enclosing `read` finishes.
-    public func rawTable(_ key: String) -> TOMLTable? {
+    /// `hint` follows a type error: a likely slip, such as `plugin = [...]` for `plugins`.
+    public func rawTable(_ key: String, hint: String? = nil) -> TOMLTable? {
         log.markRead(key)
         guard let entry = table.entry(key) else { return nil }
         guard let value = entry.value.tableValue else {
-            log.deferError(mismatch(key, entry, expected: "a table"))
+            var e = mismatch(key, entry, expected: "a table")
+            if let hint { e.message += " (\(hint))" }
+            log.deferError(e)
             return nil
         }
         return value

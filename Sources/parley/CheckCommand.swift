@@ -17,7 +17,7 @@ struct CheckCommand: AsyncParsableCommand {
     @Argument(help: "The bot config (TOML).")
     var config: String
 
-    @Option(help: ArgumentHelp("Also print which bots each of N shards runs (`parley run --shard I/N`).", valueName: "N"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Also print which bots each of N shards runs (`parley run --shard I/N`).", valueName: "N"))
     var shards: Int?
 
     func validate() throws {

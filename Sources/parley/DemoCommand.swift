@@ -12,19 +12,19 @@ struct DemoCommand: AsyncParsableCommand {
         abstract: "Run the embedded server, the greeter and moderator bots, and simulated people."
     )
 
-    @Option(help: "How many simulated people.")
+    @Option(parsing: .unconditional, help: "How many simulated people.")
     var users = 6
 
-    @Option(help: "How long to run, in seconds, arrivals included: the demo ends then, with its summary (default 20; with --web, until Ctrl-C).")
+    @Option(parsing: .unconditional, help: "How long to run, in seconds, arrivals included: the demo ends then, with its summary (default 20; with --web, until Ctrl-C).")
     var seconds: Double?
 
     @Flag(help: "Run on Socket.IO and print the address of the web chat: join the demo from a browser.")
     var web = false
 
-    @Option(help: ArgumentHelp("People arrive spread over this many seconds (default: a third of the run).", valueName: "seconds"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("People arrive spread over this many seconds (default: a third of the run).", valueName: "seconds"))
     var ramp: Double?
 
-    @Option(help: "Seed for the people's choices (the same seed, the same people and lines).")
+    @Option(parsing: .unconditional, help: "Seed for the people's choices (the same seed, the same people and lines).")
     var seed: UInt64?
 
     @Option(help: ArgumentHelp("The embedded server and transport the demo runs on.", valueName: "streamchat|socketio"))
@@ -47,6 +47,7 @@ struct DemoCommand: AsyncParsableCommand {
         guard EmbeddedServers.transports.contains(chosenTransport) else {
             throw ValidationError("--transport must be \(EmbeddedServers.transports.joined(separator: " or "))")
         }
+        if plugins == nil { _ = try Self.findPlugins() }
         if let plugins {
             let missing = Self.demoPlugins.filter { !FileManager.default.isReadableFile(atPath: plugins + "/" + $0) }
             if !missing.isEmpty { throw ValidationError("--plugins \(plugins) has no \(missing.joined(separator: ", "))") }
@@ -78,15 +79,19 @@ struct DemoCommand: AsyncParsableCommand {
     /// The run's length: `--seconds`, else 20 s, or a year (until Ctrl-C) with `--web`.
     var runSeconds: Double { seconds ?? (web ? 86_400 * 365 : 20) }
 
-    /// `./Plugins`, else the checkout the binary was built in (`.build/debug/parley` → `Plugins/`).
+    /// `./Plugins`, else the checkout the binary sits in (`.build/debug/parley` →
+    /// `Plugins/`), else the checkout it was built from (a copied binary).
     static func findPlugins() throws -> String {
         let fm = FileManager.default
         var candidates = [fm.currentDirectoryPath + "/Plugins"]
         // The binary itself, however it was started (from PATH, through a symlink).
         let exe = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        for up in ["../../../Plugins", "../../Plugins"] {
-            let c = exe.deletingLastPathComponent().appendingPathComponent(up).standardizedFileURL.path
-            if !candidates.contains(c) { candidates.append(c) }
+        let built = URL(fileURLWithPath: #filePath).deletingLastPathComponent()   // Sources/parley/
+        for c in [exe.deletingLastPathComponent().appendingPathComponent("../../../Plugins"),
+                  exe.deletingLastPathComponent().appendingPathComponent("../../Plugins"),
+                  built.appendingPathComponent("../../Plugins")].map(\.standardizedFileURL.path)
+        where !candidates.contains(c) {
+            candidates.append(c)
         }
         for c in candidates where fm.fileExists(atPath: c + "/persona.lua") { return c }
         throw ValidationError("cannot find the Plugins folder (looked in \(candidates.joined(separator: ", "))); pass --plugins DIR")

@@ -122,15 +122,18 @@ struct JournalCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Write the bot's state and history as one snapshot and drop the segments it covers.")
         @Argument(help: "The journal directory.") var directory: String
-        @Option(help: "Also drop history older than this many days (the bot's history_days). Default: keep it all.")
+        @Option(parsing: .unconditional, help: "Also drop history older than this many days (the bot's history_days). Default: keep it all.")
         var historyDays: Double?
-        @Option(help: "Also keep at most this many messages per room (the bot's history_max). Default: keep them all.")
+        @Option(parsing: .unconditional, help: "Also keep at most this many messages per room (the bot's history_max). Default: keep them all.")
         var historyMax: Int?
+
+        func validate() throws {
+            if let d = historyDays, !(d > 0) { throw ValidationError("--history-days must be positive") }
+            if let m = historyMax, m < 1 { throw ValidationError("--history-max must be at least 1") }
+        }
 
         func run() async throws {
             do {
-                if let d = historyDays, !(d > 0) { throw ValidationError("--history-days must be positive") }
-                if let m = historyMax, m < 1 { throw ValidationError("--history-max must be at least 1") }
                 // Retention is the bot's setting: without the options nothing is trimmed here.
                 let history = HistoryRetention(maxMessagesPerRoom: historyMax ?? .max, maxAge: (historyDays ?? .infinity) * 86_400)
                 // Only a journal that is there: opening a typo would create one.

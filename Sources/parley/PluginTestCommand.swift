@@ -35,7 +35,7 @@ struct PluginTestCommand: AsyncParsableCommand {
     @Option(name: .long, help: "The bot's user name (default: the config's, else \"parley\").")
     var name: String?
 
-    @Option(name: .long, help: "Seed for the plugins' math.random.")
+    @Option(name: .long, parsing: .unconditional, help: "Seed for the plugins' math.random.")
     var seed: Int64 = 0
 
     @Option(name: .long, help: ArgumentHelp("Compare the actions with this file's lines (JSONL) instead of printing them.", valueName: "file"))

@@ -26,25 +26,25 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("socketio"), help: ArgumentHelp("Socket.IO (SocketChat) address; serves /socket.io/ (port 0 picks a free port).", valueName: "host:port"))
     var socketio: String?
 
-    @Option(name: .customLong("login-timeout"), help: ArgumentHelp("StreamChat: drop a connection that has not sent USR_NAME this long after it opened (0: never). A named client may stay silent.", valueName: "seconds"))
+    @Option(name: .customLong("login-timeout"), parsing: .unconditional, help: ArgumentHelp("StreamChat: drop a connection that has not sent USR_NAME this long after it opened (0: never). A named client may stay silent.", valueName: "seconds"))
     var loginTimeout: Double = 60
 
     @Option(name: .customLong("keepalive"), help: ArgumentHelp("StreamChat: TCP keepalive probes on client sockets, IDLE,INTERVAL,COUNT in seconds and probes (a vanished client is dropped within IDLE + INTERVAL × COUNT), or 'off'.", valueName: "idle,interval,count"))
     var keepalive = "60,10,3"
 
-    @Option(name: .customLong("max-connections"), help: "Connections beyond this are closed on accept (per server; for Socket.IO also sessions).")
+    @Option(name: .customLong("max-connections"), parsing: .unconditional, help: "Connections beyond this are closed on accept (per server; for Socket.IO also sessions).")
     var maxConnections = 20_000
 
-    @Option(name: .customLong("max-queued-kb"), help: ArgumentHelp("A client with more than this many KiB waiting for it (it does not read, or does not poll) is dropped (per client, both servers).", valueName: "KiB"))
+    @Option(name: .customLong("max-queued-kb"), parsing: .unconditional, help: ArgumentHelp("A client with more than this many KiB waiting for it (it does not read, or does not poll) is dropped (per client, both servers).", valueName: "KiB"))
     var maxQueuedKB = 4096
 
-    @Option(name: .customLong("max-payload"), help: ArgumentHelp("Socket.IO: the largest polling body or WebSocket message a client may send; more drops the client.", valueName: "bytes"))
+    @Option(name: .customLong("max-payload"), parsing: .unconditional, help: ArgumentHelp("Socket.IO: the largest polling body or WebSocket message a client may send; more drops the client.", valueName: "bytes"))
     var maxPayload = 1_000_000
 
-    @Option(name: .customLong("ping-interval"), help: ArgumentHelp("Socket.IO: how often the server pings each client.", valueName: "seconds"))
+    @Option(name: .customLong("ping-interval"), parsing: .unconditional, help: ArgumentHelp("Socket.IO: how often the server pings each client.", valueName: "seconds"))
     var pingInterval: Double = 25
 
-    @Option(name: .customLong("ping-timeout"), help: ArgumentHelp("Socket.IO: drop a client that does not answer a ping within this long.", valueName: "seconds"))
+    @Option(name: .customLong("ping-timeout"), parsing: .unconditional, help: ArgumentHelp("Socket.IO: drop a client that does not answer a ping within this long.", valueName: "seconds"))
     var pingTimeout: Double = 20
 
     @Option(name: .customLong("moderator"), help: ArgumentHelp("A name whose kick, mute and delete requests the servers obey (repeat for several). Names are not authenticated, unless --moderator-token-env.", valueName: "name"))

@@ -23,7 +23,7 @@ struct LogOptions: ParsableArguments {
 
 /// `--loops`, shared by `run` and `demo`.
 struct LoopOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Bot loops: the threads every bot's link and plugins run on (default: [runtime] loops in a config, else one per core).", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Bot loops: the threads every bot's link and plugins run on (default: one per core; `run` reads [runtime] loops from its config first).", valueName: "n"))
     var loops: Int?
 
     func validate() throws {
@@ -37,6 +37,9 @@ extension Logger.Level: @retroactive ExpressibleByArgument {
     public init?(argument: String) {
         self.init(rawValue: argument == ParleyLogHandler.name(.warning) ? Logger.Level.warning.rawValue : argument)
     }
+
+    /// The names `--help` and a refused value list: `warn` for `warning`, as above.
+    public static var allValueStrings: [String] { allCases.map(ParleyLogHandler.name) }
 }
 
 /// The bots of a config as one service: on graceful shutdown every bot stops

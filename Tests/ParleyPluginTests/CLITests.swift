@@ -91,6 +91,47 @@ struct CLITests {
         #expect(r.status == 64 && r.stderr.contains("--plugins /nonexistent has no greeter.lua, moderator.lua, persona.lua"), "\(r.stderr)")
     }
 
+    /// A slip on the command line is a usage error (64) that says what is
+    /// wrong: a negative number is a bad value, not a missing one.
+    @Test func commandLineSlipsAreUsageErrorsThatSayWhy() throws {
+        let negative = try Self.parley(["demo", "--seconds", "-1"], timeout: 30)
+        #expect(negative.status == 64 && negative.stderr.contains("--seconds must be positive"), "\(negative.stderr)")
+        #expect(negative.stderr.contains("Usage: parley demo"), "\(negative.stderr)")
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("parley-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let zero = try Self.parley(["journal", "compact", dir.path, "--history-days", "0"], timeout: 30)
+        #expect(zero.status == 64 && zero.stderr.contains("--history-days must be positive"), "\(zero.stderr)")
+        // `plugin = [...]` for `plugins = [...]` is named as the likely slip.
+        let config = dir.appendingPathComponent("bot.toml")
+        try "[[bot]]\nname = \"b\"\nplugin = [\"echo.lua\"]\n".write(to: config, atomically: true, encoding: .utf8)
+        let slip = try Self.parley(["check", config.path], timeout: 30)
+        #expect(slip.status == 2 && slip.stderr.contains("bot.toml:3: key 'bot.plugin': expected a table, got an array"), "\(slip.stderr)")
+        #expect(slip.stderr.contains("did you mean plugins = [...]?"), "\(slip.stderr)")
+    }
+
+    /// A binary copied elsewhere and run from another folder still finds the
+    /// demo's plugins in the checkout it was built from.
+    @Test func aCopiedBinaryFindsTheDemosPlugins() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("parley-copy-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let copy = dir.appendingPathComponent("parley")
+        try FileManager.default.copyItem(atPath: Self.binary, toPath: copy.path)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
+        p.arguments = ["-k", "2", "60", copy.path, "demo", "--seconds", "2", "--users", "1"]
+        p.currentDirectoryURL = dir
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        try p.run()
+        let o = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let e = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0 && o.contains("summary:"), "\(e)")
+    }
+
     @Test func theBotsOwnEventsNeverReachPlugins() throws {
         let greeter = packageRoot.appendingPathComponent("Plugins/greeter.lua").path
         let events = [#"{"type":"join","room":"lobby","user":"parley"}"#,
@@ -469,6 +510,8 @@ struct PortInUseTests {
         }
         let bad = try CLITests.parley(["serve", "--log-level", "loud"], timeout: 30)
         #expect(bad.status == 64 && bad.stderr.contains("--log-level"), "\(bad.stderr)")
+        // The values listed are the ones the usage line shows.
+        #expect(bad.stderr.contains("- warn\n") && !bad.stderr.contains("warning"), "\(bad.stderr)")
         // A moderator token from a variable that is not there is a usage error, not a server without one.
         let unset = try CLITests.parley(["serve", "--socketio", "127.0.0.1:0", "--moderator", "mod",
                                          "--moderator-token-env", "PARLEY_TEST_NO_SUCH_VARIABLE"], timeout: 30)

@@ -263,7 +263,7 @@ public struct BotConfigFile: Sendable {
             }
         }
         var pluginConfig: [String: LuaValue] = [:]
-        if let table = t.rawTable("plugin") {
+        if let table = t.rawTable("plugin", hint: "[bot.plugin.NAME] holds a plugin's settings; did you mean plugins = [...]?") {
             for entry in table.entries {
                 guard case .table(let sub) = entry.value.kind else {
                     throw ConfigError(kind: .typeMismatch, file: table.file, line: entry.keyPosition.line,
