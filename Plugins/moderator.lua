@@ -37,8 +37,11 @@
 -- one, and put right in the room:
 --   audit user=bob action=kick result=failed room=lobby why="..."
 --
--- What it remembers, in bot.state (so strikes survive restarts):
---   "strikes:USER" = { n = strikes, last = time of the last offence }
+-- What it remembers, in bot.state (so strikes and mutes survive restarts):
+--   "strikes:USER" = { n = strikes, last = time of the last offence,
+--                      muted_until = when a mute ends }
+-- A mute lives in the chat server; one that restarted has forgotten it, so
+-- a muted user who joins is muted again for what is left.
 --   (shadow mode keeps its own count under "shadow:USER", so turning shadow
 --   off later starts everyone clean).
 -- Flood windows are kept in memory only: they are seconds long.
@@ -118,13 +121,19 @@ local function strikes(user, now)
   return s
 end
 
--- Add a strike and return the new count.
+-- Add a strike and return the new count, and the step it brings.
 local function strike(user, now)
   local s = strikes(user, now)
   s.n, s.last = s.n + 1, now
+  local step = steps[math.min(s.n, #steps)]
+  if step == "mute" and bot.transport.mute and not shadow then s.muted_until = now + mute_seconds end
   bot.state.set(key(user), s)
-  return s.n
+  return s.n, step
 end
+
+-- People just kicked. The lines they sent before the kick reached them are
+-- still arriving: they are not offences again, until the person comes back.
+local kicked = {}
 
 -- What a step says, and the chat's own action for it (if any). A step the
 -- chat cannot take falls back to words.
@@ -160,8 +169,7 @@ end
 
 local function act(msg, reason)
   local user, now = msg.user, os.time()
-  local n = strike(user, now)
-  local step = steps[math.min(n, #steps)]
+  local n, step = strike(user, now)
   local text, action, fallback = carry_out(step, msg, ASK[reason], n)
   bot.log.info(("audit user=%s strike=%d reason=%s action=%s room=%s%s")
     :format(user, n, reason, fallback or step, msg.room, shadow and " shadow=true" or ""))
@@ -170,11 +178,13 @@ local function act(msg, reason)
   local said, err = msg:reply(text)
   if not said then bot.log.warn("could not warn " .. user .. ": " .. err) end
   if action then
+    if step == "kick" then kicked[user] = true end
     -- The server answers after this handler. A failed step is audited, and
     -- put right in the room when the room was told it happened (a step
     -- dropped with its announcement was never announced) and they are still there.
     local taken, cannot = action(function(done, why)
       if done then return end
+      kicked[user] = nil
       bot.log.warn(("audit user=%s action=%s result=failed room=%s why=%q"):format(user, step, msg.room, why))
       if said and not why:find("^dropped with the send") and here(msg.room, user) then
         local sent, refused = bot.send(msg.room, ("(I could not %s %s after all: %s)"):format(step, user, why))
@@ -195,12 +205,23 @@ local function moderates(user)
 end
 
 bot.on("message", function(msg)
-  if exempt[msg.user] or moderates(msg.user) then return end
+  if exempt[msg.user] or kicked[msg.user] or moderates(msg.user) then return end
   -- Every message counts towards a flood, even one that breaks another rule;
   -- but one message gives at most one strike.
   local flood = flooding(msg.user, os.time())
   local reason = offence(msg.text) or (flood and "flood")
   if reason then act(msg, reason) end
+end)
+
+bot.on("join", function(ev)
+  kicked[ev.user] = nil
+  local s = bot.state.get(key(ev.user))
+  local left = s and s.muted_until and s.muted_until - os.time()
+  if left and left > 0 then
+    bot.log.info(("audit user=%s action=mute_again seconds=%d room=%s"):format(ev.user, left, ev.room))
+    local ok, err = bot.mute(ev.room, ev.user, left, "still muted")
+    if not ok then bot.log.warn(("could not mute %s again: %s"):format(ev.user, err)) end
+  end
 end)
 
 -- Only moderators may look up or forgive strikes: the roles option makes

@@ -82,6 +82,23 @@ local function someone_else()
   if #recent > 0 then return recent[math.random(#recent)] end
 end
 
+-- Nothing is said while the bot is out of the room (kicked, away, reconnecting):
+-- what it sent then would wait in its outbox and pour out the moment it is back.
+-- And someone put out of the room (a moderator's kick: the link drops and the
+-- bot is back within a second) sulks a while before talking again, as people
+-- do: back at once, a troll would be kicked again at its next word.
+-- (`online` starts true for `parley plugin test`, which has no connection events.)
+local online, been_online, stepping_out, sulk_until = true, false, false, 0
+bot.on("connection", function(ev)
+  if ev.state == "online" then
+    online, been_online, stepping_out = true, true, false
+  else
+    if online and been_online and not stepping_out then sulk_until = os.time() + math.random(10, 20) end
+    online = false
+  end
+end)
+local function may_speak() return online and os.time() >= sulk_until end
+
 -- Say `text` like a person: typing first, for about 1 s per 12 characters
 -- (the indicator times out after 5 s, so the wait stops short of that).
 -- One line at a time: lines wait their turn in `queue`.
@@ -92,12 +109,13 @@ local function speak_next()
   if not text then return end
   bot.typing(room, true)
   bot.after(math.min(4.5, math.max(1, #text / 12)), function()
-    bot.send(room, text)   -- sending also hides the typing indicator
+    if may_speak() then bot.send(room, text) end   -- sending also hides the typing indicator
     speak_next()
   end)
 end
 
 local function say(text)
+  if not may_speak() then return end
   if not bot.transport.typing then return bot.send(room, text) end
   queue[#queue + 1] = text
   if not speaking then speak_next() end
@@ -116,7 +134,7 @@ end
 -- A troll's flood: a burst of spam, half a second apart.
 local function flood()
   for i = 1, 6 do
-    bot.after(i * 0.5, function() bot.send(room, "SPAM " .. i .. "!!!") end)
+    bot.after(i * 0.5, function() if may_speak() then bot.send(room, "SPAM " .. i .. "!!!") end end)
   end
 end
 
@@ -126,7 +144,7 @@ local function turn()
   local wait = math.random(me.gap[1], me.gap[2]) * pace
   if math.random() < (cfg.away or me.away) then
     local gone = math.random(4, 12)
-    bot.after(6, function() bot.away(gone) end)  -- let the line go out first
+    bot.after(6, function() stepping_out = true; bot.away(gone) end)  -- let the line go out first
     wait = wait + 6 + gone                        -- and stay quiet while away
   end
   bot.after(wait, turn)

@@ -98,6 +98,32 @@ struct ShippedPluginTests {
         #expect(!talking.contains { if case .moderate = $0.kind { true } else { false } })
     }
 
+    /// A mute is the server's, which forgets it when it restarts: a person
+    /// who joins while their mute has time left is muted again for that
+    /// time. A person just kicked is not struck again for the lines they had
+    /// on the way, until they are back.
+    @Test func moderatorMutesAgainOnAJoinAndKicksOnceAVisit() async throws {
+        let source = try String(contentsOfFile: Self.plugin("moderator"), encoding: .utf8)
+        var options = BotOptions(name: "mod")
+        options.transport = TransportCapabilities(name: "socketio", kick: true, mute: true)
+        let join = #"{"type":"join","room":"lobby","user":"eve"}"#, leave = #"{"type":"leave","room":"lobby","user":"eve"}"#
+        let script = ["darn", "heck", "crap"].map { message($0, user: "eve") }
+            + [leave, #"{"type":"advance","seconds":100}"#, join]
+            + ["frak", "darn", "heck"].map { message($0, user: "eve") }
+            + [join, message("crap", user: "eve")]
+        let got = try await run(plugins: [("moderator", source)], script: script.joined(separator: "\n"), options: options)
+        #expect(got.compactMap(\.logText) == [
+            "audit user=eve strike=1 reason=word action=warn room=lobby",
+            "audit user=eve strike=2 reason=word action=final_warning room=lobby",
+            "audit user=eve strike=3 reason=word action=mute room=lobby",
+            "audit user=eve action=mute_again seconds=500 room=lobby",
+            "audit user=eve strike=4 reason=word action=kick room=lobby",
+            "audit user=eve action=mute_again seconds=500 room=lobby",   // back after the kick, the mute not over
+            "audit user=eve strike=5 reason=word action=kick room=lobby",
+        ], "\(got.map(\.json))")
+        #expect(got.map(\.kind).contains { if case .moderate(.mute(_, "eve", 500, "still muted"), _) = $0 { true } else { false } }, "\(got.map(\.json))")
+    }
+
     /// A misspelt escalation step is a load error, not an audit line that lies;
     /// a one-minute mute says "1 minute"; a moderator's own commands are no flood.
     @Test func moderatorChecksItsStepsAndSparesModerators() async throws {

@@ -154,6 +154,17 @@ struct ProcessTests {
         let kicked = lines.firstIndex { $0.contains("kick: ben from lobby") }
         #expect(muted != nil && kicked != nil && muted! < kicked!, "\(text)")
         #expect(lines.contains { $0.contains("ben, please") && $0.hasSuffix("You are out of the room now.") }, "\(text)")
+        // One kick a visit: what ben had on the way when he was kicked is not
+        // an offence again, and he sulks a while before he talks once back.
+        var outThisVisit = 0
+        for line in lines {
+            if line.hasSuffix("→ ben joined") { outThisVisit = 0 }
+            if line.contains("ben, please") && line.hasSuffix("You are out of the room now.") {
+                outThisVisit += 1
+                #expect(outThisVisit == 1, "ben kicked twice in one visit: \(text)")
+            }
+        }
+        #expect(!text.contains("could not kick ben"), "\(text)")
         // A moderation follows what it answers: ben's n-th strike comes after at least n of his messages.
         var said = 0, strikes = 0
         for line in lines {
