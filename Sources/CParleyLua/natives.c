@@ -20,7 +20,7 @@
 #include <string.h>
 
 /* Bits of ctx->quota_reported: each quota is reported once per event. */
-enum { Q_SENDS = 1, Q_LENGTH = 2, Q_LOGS = 4, Q_FORBIDDEN = 8, Q_OUTBOX = 16 };
+enum { Q_SENDS = 1, Q_LENGTH = 2, Q_LOGS = 4, Q_FORBIDDEN = 8, Q_OUTBOX = 16, Q_ROOM = 32 };
 
 /* Largest encoded argument list a host call accepts (state values are 64 KiB). */
 #define HOST_ARGS_LIMIT ((size_t)2 << 20)
@@ -99,11 +99,13 @@ static int is_bot_room(const parley_ctx *c, const char *room, size_t rl) {
     return 0;
 }
 
-/* Refuses a room the bot is not in, as the transport would drop the action. */
+/* Refuses a room the bot is not in, as the transport would drop the action;
+ * reported as a quota breach is, since a plugin that ignores the result
+ * (a reminder on a timer, say) would otherwise fail without a trace. */
 static int refuse_room(lua_State *L, parley_ctx *c, const char *room, size_t rl) {
     char msg[160];
     snprintf(msg, sizeof msg, "this bot is not in room '%.*s' (its rooms are in its config)", (int)(rl > 60 ? 60 : rl), room);
-    return refuse(L, c, 0, msg);
+    return refuse(L, c, Q_ROOM, msg);
 }
 
 /* bot.send(room, text) -> true | nil, reason */

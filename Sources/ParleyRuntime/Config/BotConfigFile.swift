@@ -65,6 +65,8 @@ public struct BotConfig: Sendable {
     /// The plugin host's view of this bot.
     public var botOptions: BotOptions {
         var o = BotOptions(name: name)
+        // Also in `parley plugin test --config`: a send to another room is refused there as live.
+        o.rooms = rooms
         o.commandPrefix = commandPrefix
         o.limits = limits
         o.pluginLimits = pluginLimits

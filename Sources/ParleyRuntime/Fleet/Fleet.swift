@@ -27,7 +27,6 @@ public enum BotSpecs {
                 BotSpec.PluginFile(name: pluginName(ofFile: $0), path: $0)
             }
             var options = b.botOptions
-            options.rooms = b.rooms
             // Every bot of a fleet gets its own seed, so 1,000 simulated users do not all say the same thing.
             options.randomSeed = Int64.random(in: Int64.min...Int64.max)
             var spec = BotSpec(options: options, plugins: plugins, presence: b.presence, transport: transport,
