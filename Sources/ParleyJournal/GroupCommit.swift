@@ -75,6 +75,8 @@ final class GroupCommitWriter: Sendable {
         var queue: [Item] = []
         var busy = false
         var sleeping = false
+        /// When the sleeping thread wakes by itself (nil: only when woken).
+        var sleepDeadline: UInt64?
         var closing = false
         var failure: JournalError?
         /// Monotonic time (ns) by which unsynced data must be synced (`.interval`).
@@ -343,12 +345,15 @@ final class GroupCommitWriter: Sendable {
             s.busy = false
             // A failed journal syncs nothing more (and must not spin on it).
             let due = s.failure == nil ? due : nil
-            let newDeadline = due != nil && s.syncDue == nil
+            // A sync due before the sleeping thread would wake by itself: it
+            // must wake now to sleep until then. (It sleeps without a deadline
+            // while an inline appender holds `busy`, so any due counts then.)
+            let sooner = due.map { due in s.sleepDeadline.map { due < $0 } ?? true } ?? false
             s.syncDue = due
             if !pushFront.isEmpty { s.queue.insert(contentsOf: pushFront, at: 0) }
             let work = !s.queue.isEmpty || due != nil || s.closing
             let needThread = s.thread == .notStarted && work
-            if s.sleeping && (!s.queue.isEmpty || newDeadline || s.closing) {
+            if s.sleeping && (!s.queue.isEmpty || sooner || s.closing) {
                 s.sleeping = false
                 return (true, needThread)
             }
@@ -386,6 +391,7 @@ final class GroupCommitWriter: Sendable {
                 if s.closeResult != nil { return .exit }
                 if s.busy {
                     s.sleeping = true
+                    s.sleepDeadline = nil
                     return .sleep(nil)
                 }
                 if !s.queue.isEmpty {
@@ -402,7 +408,8 @@ final class GroupCommitWriter: Sendable {
                     return .close
                 }
                 s.sleeping = true
-                return .sleep(s.failure == nil ? s.syncDue : nil)
+                s.sleepDeadline = s.failure == nil ? s.syncDue : nil
+                return .sleep(s.sleepDeadline)
             }
             switch action {
             case let .process(first, failure):

@@ -71,7 +71,8 @@ enum SegmentScanner {
         case let .success(h):
             header = h
         case let .failure(problem):
-            if isLast && !recordsFollowHeader(headerView, fileSize: size, firstSequence: firstSequence, maxRecordSize: maxRecordSize) {
+            if isLast, !recordsFollowHeader(headerView, fileSize: size, firstSequence: firstSequence, maxRecordSize: maxRecordSize),
+               try onlyZerosPastTheHeadersBlock(window, size: size) {
                 return (.tornHeader, nil)
             }
             return (.damaged(offset: problem.offset, reason: problem.reason, keepEnd: 0), nil)
@@ -169,6 +170,10 @@ enum SegmentScanner {
         return nil
     }
 
+    /// The block a header is written in: a torn write of it can leave any
+    /// bytes up to its end, but none past it.
+    static let headerBlock = 4096
+
     /// Evidence that records were written after a header that no longer
     /// validates: the first frame slot carries this segment's first sequence
     /// number and a length that fits. Records are only ever written after the
@@ -181,6 +186,21 @@ enum SegmentScanner {
         return buf.le64(at + 10) == firstSequence
             && length <= maxRecordSize
             && length <= fileSize - at - FrameFormat.headerSize
+    }
+
+    /// Whether nothing but zeros (the runway, or nothing at all) lies past
+    /// the header's block. A torn creation leaves nothing more, as records
+    /// are only ever written after the header is durable; other bytes there
+    /// were written after a good header (a first block zeroed or overwritten
+    /// over a megabyte of records), so the file is damaged, never removed.
+    static func onlyZerosPastTheHeadersBlock(_ window: FileWindow, size: Int) throws -> Bool {
+        var offset = max(SegmentFormat.headerSize, headerBlock)
+        while offset < size {
+            let view = try window.view(at: Int64(offset), length: min(1 << 16, size - offset))
+            if view.contains(where: { $0 != 0 }) { return false }
+            offset += view.count
+        }
+        return true
     }
 }
 

@@ -446,8 +446,10 @@ public final class JournalStore: BotStore {
             compactAt = compaction.threshold(liveBytes: size)
         case .failure(let e):
             compactionError = e
-            // Try again once as much again was appended.
-            compactAt = bytesSinceSnapshot + compaction.threshold(liveBytes: snapshotBytes)
+            // Try again once as much again was appended (never, when compaction is off:
+            // its threshold is Int.max).
+            let (again, overflow) = bytesSinceSnapshot.addingReportingOverflow(compaction.threshold(liveBytes: snapshotBytes))
+            compactAt = overflow ? .max : again
         }
     }
 

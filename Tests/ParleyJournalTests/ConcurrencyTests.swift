@@ -126,6 +126,39 @@ import Testing
         try await journal.close()
     }
 
+    /// Under `.interval` a sync runs at least every interval while appends
+    /// keep coming, whoever writes them: the writer thread, asleep while an
+    /// appender wrote inline, must still wake for the deadline.
+    @Test func anIntervalSyncComesWhileAppendsGoInline() async throws {
+        let disk = SlowWrites(SimulatedDisk(seed: 7))
+        let options = JournalOptions(fsync: .interval(milliseconds: 20), fileLayer: disk)
+        let (journal, _) = try Journal.open(directory: "/j", options: options)
+        let clock = ContinuousClock()
+        let start = clock.now
+        var lastChange = start, lastCount = disk.syncCount, longest = Duration.zero
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for w in 0..<2 {
+                group.addTask {
+                    for i in 0..<150 {
+                        _ = try await journal.append(JournalRecord(type: 1, payload: Self.payload(writer: w, index: i)))
+                        try await Task.sleep(for: .milliseconds(5))
+                    }
+                }
+            }
+            // Watches the sync count while the appends run: the longest stretch without a sync.
+            while clock.now - start < .milliseconds(700) {
+                try await Task.sleep(for: .milliseconds(5))
+                let count = disk.syncCount
+                if count != lastCount { (lastCount, lastChange) = (count, clock.now) }
+                longest = max(longest, clock.now - lastChange)
+            }
+            try await group.waitForAll()
+        }
+        try await journal.close()
+        // 20 ms asked; a loaded machine may add scheduling delay, never seconds.
+        #expect(longest < .milliseconds(400), "no sync for \(longest)")
+    }
+
     /// Mixed policies with concurrent snapshots and appends never lose or
     /// reorder anything.
     @Test(arguments: [FsyncPolicy.interval(milliseconds: 2), .never])
@@ -171,4 +204,34 @@ import Testing
         #expect(done.wait(timeout: .now() + 10) == .success)
         #expect(seen.withLock { $0 } == "parley-name-tes")  // the kernel keeps 15 bytes
     }
+}
+
+/// A disk whose writes take a millisecond, as a loaded one's can: an inline
+/// append then holds the writer's `busy` long enough for the writer thread
+/// to find it so and go to sleep.
+struct SlowWrites: FileLayer {
+    let disk: SimulatedDisk
+    init(_ disk: SimulatedDisk) { self.disk = disk }
+    var syncCount: Int { disk.syncCount }
+
+    func open(_ path: String, mode: OpenMode) throws -> JournalFile { try disk.open(path, mode: mode) }
+    func close(_ file: JournalFile) { disk.close(file) }
+    func write(_ file: JournalFile, _ bytes: UnsafeRawBufferPointer, at offset: Int64) throws -> Int {
+        usleep(1_000)
+        return try disk.write(file, bytes, at: offset)
+    }
+    func read(_ file: JournalFile, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
+        try disk.read(file, into: buffer, at: offset)
+    }
+    func sync(_ file: JournalFile) throws { try disk.sync(file) }
+    func writeBack(_ file: JournalFile, offset: Int64, length: Int64) throws { try disk.writeBack(file, offset: offset, length: length) }
+    func truncate(_ file: JournalFile, to length: Int64) throws { try disk.truncate(file, to: length) }
+    func size(_ file: JournalFile) throws -> Int64 { try disk.size(file) }
+    func rename(_ from: String, to: String) throws { try disk.rename(from, to: to) }
+    func remove(_ path: String) throws { try disk.remove(path) }
+    func syncDirectory(_ path: String) throws { try disk.syncDirectory(path) }
+    func listDirectory(_ path: String) throws -> [String] { try disk.listDirectory(path) }
+    func createDirectory(_ path: String) throws { try disk.createDirectory(path) }
+    func directoryExists(_ path: String) -> Bool { disk.directoryExists(path) }
+    func lockDirectory(_ path: String) throws -> JournalFile { try disk.lockDirectory(path) }
 }

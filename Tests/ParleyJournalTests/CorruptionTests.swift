@@ -45,6 +45,28 @@ import Testing
         }
     }
 
+    /// A last segment whose first block was zeroed or overwritten, over
+    /// records written after it, is damage: never taken for a segment whose
+    /// creation was torn, which open would remove with its records.
+    @Test func aDamagedFirstBlockOverRecordsIsNeverATornCreation() async throws {
+        try await withTempDirectory("first-block") { dir in
+            let (journal, _) = try Journal.open(directory: dir, options: JournalOptions(fsync: .never))
+            for i in 0..<100 { _ = try await journal.append([JournalRecord(type: 1, payload: Array(repeating: UInt8(i), count: 200))]) }
+            try await journal.close()
+            let name = try segmentNames(dir).last!
+            var bytes = try readBytes(dir + "/" + name)
+            #expect(bytes.count > 3 * 4096)
+            for zeroed in [true, false] {
+                var damaged = bytes
+                for i in 0..<4096 { damaged[i] = zeroed ? 0 : UInt8(truncatingIfNeeded: i &* 31 &+ 7) }
+                try writeBytes(dir + "/" + name, damaged)
+                Self.expectCorrupt(dir, file: dir + "/" + name, zeroed ? "first block zeroed" : "first block overwritten", open: true)
+                #expect(try readBytes(dir + "/" + name) == damaged, "the segment is left as it was")
+            }
+            bytes = []
+        }
+    }
+
     @Test func bitFlipsInSealedSegmentsAreDetected() async throws {
         try await withTempDirectory("bitflip") { dir in
             _ = try await Self.build(dir)

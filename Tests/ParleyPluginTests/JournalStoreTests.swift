@@ -23,6 +23,33 @@ struct JournalStoreTests {
     end)
     """
 
+    /// `parley journal compact` opens the store with compaction off; a
+    /// snapshot that cannot be written (a full disk) is its error, not a trap.
+    /// On a thread of its own, as the CLI's is not one of the few the tests'
+    /// tasks share: the store's calls block their thread.
+    @Test func aCompactionThatFailsIsAnErrorWithCompactionOff() async throws {
+        let outcome: Result<Void, any Error> = await withCheckedContinuation { done in
+            Thread {
+                let disk = SimulatedDisk(seed: 3)
+                do {
+                    let store = try JournalStore.open(directory: "/j", fsync: .never, compaction: .off, fileLayer: disk)
+                    defer { store.close() }
+                    for i in 0..<50 { _ = try store.append(room: "lobby", id: "m\(i)", user: "u", text: "line \(i)", time: Double(i)) }
+                    disk.setFaults(DiskFaults(writeErrno: ENOSPC))
+                    try store.compact()
+                    done.resume(returning: .success(()))
+                } catch {
+                    done.resume(returning: .failure(error))
+                }
+            }.start()
+        }
+        guard case .failure(let error) = outcome else {
+            Issue.record("the compaction on a full disk succeeded")
+            return
+        }
+        #expect("\(error)".contains("ENOSPC"), "\(error)")
+    }
+
     @Test func stateAndHistoryPersistAcrossRuns() async throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
