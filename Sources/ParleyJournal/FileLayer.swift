@@ -18,6 +18,9 @@ public struct JournalFile: Hashable, Sendable {
 public enum OpenMode: Sendable {
     /// Open an existing file read-write; fail with ENOENT otherwise.
     case existing
+    /// Open an existing file for reading only: what verifying, dumping and
+    /// recovering read, so a read-only backup or user can check a journal.
+    case readOnly
     /// Create the file, or truncate it to zero if it exists.
     case createTruncate
 }
@@ -75,7 +78,7 @@ extension FileLayer {
 
     /// Reads a whole file into memory. `limit` guards the allocation.
     func readFile(_ path: String, limit: Int64 = Int64(Int.max)) throws -> [UInt8] {
-        let file = try open(path, mode: .existing)
+        let file = try open(path, mode: .readOnly)
         defer { close(file) }
         return try readAll(file, limit: limit)
     }
@@ -146,7 +149,7 @@ public struct PosixFileLayer: FileLayer {
     }
 
     public func open(_ path: String, mode: OpenMode) throws -> JournalFile {
-        var flags = O_RDWR | O_CLOEXEC
+        var flags = (mode == .readOnly ? O_RDONLY : O_RDWR) | O_CLOEXEC
         if case .createTruncate = mode { flags |= O_CREAT | O_TRUNC }
         while true {
             let fd = Glibc_open(path, flags, 0o644)

@@ -117,7 +117,7 @@ public struct TransactionReader {
                 index += 1
                 continue
             }
-            let file = try window.layer.open(extent.path, mode: .existing)
+            let file = try window.layer.open(extent.path, mode: .readOnly)
             let size: Int64
             do {
                 size = try window.layer.size(file)

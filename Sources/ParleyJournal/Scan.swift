@@ -342,7 +342,7 @@ enum JournalScanner {
                     reason: "sequence gap: the previous segment \(previous.name) ends at sequence \(previous.lastSequence) but this segment starts at \(first)",
                     place: .segment(index: index, keepEnd: 0)))
             }
-            let file = try layer.open(path, mode: .existing)
+            let file = try layer.open(path, mode: .readOnly)
             let size: Int64
             do {
                 size = try layer.size(file)

@@ -67,6 +67,22 @@ import Testing
         }
     }
 
+    /// Verifying and reading change nothing, so they need nothing but
+    /// reading: a read-only mount, a backup, a user who may only read.
+    @Test func verifyAndReadNeedOnlyToRead() async throws {
+        let disk = SimulatedDisk(seed: 31)
+        let (journal, _) = try Journal.open(directory: "/j", options: JournalOptions(fsync: .never, segmentSize: 4096, fileLayer: disk))
+        for i in 0..<60 { _ = try await journal.append([JournalRecord(type: 1, payload: Array(repeating: UInt8(i), count: 100))]) }
+        _ = try await journal.writeSnapshot(Array("s".utf8), coveringThrough: 30)
+        for i in 60..<70 { _ = try await journal.append([JournalRecord(type: 1, payload: [UInt8(i)])]) }
+        try await journal.close()
+        let options = JournalOptions(fileLayer: HookedDisk(disk: disk, readOnly: true))
+        let summary = try Journal.verify(directory: "/j", options: options)
+        #expect(summary.lastSequence == 70 && summary.snapshotSequence == 30, "\(summary)")
+        let recovery = try Journal.read(directory: "/j", options: options)
+        #expect(try recovery.allTransactions().count == 40)
+    }
+
     @Test func bitFlipsInSealedSegmentsAreDetected() async throws {
         try await withTempDirectory("bitflip") { dir in
             _ = try await Self.build(dir)
