@@ -26,10 +26,16 @@ local function render(template, ev)
   return (template:gsub("{(%w+)}", { user = ev.user, room = ev.room }))
 end
 
--- State keys are at most 256 bytes: a very long room or user name is cut
--- (two such names that share their first 240 bytes share a memory).
+-- State keys are at most 256 bytes of UTF-8: a very long room or user name
+-- is cut, between characters (two such names that share their first 250
+-- bytes share a memory).
 local function key(ev)
-  return ("seen:" .. ev.room .. ":" .. ev.user):sub(1, 256)
+  local k = "seen:" .. ev.room .. ":" .. ev.user
+  if #k <= 256 then return k end
+  local cut = 256
+  -- Back off continuation bytes (10xxxxxx), so no character is cut in half.
+  while cut > 0 and (k:byte(cut + 1) or 0) & 0xC0 == 0x80 do cut = cut - 1 end
+  return k:sub(1, cut)
 end
 
 bot.on("join", function(ev)

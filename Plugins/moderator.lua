@@ -47,12 +47,41 @@
 -- Flood windows are kept in memory only: they are seconds long.
 
 local cfg = bot.config
-local flood_messages = cfg.flood_messages or 5
-local flood_seconds = cfg.flood_seconds or 10
-local strike_decay = cfg.strike_decay or 3600
-local shadow = cfg.shadow == true
-local steps = cfg.steps or { "warn", "final_warning", "mute", "kick" }
-local mute_seconds = cfg.mute_seconds or 600
+
+-- Settings are checked at load: a wrong one found mid-conversation would fail
+-- every message it touches, and stop the moderation it was meant to tune.
+local function setting(name, default, ok, what)
+  local v = cfg[name]
+  if v == nil then return default end
+  local fine, bad = ok(v)
+  if not fine then
+    bad = bad == nil and v or bad   -- a list names its first wrong entry
+    local shown = type(bad) == "string" and ("%q"):format(bad) or tostring(bad)
+    error(("%s must be %s; %s is not"):format(name, what, type(bad) == "table" and "a table" or shown), 2)
+  end
+  return v
+end
+local function whole(lo, hi) return function(v) return math.type(v) == "integer" and v >= lo and v <= hi end end
+local function number(lo) return function(v) return type(v) == "number" and v >= lo and v < math.huge end end
+local function list(check) return function(v)
+  if type(v) ~= "table" then return false end
+  for _, x in ipairs(v) do if not check(x) then return false, x end end
+  return true
+end end
+local function word(v) return type(v) == "string" and v:find("^[%w\128-\255]+$") ~= nil end
+local function text(v) return type(v) == "string" and v ~= "" end
+
+local flood_messages = setting("flood_messages", 5, whole(1, 1000), "a whole number from 1 to 1000")
+local flood_seconds = setting("flood_seconds", 10, number(0.001), "a number of seconds above 0")
+local strike_decay = setting("strike_decay", 3600, number(0), "a number of seconds, 0 or more")
+local shadow = setting("shadow", false, function(v) return type(v) == "boolean" end, "true or false")
+local steps = setting("steps", { "warn", "final_warning", "mute", "kick" }, list(text), "a list of steps")
+-- bot.mute takes 1 s to 7 days.
+local mute_seconds = setting("mute_seconds", 600, whole(1, 604800), "a whole number of seconds from 1 to 604800")
+local words = setting("words", { "darn", "heck", "crap", "frak" }, list(word),
+  "a list of single words (letters and digits, no spaces)")
+local exempt_users = setting("exempt", {}, list(text), "a list of user names")
+local forbidden_texts = setting("forbidden", {}, list(text), "a list of texts")
 
 -- A misspelt step would be logged as done and never done: refuse it at load.
 local known = { warn = true, final_warning = true, mute = true, kick = true }
@@ -62,12 +91,12 @@ end
 
 -- Lists from the config become sets, for one lookup per word.
 local bad = {}
-for _, w in ipairs(cfg.words or { "darn", "heck", "crap", "frak" }) do bad[w:lower()] = true end
+for _, w in ipairs(words) do bad[w:lower()] = true end
 local exempt = {}
-for _, u in ipairs(cfg.exempt or {}) do exempt[u] = true end
+for _, u in ipairs(exempt_users) do exempt[u] = true end
 local forbidden = {}
 for _, t in ipairs(bot.transport.forbidden) do forbidden[#forbidden + 1] = t end
-for _, t in ipairs(cfg.forbidden or {}) do forbidden[#forbidden + 1] = t end
+for _, t in ipairs(forbidden_texts) do forbidden[#forbidden + 1] = t end
 
 -- What the bot tells the offender, by reason. Never quote the offending
 -- text back: bot.send would refuse a forbidden token anyway.
@@ -110,7 +139,15 @@ bot.every(60, function()
   end
 end)
 
-local function key(user) return (shadow and "shadow:" or "strikes:") .. user end
+-- State keys are at most 256 bytes: a very long name is cut, between
+-- characters (names that share their first 248 bytes share their strikes).
+local function key(user)
+  local k = (shadow and "shadow:" or "strikes:") .. user
+  if #k <= 256 then return k end
+  local cut = 256
+  while cut > 0 and (k:byte(cut + 1) or 0) & 0xC0 == 0x80 do cut = cut - 1 end
+  return k:sub(1, cut)
+end
 
 -- A user's strikes now, after forgiving old ones.
 local function strikes(user, now)
@@ -127,7 +164,8 @@ local function strike(user, now)
   s.n, s.last = s.n + 1, now
   local step = steps[math.min(s.n, #steps)]
   if step == "mute" and bot.transport.mute and not shadow then s.muted_until = now + mute_seconds end
-  bot.state.set(key(user), s)
+  local kept, why = bot.state.set(key(user), s)
+  if not kept then bot.log.warn(("strike of %s not kept: %s"):format(user, why)) end
   return s.n, step
 end
 
@@ -157,10 +195,13 @@ local function carry_out(step, msg, ask, n)
   return ("%s, %s. This is a warning."):format(user, ask)
 end
 
--- Whether someone is still in the room (where the chat says who is): a step
--- that failed because they left needs no correcting.
+-- Who left since they last joined, for a chat that keeps no roster.
+local left = {}
+
+-- Whether someone is still in the room: a step that failed because they left
+-- needs no correcting.
 local function here(room, user)
-  if not bot.transport.roster then return true end
+  if not bot.transport.roster then return not left[user] end
   for _, u in ipairs(bot.roster(room)) do
     if u.user == user then return u.online end
   end
@@ -213,8 +254,12 @@ bot.on("message", function(msg)
   if reason then act(msg, reason) end
 end)
 
+bot.on("leave", function(ev)
+  if not bot.transport.roster then left[ev.user] = true end
+end)
+
 bot.on("join", function(ev)
-  kicked[ev.user] = nil
+  kicked[ev.user], left[ev.user] = nil, nil
   local s = bot.state.get(key(ev.user))
   local left = s and s.muted_until and s.muted_until - os.time()
   if left and left > 0 then

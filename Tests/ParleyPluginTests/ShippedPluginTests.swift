@@ -124,6 +124,53 @@ struct ShippedPluginTests {
         #expect(got.map(\.kind).contains { if case .moderate(.mute(_, "eve", 500, "still muted"), _) = $0 { true } else { false } }, "\(got.map(\.json))")
     }
 
+    /// A name longer than a state key still collects strikes (its key is
+    /// cut between characters), so nobody escapes by picking one.
+    @Test func moderatorEscalatesAgainstAVeryLongName() async throws {
+        let source = try String(contentsOfFile: Self.plugin("moderator"), encoding: .utf8)
+        let name = String(repeating: "é", count: 200)
+        let script = ["darn", "heck", "crap"].map { message($0, user: name) }.joined(separator: "\n")
+        let got = try await run(plugins: [("moderator", source)], script: script, options: BotOptions(name: "mod"))
+        #expect(got.compactMap(\.logText).map { $0.replacingOccurrences(of: name, with: "NAME") } == [
+            "audit user=NAME strike=1 reason=word action=warn room=lobby",
+            "audit user=NAME strike=2 reason=word action=final_warning room=lobby",
+            "audit user=NAME strike=3 reason=word action=mute room=lobby",
+        ], "\(got.compactMap(\.logText).count) audit lines")
+    }
+
+    /// Settings are checked when the plugin loads, naming the setting and the
+    /// wrong value: found mid-conversation, each would fail every message.
+    @Test(arguments: [("mute_seconds = 90.5", "mute_seconds must be a whole number of seconds from 1 to 604800; 90.5 is not"),
+                      (#"words = ["two words"]"#, #"words must be a list of single words (letters and digits, no spaces); "two words" is not"#),
+                      (#"exempt = "bob""#, #"exempt must be a list of user names; "bob" is not"#),
+                      (#"flood_messages = "5""#, #"flood_messages must be a whole number from 1 to 1000; "5" is not"#)])
+    func moderatorSettingsAreCheckedAtLoad(setting: String, says: String) throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let config = dir.appendingPathComponent("bot.toml")
+        try "[[bot]]\nname = \"mod\"\nplugins = [\"\(Self.plugin("moderator"))\"]\n[bot.plugin.moderator]\n\(setting)\n"
+            .write(to: config, atomically: true, encoding: .utf8)
+        let r = try CLITests.parley(["check", config.path], timeout: 30)
+        #expect(r.status == 2 && r.stderr.contains(says), "\(r.stderr)")
+    }
+
+    /// On a chat without a roster the moderator keeps who left: a step that
+    /// failed because its person had gone needs no correcting in the room.
+    @Test func aStepOnSomeoneWhoLeftIsNotCorrected() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let config = dir.appendingPathComponent("bot.toml")
+        try "[[bot]]\nname = \"mod\"\nplugins = [\"\(Self.plugin("moderator"))\"]\n[bot.plugin.moderator]\nsteps = [\"kick\"]\n"
+            .write(to: config, atomically: true, encoding: .utf8)
+        let events = [#"{"type":"join","room":"lobby","user":"fred"}"#, #"{"type":"leave","room":"lobby","user":"fred"}"#,
+                      #"{"type":"moderation_reply","verb":"kick","error":"no user \"fred\" in the room"}"#,
+                      message("heck", user: "fred")]
+        let r = try CLITests.parley(["plugin", "test", Self.plugin("moderator"), "--config", config.path, "--events", "-"],
+                                    stdin: events.joined(separator: "\n") + "\n")
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("result=failed") && !r.stdout.contains("could not kick"), "\(r.stdout)")
+    }
+
     /// A misspelt escalation step is a load error, not an audit line that lies;
     /// a one-minute mute says "1 minute"; a moderator's own commands are no flood.
     @Test func moderatorChecksItsStepsAndSparesModerators() async throws {
@@ -142,10 +189,11 @@ struct ShippedPluginTests {
                 + Array(repeating: "eve has 1 strike.", count: 4), "\(acting.map(\.json))")
     }
 
-    /// A name too long for a state key still has its "seen" time: not greeted twice.
-    @Test func greeterRemembersAVeryLongName() async throws {
+    /// A name too long for a state key still has its "seen" time: not greeted
+    /// twice. Cut between characters, so a long name in any script is no error.
+    @Test(arguments: [String(repeating: "n", count: 300), String(repeating: "é", count: 130), String(repeating: "漢", count: 90)])
+    func greeterRemembersAVeryLongName(name: String) async throws {
         let source = try String(contentsOfFile: Self.plugin("greeter"), encoding: .utf8)
-        let name = String(repeating: "n", count: 300)
         let join = #"{"type":"join","room":"lobby","user":"\#(name)"}"#, leave = #"{"type":"leave","room":"lobby","user":"\#(name)"}"#
         let got = try await run(plugins: [("greeter", source)], script: [join, leave, join].joined(separator: "\n"))
         #expect(got.compactMap(\.sentText) == ["Welcome, \(name)!"], "\(got.map(\.json))")
