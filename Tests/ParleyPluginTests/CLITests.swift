@@ -152,6 +152,8 @@ struct CLITests {
             ("\n\n{not json\n", 3, "invalid JSON"),
             ("{\"type\":\"message\",\"room\":\"r\"}\n", 1, "invalid message event: \"user\" must be a string"),
             ("[1,2]\n", 1, "invalid event: expected a JSON object"),
+            ("{\"type\":\"message\",\"room\":\"r\",\"user\":\"u\",\"text\":\"hi\",\"tiem\":5}\n", 1,
+             "invalid message event: unknown key \"tiem\" (the keys are room, user, text, id, time)"),
         ]
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

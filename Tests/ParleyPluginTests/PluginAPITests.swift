@@ -357,6 +357,24 @@ struct PluginAPITests {
         #expect(a.filter { if case .typing = $0.kind { true } else { false } }.count == 1, "\(a)")
     }
 
+    /// Registrations that could only be slips: a command named with the
+    /// prefix (it would answer "!!x"), a webhook path served twice (the
+    /// second handler would replace the first).
+    @Test func registrationsThatCouldOnlyBeSlipsAreErrors() throws {
+        let bot = Bot(options: BotOptions(name: "parley"), now: 1_000)
+        _ = try bot.loadPlugin(name: "p", source: Array(#"""
+        local function say(fn) local ok, err = pcall(fn); bot.send("lobby", tostring(err)) end
+        bot.on("message", function()
+          say(function() bot.command("!x", function() end) end)
+          say(function() bot.webhook("hook", function() end); bot.webhook("/hook/", function() end) end)
+        end)
+        """#.utf8))
+        let said = texts(try bot.handle(.message(ChatMessage(room: "lobby", user: "alice", text: "hi"))))
+        #expect(said.count == 2, "\(said)")
+        #expect(said.first?.hasSuffix("bot.command: name the command without the prefix ('x', not '!x')") == true, "\(said)")
+        #expect(said.last?.hasSuffix("bot.webhook: this plugin serves 'hook' already") == true, "\(said)")
+    }
+
     /// A misspelt option would be dropped without a word, and what it says
     /// lost: every options table names the key it does not know. So do a
     /// `msg.reply` that should be `msg:reply`, and a JSON object that would

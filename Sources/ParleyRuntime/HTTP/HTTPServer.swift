@@ -97,7 +97,8 @@ public enum HTTPServer {
         router.on("/hooks/**", method: .post) { req, ctx in await hooks.respond(req, ctx) }
         router.on("/hooks/**", method: .put) { req, ctx in await hooks.respond(req, ctx) }
         router.on("/hooks/**", method: .get) { req, ctx in await hooks.respond(req, ctx) }
-        for method in [HTTPRequest.Method.delete, .patch] {
+        // HEAD too: it would run the handler, and its sends, for a link checker.
+        for method in [HTTPRequest.Method.head, .delete, .patch] {
             router.on("/hooks/**", method: method) { _, _ in Self.notAllowed("webhooks take GET, POST and PUT\n", allow: "GET, POST, PUT") }
         }
         // The read-only paths say what they take, rather than that they are not there.

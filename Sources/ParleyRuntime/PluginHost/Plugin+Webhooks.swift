@@ -52,7 +52,10 @@ extension Plugin {
               path.unicodeScalars.allSatisfy(Self.isPathCharacter) else {
             return .failure(HostCallError("bot.webhook: the path must be 1 to 200 of A-Z a-z 0-9 - . _ ~ /"))
         }
-        webhooks.insert(path)
+        // A second handler would silently replace the first.
+        guard webhooks.insert(path).inserted else {
+            return .failure(HostCallError("bot.webhook: this plugin serves '\(path)' already"))
+        }
         return .success([.string(path)])
     }
 

@@ -22,6 +22,10 @@ function bot.command(cmd, fn, opts)
   if type(cmd) ~= "string" or cmd == "" or find(cmd, "%s") then
     error("bot.command: the name must be one word", 2)
   end
+  -- "!x" would answer only "!!x": the prefix is the bot's, not the command's.
+  if sub(cmd, 1, #prefix) == prefix then
+    error("bot.command: name the command without the prefix ('" .. sub(cmd, #prefix + 1) .. "', not '" .. cmd .. "')", 2)
+  end
   need_function(fn, "bot.command")
   cmd = lower(cmd)
   -- The host checks and keeps the options (for `help`), and says whether

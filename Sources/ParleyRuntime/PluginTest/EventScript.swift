@@ -68,8 +68,21 @@ public enum EventScript {
         return try step(object, fail)
     }
 
+    /// Each event type's keys besides "type": a misspelt one ("tiem") is an
+    /// error, as in the plugin API, not a default the script did not ask for.
+    static let keys: [String: [String]] = [
+        "message": ["room", "user", "text", "id", "time"], "join": ["room", "user", "time"], "leave": ["room", "user", "time"],
+        "typing": ["room", "user", "on"], "roster": ["room", "users"], "connection": ["state"],
+        "http_reply": ["url", "status", "headers", "body", "error"],
+        "webhook": ["plugin", "method", "path", "query", "headers", "body"],
+        "moderation_reply": ["verb", "error"], "advance": ["seconds"],
+    ]
+
     private static func step(_ o: [String: Any], _ fail: (String) -> ScriptError) throws(ScriptError) -> ScriptStep {
         guard let type = o["type"] as? String else { throw fail("invalid event: missing \"type\"") }
+        if let known = keys[type], let odd = o.keys.sorted().first(where: { $0 != "type" && !known.contains($0) }) {
+            throw fail("invalid \(type) event: unknown key \"\(odd)\" (the keys are \(known.joined(separator: ", ")))")
+        }
         func string(_ k: String) throws(ScriptError) -> String {
             guard let v = o[k] as? String else { throw fail("invalid \(type) event: \"\(k)\" must be a string") }
             return v

@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import Logging
 import NIOCore
+import NIOHTTP1
 import ParleyCore
 import ParleyRuntime
 import ParleyStreamChat
@@ -144,10 +145,13 @@ import Testing
         #expect(try await s.post("nobody/hooks/push", "x").status == 404)
         #expect(try await s.post("parley/other/push", "x").status == 404)
         #expect(try await s.post("parley/hooks/push", String(repeating: "a", count: HTTPServer.maxBodyBytes + 1)).status == 413)
-        var delete = HTTPClientRequest(url: "http://127.0.0.1:\(s.port)/hooks/parley/hooks/push")
-        delete.method = .DELETE
-        let refused = try await HTTPClient.shared.execute(delete, timeout: .seconds(10))
-        #expect(refused.status.code == 405 && refused.headers["Allow"] == ["GET, POST, PUT"])
+        // HEAD included: a link checker's HEAD must not run the handler and its sends.
+        for method in [HTTPMethod.DELETE, .HEAD] {
+            var request = HTTPClientRequest(url: "http://127.0.0.1:\(s.port)/hooks/parley/hooks/push")
+            request.method = method
+            let refused = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+            #expect(refused.status.code == 405 && refused.headers["Allow"] == ["GET, POST, PUT"], "\(method)")
+        }
         // A flood of 30 at once: a burst of ten passes, and ten more a second
         // while it lasts; the rest are told to slow down.
         let started = ContinuousClock.now
