@@ -45,7 +45,7 @@ public indirect enum JournalError: Error, Sendable, Equatable, CustomStringConve
         case let .io(operation, path, code):
             return "journal I/O error: \(operation) on \(path) failed: \(errnoDescription(code))"
         case let .noSpace(path, code):
-            return "journal out of space writing \(path): \(errnoDescription(code)); writes refused until space returns"
+            return "journal out of space writing \(path): \(errnoDescription(code)); cut back to the last good transaction"
         case let .failed(cause):
             return "journal failed, no further writes accepted (reopen to recover): \(cause)"
         case let .recordTooLarge(size, limit):

@@ -389,6 +389,14 @@ public actor BotRunner {
         }
     }
 
+    /// The journal failed: the bot stops, and a full disk says what to do, as
+    /// the journal keeps nothing past its last good transaction and takes no
+    /// more writes from this run.
+    func journalFailed(_ error: any Error) {
+        let full = "\(error)".contains("(ENOSPC)")
+        fail("journal failed: \(error)" + (full ? "; free space, then start the bot again (nothing acknowledged is lost)" : ""))
+    }
+
     /// The bot cannot keep its promises (its journal failed): stop it, saying why.
     func fail(_ why: String) {
         guard failure == nil else { return }

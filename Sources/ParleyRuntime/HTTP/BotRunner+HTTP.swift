@@ -26,7 +26,7 @@ extension BotRunner {
             accept(actions)
             rescheduleTimers(due)
         } catch {
-            fail("journal failed: \(error)")
+            journalFailed(error)
         }
     }
 
@@ -44,13 +44,13 @@ extension BotRunner {
                     host.assumeIsolated { $0.whenDurable { done.resume(returning: $0) } }
                 }
                 if let failed {
-                    fail("journal failed: \(failed)")
+                    journalFailed(failed)
                     return WebhookReply(status: 503, body: "the bot's journal failed\n")
                 }
             }
             return reply
         } catch {
-            fail("journal failed: \(error)")
+            journalFailed(error)
             return WebhookReply(status: 503, body: "the bot's journal failed\n")
         }
     }

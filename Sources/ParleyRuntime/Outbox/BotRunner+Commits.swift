@@ -40,7 +40,7 @@ extension BotRunner {
 
     func committed(through request: UInt64, _ failure: StoreError?) {
         if let failure {
-            fail("journal failed: \(failure)")
+            journalFailed(failure)
             resumePump()
             return
         }

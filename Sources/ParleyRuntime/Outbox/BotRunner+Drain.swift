@@ -134,7 +134,7 @@ extension BotRunner {
         do {
             try onLoop(host) { try $0.markDelivered(ids) }
         } catch {
-            fail("journal failed: \(error)")
+            journalFailed(error)
         }
     }
 

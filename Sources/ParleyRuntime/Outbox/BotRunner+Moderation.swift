@@ -107,7 +107,7 @@ extension BotRunner {
                 r.accept(actions)
                 r.rescheduleTimers(due)
             } catch {
-                r.fail("journal failed: \(error)")
+                r.journalFailed(error)
             }
         }
     }

@@ -27,7 +27,7 @@ extension BotRunner {
             accept(actions)
             rescheduleTimers(due)
         } catch {
-            fail("journal failed: \(error)")
+            journalFailed(error)
         }
     }
 
@@ -54,7 +54,7 @@ extension BotRunner {
             accept(actions)
             rescheduleTimers(due)
         } catch {
-            fail("journal failed: \(error)")
+            journalFailed(error)
         }
     }
 }

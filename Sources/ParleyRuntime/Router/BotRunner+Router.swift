@@ -238,7 +238,7 @@ extension BotRunner {
             rescheduleTimers(result.nextDue)
             return result.handled
         } catch {
-            fail("journal failed: \(error)")
+            journalFailed(error)
             return nil
         }
     }
@@ -261,7 +261,7 @@ extension BotRunner {
             try onLoop(host) { try $0.backfill(room: room, messages: messages, through: through) }
             if !messages.isEmpty { log(.info, "backfilled \(messages.count) messages of \(room) into history") }
         } catch {
-            fail("journal failed: \(error)")
+            journalFailed(error)
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
-import ParleyRuntime
+import ParleyStore
+@testable import ParleyRuntime
 import ParleyStreamChat
 import ParleyTestSupport
 import Testing
@@ -8,6 +9,24 @@ import Testing
 /// becomes of them, and with a journal they do go out after the restart.
 @Suite(.timeLimit(.minutes(2)))
 struct StopTests {
+    /// A journal that ran out of space stops the bot, and the line says what
+    /// to do: the journal takes no more writes from this run.
+    @Test func aFullDiskSaysToFreeSpaceAndStartAgain() async throws {
+        let server = try await StreamChatServer.start(.init())
+        defer { Task { await server.shutdown() } }
+        let rec = Recorder()
+        let runner = BotRunner(spec: try botSpec(name: "full", port: server.port, plugins: [], journal: try temporaryDirectory().path),
+                               observer: rec.observer)
+        let run = Task { await runner.run() }
+        #expect(await eventually { await runner.state == .online })
+        await runner.journalFailed(StoreError("journal out of space writing /j/1.seg: No space left on device (ENOSPC); cut back to the last good transaction"))
+        guard case .failed(let why) = await run.value else {
+            Issue.record("the bot did not stop as failed")
+            return
+        }
+        #expect(why.hasSuffix("(ENOSPC); cut back to the last good transaction; free space, then start the bot again (nothing acknowledged is lost)"), "\(why)")
+    }
+
     @Test func aStopThatLeavesSendsSaysSoAndTheJournalSendsThemAfterTheRestart() async throws {
         let server = try await StreamChatServer.start(.init())
         defer { Task { await server.shutdown() } }
