@@ -265,6 +265,8 @@ struct CheckCommandTests {
             ("[[bot]]\nname = \"u{n}\"\ncount = 3\njournal = \"state/fleet\"\n", 4, "share the journal"),
             ("[[bot]]\nname = \"a\"\njournal = \"state/x\"\n[[bot]]\nname = \"b\"\n\njournal = \"state/./x\"\n", 7, "bots 'a' and 'b' share the journal"),
             ("[[bot]]\nname = \"b\"\njournal = \"\"\n", 3, "journal must name a directory"),
+            ("[[bot]]\nname = \"b\"\njournal = \"state/j\"\nfsync_interval_ms = 5\n", 4,
+             "fsync_interval_ms applies only with fsync = \"interval\" (this bot's fsync is \"always\")"),
             ("[[bot]]\nname = \"b\"\n[bot.plugin.greeter]\nx = 1\n", 1, "settings for plugin 'greeter', but this bot loads no plugins"),
             ("[[bot]]\nname = \"b\"\n[bot.plugin_limits.greeter]\nmemory_kb = 1024\n", 1, "but this bot loads no plugins"),
             ("[[bot]]\nname = \"b\"\ntransport = \"socketio\"\nserver = \"127.0.0.1:1\"\n\n[bot.socketio]\n\nca_file = \"nope.pem\"\n", 8,

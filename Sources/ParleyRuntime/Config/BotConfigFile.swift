@@ -205,6 +205,10 @@ public struct BotConfigFile: Sendable {
         }
         let fsyncName = try t.oneOf("fsync", ["always", "interval", "never"], default: "always")
         let fsyncInterval = try t.int("fsync_interval_ms", default: 1000, range: 1...3_600_000)
+        // Set without the policy it belongs to, it would be ignored: the bot would sync otherwise than asked.
+        if t.contains("fsync_interval_ms"), fsyncName != "interval" {
+            throw t.error("fsync_interval_ms", "fsync_interval_ms applies only with fsync = \"interval\" (this bot's fsync is \"\(fsyncName)\")")
+        }
         let fsync: FsyncPolicy = fsyncName == "always" ? .always : fsyncName == "never" ? .never : .interval(milliseconds: fsyncInterval)
         let historyDays = try t.double("history_days", default: 30, range: 0.001...36_500)
         let historyMax = try t.int("history_max", default: 100_000, range: 1...100_000_000)
