@@ -115,6 +115,11 @@ public final class Journal: Sendable {
             try layer.remove(Paths.join(dir, temp))
             namesChanged = true
         }
+        for covered in scan.coveredSegments {
+            try layer.remove(covered)
+            warnings.append("removed \(covered): the snapshot covers it (a compaction did not finish)")
+            namesChanged = true
+        }
         if let torn = scan.tornHeaderSegment {
             try layer.remove(torn)
             warnings.append("removed \(torn): its header was never completely written (torn segment creation)")

@@ -218,6 +218,10 @@ struct DirectoryScan {
     var segments: [ScannedSegment] = []
     /// Path of a last segment whose creation was torn; open removes it.
     var tornHeaderSegment: String?
+    /// Paths of segments the base snapshot covers whole (a crash during a
+    /// compaction left them): not read, as nothing in them is needed, so
+    /// damage in them stops nobody; open removes them.
+    var coveredSegments: [String] = []
     var base: BaseSnapshot?
     /// Snapshot names other than the base (older ones, or a bad newer one
     /// when an older one was used).
@@ -336,6 +340,11 @@ enum JournalScanner {
         for (index, (first, name)) in segmentFiles.enumerated() {
             let path = Paths.join(directory, name)
             let isLast = index == segmentFiles.count - 1
+            // The next segment starts at or below the snapshot's sequence + 1: this one is covered.
+            if let base = result.base, !isLast, segmentFiles[index + 1].0 &- 1 <= base.sequence, result.segments.isEmpty {
+                result.coveredSegments.append(path)
+                continue
+            }
             if let previous = result.segments.last, first != previous.lastSequence &+ 1 {
                 return fail(Damage(
                     path: path, offset: 0,

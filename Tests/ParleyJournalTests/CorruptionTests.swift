@@ -67,6 +67,39 @@ import Testing
         }
     }
 
+    /// A segment the snapshot covers whole, left behind by a crash during a
+    /// compaction, holds nothing needed: damage in it stops nobody, salvage
+    /// keeps the snapshot and what follows, and open removes the file.
+    @Test func damageInACoveredSegmentCostsNothing() async throws {
+        try await withTempDirectory("covered") { dir in
+            let options = JournalOptions(fsync: .never, segmentSize: 4096)
+            let (journal, _) = try Journal.open(directory: dir, options: options)
+            for i in 0..<60 { _ = try await journal.append([JournalRecord(type: 1, payload: Array(repeating: UInt8(i), count: 100))]) }
+            let first = try segmentNames(dir).first!
+            let old = try readBytes(dir + "/" + first)
+            _ = try await journal.writeSnapshot(Array("state".utf8), coveringThrough: 60)
+            for i in 60..<65 { _ = try await journal.append([JournalRecord(type: 1, payload: [UInt8(i)])]) }
+            try await journal.close()
+            // The compaction removed the segments it covers; put the first back, damaged.
+            let left = try segmentNames(dir)
+            #expect(!left.contains(first))
+            var damaged = old
+            damaged[old.count / 2] ^= 0xFF
+            try writeBytes(dir + "/" + first, damaged)
+            let summary = try Journal.verify(directory: dir, options: options)
+            #expect(summary.snapshotSequence == 60 && summary.lastSequence == 65, "\(summary)")
+            let report = try Journal.salvage(directory: dir, options: options)
+            #expect(report.brokenFiles.isEmpty && report.damage.isEmpty, "\(report)")
+            let (reopened, recovery) = try Journal.open(directory: dir, options: options)
+            let after = try recovery.allTransactions().count
+            #expect(recovery.snapshotSequence == 60 && after == 5)
+            #expect(recovery.warnings.contains { $0.contains("the snapshot covers it") }, "\(recovery.warnings)")
+            let remaining = try segmentNames(dir)
+            #expect(!remaining.contains(first))
+            try await reopened.close()
+        }
+    }
+
     /// Verifying and reading change nothing, so they need nothing but
     /// reading: a read-only mount, a backup, a user who may only read.
     @Test func verifyAndReadNeedOnlyToRead() async throws {
