@@ -148,9 +148,10 @@ import Testing
         }
         let syncs = disk.syncCount - before, took = ContinuousClock.now - started
         try await journal.close()
-        // One sync per 20 ms asked; a loaded machine may stretch the gaps, but
-        // a writer that slept through its deadline makes next to none.
-        #expect(Double(syncs) >= took / .milliseconds(100), "\(syncs) syncs in \(took)")
+        // One sync per 20 ms asked. A loaded machine stretches the run and the
+        // gaps (other suites run beside this one), but a writer asleep past its
+        // deadline makes none at all until the close.
+        #expect(syncs >= 5 && Double(syncs) >= took / .seconds(1), "\(syncs) syncs in \(took)")
     }
 
     /// Mixed policies with concurrent snapshots and appends never lose or

@@ -178,8 +178,11 @@ final class SocketChatRoom: Sendable {
 
     /// Called with the lock held: why this socket may not act as `nick`, or nil.
     /// Its name is the user entry it holds, set by its `connectUser`.
-    private static func impostor(_ nick: String, socketID: String, in s: State) -> String? {
+    /// `unnamed`: whether a socket with no name yet may act (typing, which
+    /// only shows a name, as the seed lets any socket do).
+    private static func impostor(_ nick: String, socketID: String, in s: State, unnamed: Bool = false) -> String? {
         guard let own = s.users.first(where: { $0.id == socketID })?.nickname else {
+            if unnamed { return nil }
             return "this connection has no name in the room: send connectUser first (or another connection took the name over)"
         }
         return own == nick ? nil : "this connection is \(JSONValue.string(own).text), not \(JSONValue.string(nick).text)"
@@ -245,7 +248,7 @@ final class SocketChatRoom: Sendable {
     private func setTyping(_ nick: String, _ typing: Bool, socketID: String) -> String? {
         state.withLock { s -> String? in
             guard s.audience.contains(socketID) else { return nil }
-            if let refusal = Self.impostor(nick, socketID: socketID, in: s) { return refusal }
+            if let refusal = Self.impostor(nick, socketID: socketID, in: s, unnamed: true) { return refusal }
             if typing {
                 if !s.typing.contains(nick) { s.typing.append(nick) }
             } else {
