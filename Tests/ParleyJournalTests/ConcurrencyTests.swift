@@ -18,53 +18,12 @@ import Testing
         try await journal.close()
         // The ninth record's start: the first read of the scan sees it and the tenth still zero.
         let cut = Int64(SegmentFormat.headerSize + 8 * (FrameFormat.headerSize + 50))
-        let racing = MidWriteReads(disk: disk, zeroFrom: cut, scans: 1)
+        let racing = HookedDisk(disk: disk, zeroFrom: cut, scans: 1)
         #expect(throws: Never.self) { _ = try Journal.verify(directory: "/j", options: JournalOptions(fileLayer: racing)) }
         #expect(racing.segmentReads == 2, "read twice: the first scan saw the write under way, the second saw it done")
         // Damage that stays where it is, read after read, is still reported.
-        let damaged = MidWriteReads(disk: disk, zeroFrom: cut, scans: .max)
+        let damaged = HookedDisk(disk: disk, zeroFrom: cut, scans: .max)
         #expect(throws: JournalError.self) { _ = try Journal.read(directory: "/j", options: JournalOptions(fileLayer: damaged)) }
-    }
-
-    /// The simulated disk, whose first read of a segment from its start, in
-    /// each of the first `scans` scans, sees every byte from `zeroFrom` still
-    /// zero: a write under way, or (for every scan) a zeroed record.
-    final class MidWriteReads: FileLayer, Sendable {
-        let disk: SimulatedDisk
-        let zeroFrom: Int64
-        let scans: Int
-        private let reads = Mutex(0)
-        /// Reads of a segment from its start so far: one per scan.
-        var segmentReads: Int { reads.withLock { $0 } }
-
-        init(disk: SimulatedDisk, zeroFrom: Int64, scans: Int) {
-            self.disk = disk
-            self.zeroFrom = zeroFrom
-            self.scans = scans
-        }
-
-        func read(_ file: JournalFile, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
-            let n = try disk.read(file, into: buffer, at: offset)
-            guard offset == 0, file.path.hasSuffix(SegmentFormat.suffix), reads.withLock({ r in r += 1; return r <= scans }),
-                  Int64(n) > zeroFrom else { return n }
-            for i in Int(zeroFrom)..<n { buffer[i] = 0 }
-            return n
-        }
-
-        func open(_ path: String, mode: OpenMode) throws -> JournalFile { try disk.open(path, mode: mode) }
-        func close(_ file: JournalFile) { disk.close(file) }
-        func write(_ file: JournalFile, _ bytes: UnsafeRawBufferPointer, at offset: Int64) throws -> Int { try disk.write(file, bytes, at: offset) }
-        func sync(_ file: JournalFile) throws { try disk.sync(file) }
-        func writeBack(_ file: JournalFile, offset: Int64, length: Int64) throws { try disk.writeBack(file, offset: offset, length: length) }
-        func truncate(_ file: JournalFile, to length: Int64) throws { try disk.truncate(file, to: length) }
-        func size(_ file: JournalFile) throws -> Int64 { try disk.size(file) }
-        func rename(_ from: String, to: String) throws { try disk.rename(from, to: to) }
-        func remove(_ path: String) throws { try disk.remove(path) }
-        func syncDirectory(_ path: String) throws { try disk.syncDirectory(path) }
-        func listDirectory(_ path: String) throws -> [String] { try disk.listDirectory(path) }
-        func createDirectory(_ path: String) throws { try disk.createDirectory(path) }
-        func directoryExists(_ path: String) -> Bool { disk.directoryExists(path) }
-        func lockDirectory(_ path: String) throws -> JournalFile { try disk.lockDirectory(path) }
     }
 
     /// 64 appenders under `.always` on a real disk: distinct, increasing
@@ -201,15 +160,32 @@ import Testing
     }
 }
 
-/// A `SimulatedDisk` with two faults of its own: writes that take a
-/// millisecond, as a loaded disk's can (an inline append then holds the
-/// writer's `busy` long enough for the writer thread to find it so), and a
-/// disk that can only be read, as a read-only mount or backup is.
-struct HookedDisk: FileLayer {
+/// A `SimulatedDisk` with faults of its own:
+/// - `slowWrites`: writes take a millisecond, as a loaded disk's can (an inline
+///   append then holds the writer's `busy` long enough for the writer thread
+///   to find it so);
+/// - `readOnly`: the disk can only be read, as a read-only mount or backup is;
+/// - `zeroFrom`: the first read of a segment from its start, in each of the
+///   first `scans` scans, sees every byte from there still zero: a write under
+///   way, or (for every scan) a zeroed record.
+final class HookedDisk: FileLayer, Sendable {
     let disk: SimulatedDisk
-    var slowWrites = false
-    var readOnly = false
+    let slowWrites: Bool
+    let readOnly: Bool
+    let zeroFrom: Int64?
+    let scans: Int
+    private let reads = Mutex(0)
+    /// Reads of a segment from its start so far: one per scan.
+    var segmentReads: Int { reads.withLock { $0 } }
     var syncCount: Int { disk.syncCount }
+
+    init(disk: SimulatedDisk, slowWrites: Bool = false, readOnly: Bool = false, zeroFrom: Int64? = nil, scans: Int = 0) {
+        self.disk = disk
+        self.slowWrites = slowWrites
+        self.readOnly = readOnly
+        self.zeroFrom = zeroFrom
+        self.scans = scans
+    }
 
     func open(_ path: String, mode: OpenMode) throws -> JournalFile {
         if readOnly, mode != .readOnly { throw JournalError.io(operation: "open", path: path, errno: EROFS) }
@@ -221,7 +197,11 @@ struct HookedDisk: FileLayer {
         return try disk.write(file, bytes, at: offset)
     }
     func read(_ file: JournalFile, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
-        try disk.read(file, into: buffer, at: offset)
+        let n = try disk.read(file, into: buffer, at: offset)
+        guard let zeroFrom, offset == 0, file.path.hasSuffix(SegmentFormat.suffix),
+              reads.withLock({ r in r += 1; return r <= scans }), Int64(n) > zeroFrom else { return n }
+        for i in Int(zeroFrom)..<n { buffer[i] = 0 }
+        return n
     }
     func sync(_ file: JournalFile) throws { try disk.sync(file) }
     func writeBack(_ file: JournalFile, offset: Int64, length: Int64) throws { try disk.writeBack(file, offset: offset, length: length) }
