@@ -68,11 +68,13 @@ struct SocketIOBinaryTests {
     }
 
     /// Sends `binaryEcho(bytes)` and returns the ack and the `binaryReply` event that came back.
+    /// The waits are generous: python gzips and base64-encodes tens of KB a
+    /// poll, which takes seconds while the rest of the suite loads both cores.
     static func echo(_ probe: Probe, _ payload: [UInt8]) async throws -> (ack: [JSONValue], reply: SocketIOClient.Event?) {
         let before = probe.events.count
         let ack = try await probe.client.emitWithAck("binaryEcho", [SocketIO.placeholder(0)], namespace: "/",
-                                                     attachments: [payload], timeout: 5)
-        _ = await eventually(5) { probe.events.dropFirst(before).contains { $0.name == "binaryReply" } }
+                                                     attachments: [payload], timeout: 30)
+        _ = await eventually(30) { probe.events.dropFirst(before).contains { $0.name == "binaryReply" } }
         return (ack, probe.events.dropFirst(before).first { $0.name == "binaryReply" })
     }
 
@@ -157,7 +159,7 @@ struct SocketIOBinaryTests {
         let session = try await server.transport("binbot").connect() as! SocketIOSession
         let payload = Self.bytes(100_000)
         let ack = try await session.client.emitWithAck("binaryEcho", [SocketIO.placeholder(0)], namespace: "/",
-                                                       attachments: [payload], timeout: 5)
+                                                       attachments: [payload], timeout: 30)
         #expect(ack == [.number(100_000)])
         try await session.send(OutgoingMessage(id: "1", room: "lobby", text: "after the blob"))
         var heard: [String] = []
