@@ -5,6 +5,7 @@ import ParleyCore
 import ParleyJournal
 import NIOCore
 import ParleyLua
+import ParleyStore
 import Synchronization
 
 /// Everything needed to run one bot.
@@ -393,7 +394,7 @@ public actor BotRunner {
     /// the journal keeps nothing past its last good transaction and takes no
     /// more writes from this run.
     func journalFailed(_ error: any Error) {
-        let full = "\(error)".contains("(ENOSPC)")
+        let full = (error as? StoreError)?.outOfSpace ?? false
         fail("journal failed: \(error)" + (full ? "; free space, then start the bot again (nothing acknowledged is lost)" : ""))
     }
 

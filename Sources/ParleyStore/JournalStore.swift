@@ -136,7 +136,7 @@ public final class JournalStore: BotStore {
         do {
             (journal, recovery) = try Journal.open(directory: directory, options: JournalOptions(fsync: fsync, fileLayer: fileLayer))
         } catch {
-            throw StoreError("journal \(directory): \(error)")
+            throw StoreError("journal \(directory)", journal: error)
         }
         let store = JournalStore(directory: directory, journal: journal, history: history, compaction: compaction,
                                  pipelined: pipelined)
@@ -426,7 +426,7 @@ public final class JournalStore: BotStore {
                     try Self.wait { try await journal.writeSnapshot(bytes, coveringThrough: through) }
                     outcome = .success(bytes.count)
                 } catch {
-                    outcome = .failure(StoreError("journal \(directory): cannot write a snapshot: \(error)"))
+                    outcome = .failure(StoreError("journal \(directory): cannot write a snapshot", journal: error))
                 }
             }
             job.finish(outcome)
@@ -703,7 +703,7 @@ public final class JournalStore: BotStore {
             }
         } catch {
             // Nothing is retried and then acknowledged: the first failure is final.
-            let e = commits?.failure ?? StoreError("journal \(directory): \(error)")
+            let e = commits?.failure ?? StoreError("journal \(directory)", journal: error)
             appendFailure = e
             throw e
         }
@@ -789,7 +789,7 @@ public final class JournalStore: BotStore {
         func acknowledged(_ result: Result<UInt64, JournalError>) {
             let ready = state.withLock { s -> [(through: UInt64, done: @Sendable (StoreError?) -> Void)] in
                 s.acknowledged += 1
-                if case .failure(let e) = result, s.failure == nil { s.failure = StoreError("journal \(directory): \(e)") }
+                if case .failure(let e) = result, s.failure == nil { s.failure = StoreError("journal \(directory)", journal: e) }
                 let n = s.failure == nil ? s.waiters.prefix { $0.through <= s.acknowledged }.count : s.waiters.count
                 defer { s.waiters.removeFirst(n) }
                 return Array(s.waiters.prefix(n))

@@ -1,11 +1,19 @@
 import ParleyCore
+import ParleyJournal
 import ParleyLua
 
 /// A store could not make a write durable. The bot must stop: carrying on
 /// would acknowledge effects that are not on disk.
 public struct StoreError: Error, Sendable, CustomStringConvertible {
     public var message: String
+    /// The disk was full: the bot's line says to free space and start again.
+    public var outOfSpace = false
     public init(_ message: String) { self.message = message }
+    /// A journal's failure, said as `message: cause`, keeping whether it was a full disk.
+    public init(_ message: String, journal cause: any Error) {
+        self.message = "\(message): \(cause)"
+        if case .noSpace? = cause as? JournalError { outOfSpace = true }
+    }
     public var description: String { message }
 }
 

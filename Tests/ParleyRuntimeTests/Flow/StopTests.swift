@@ -1,4 +1,5 @@
 import Foundation
+import ParleyJournal
 import ParleyStore
 @testable import ParleyRuntime
 import ParleyStreamChat
@@ -19,7 +20,7 @@ struct StopTests {
                                observer: rec.observer)
         let run = Task { await runner.run() }
         #expect(await eventually { await runner.state == .online })
-        await runner.journalFailed(StoreError("journal out of space writing /j/1.seg: No space left on device (ENOSPC); cut back to the last good transaction"))
+        await runner.journalFailed(StoreError("journal /j", journal: JournalError.noSpace(path: "/j/1.seg", errno: ENOSPC)))
         guard case .failed(let why) = await run.value else {
             Issue.record("the bot did not stop as failed")
             return
