@@ -37,6 +37,12 @@ public indirect enum JournalError: Error, Sendable, Equatable, CustomStringConve
     case closed
     /// Another journal (in this or another process) has the directory open.
     case locked(path: String)
+    /// A reader without the lock (`verify`, `read`) found the journal's files
+    /// changed under it (a running bot compacted it or began a segment) where
+    /// it expected records: not damage, and reading again sees the new files.
+    case changedWhileRead(directory: String)
+    /// A reader was pointed at a directory with no segment or snapshot in it.
+    case noJournal(directory: String)
 
     public var description: String {
         switch self {
@@ -58,6 +64,10 @@ public indirect enum JournalError: Error, Sendable, Equatable, CustomStringConve
             return "journal is closed"
         case let .locked(path):
             return "journal directory \(path) is already open elsewhere (locked)"
+        case let .noJournal(directory):
+            return "\(directory) holds no journal: no segment or snapshot files"
+        case let .changedWhileRead(directory):
+            return "journal \(directory) changed while it was read (the bot writing it compacted it or began a segment); read it again"
         }
     }
 

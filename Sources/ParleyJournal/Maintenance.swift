@@ -62,10 +62,11 @@ extension Journal {
         case let .success(scan):
             // A first segment whose creation a crash cut short is an empty journal, as open reads it.
             guard !scan.segments.isEmpty || scan.base != nil || scan.tornHeaderSegment != nil else {
-                throw JournalError.invalidArgument("\(dir) holds no journal: no segment or snapshot files")
+                throw JournalError.noJournal(directory: dir)
             }
             return Recovery(base: scan.base, segments: scan.segments, lastSequence: scan.lastSequence, truncatedBytes: 0,
-                            warnings: scan.warnings, layer: layer, maxRecordSize: options.maxRecordSize)
+                            warnings: scan.warnings, layer: layer, maxRecordSize: options.maxRecordSize,
+                            live: scan.listed.map { (directory: dir, files: $0) })
         }
     }
 

@@ -39,10 +39,12 @@ public struct Recovery: Sendable {
     let extents: [SegmentExtent]
     let layer: any FileLayer
     let maxRecordSize: Int
+    /// For a read without the lock: the directory and its files as scanned.
+    let live: LiveRead?
 
     /// Over the scanned segments' complete transactions, after `base`.
     init(base: BaseSnapshot?, segments: [ScannedSegment], lastSequence: UInt64, truncatedBytes: Int64, warnings: [String],
-         layer: any FileLayer, maxRecordSize: Int) {
+         layer: any FileLayer, maxRecordSize: Int, live: LiveRead? = nil) {
         snapshot = base.map { RecoveredSnapshot(sequence: $0.sequence, bytes: $0.payload) }
         self.lastSequence = lastSequence
         self.truncatedBytes = truncatedBytes
@@ -52,6 +54,7 @@ public struct Recovery: Sendable {
         }
         self.layer = layer
         self.maxRecordSize = maxRecordSize
+        self.live = live
     }
 
     /// Sequence the transactions start after.
@@ -59,7 +62,7 @@ public struct Recovery: Sendable {
 
     /// A reader over the transactions after the snapshot.
     public func transactions() -> TransactionReader {
-        TransactionReader(extents: extents, after: snapshotSequence, layer: layer, maxRecordSize: maxRecordSize)
+        TransactionReader(extents: extents, after: snapshotSequence, layer: layer, maxRecordSize: maxRecordSize, live: live)
     }
 
     /// Calls `body` for each transaction after the snapshot, in order.
@@ -87,6 +90,10 @@ public struct Recovery: Sendable {
     }
 }
 
+/// A journal read without the lock, while a bot may write it: the files its
+/// scan listed, so a failed read can tell a compaction under it from damage.
+typealias LiveRead = (directory: String, files: [String])
+
 /// Iterates recovered transactions. `next()` throws `JournalError.corrupt` if
 /// a segment no longer matches what `open` validated. Reads through one
 /// reused window of a few MiB, whatever the segment size.
@@ -101,16 +108,34 @@ public struct TransactionReader {
     private var expected: UInt64 = 0
     private var seed: UInt32 = 0
     private var loaded = false
+    private let live: LiveRead?
 
-    init(extents: [SegmentExtent], after: UInt64, layer: any FileLayer, maxRecordSize: Int) {
+    init(extents: [SegmentExtent], after: UInt64, layer: any FileLayer, maxRecordSize: Int, live: LiveRead? = nil) {
+        self.live = live
         self.extents = extents
         self.after = after
         self.maxRecordSize = maxRecordSize
         self.window = FileWindow(layer: layer, maxFrame: FrameFormat.headerSize + maxRecordSize)
     }
 
+    /// `error`, or `changedWhileRead` when a read without the lock failed
+    /// because the files changed under it: a compaction renames, cuts and
+    /// removes the segments it covers, which reads as a file gone or damaged.
+    private func explained(_ error: any Error) -> any Error {
+        guard let live, let now = try? JournalScanner.journalFiles(live.directory, layer: window.layer), now != live.files else { return error }
+        return JournalError.changedWhileRead(directory: live.directory)
+    }
+
     /// Attaches the next segment that has records after the snapshot; false at the end.
     private mutating func loadNext() throws -> Bool {
+        do {
+            return try attachNext()
+        } catch {
+            throw explained(error)
+        }
+    }
+
+    private mutating func attachNext() throws -> Bool {
         while index < extents.count {
             let extent = extents[index]
             if extent.lastSequence <= after || extent.validEnd <= Int64(SegmentFormat.headerSize) {
@@ -149,12 +174,17 @@ public struct TransactionReader {
 
     @inline(__always)
     private func frame(at: Int64, expected: UInt64, path: String) throws -> (FrameFormat.Decoded, UnsafeRawBufferPointer) {
-        let view = try window.view(at: at, length: Int(min(Int64(FrameFormat.headerSize + maxRecordSize), end - at)))
+        let view: UnsafeRawBufferPointer
+        do {
+            view = try window.view(at: at, length: Int(min(Int64(FrameFormat.headerSize + maxRecordSize), end - at)))
+        } catch {
+            throw explained(error)
+        }
         switch FrameFormat.parse(view, at: 0, seed: seed, expected: expected, maxRecordSize: maxRecordSize) {
         case let .frame(frame):
             return (frame, view)
         case let .bad(failure):
-            throw JournalError.corrupt(file: path, offset: at, reason: "\(failure.reason) (the segment changed after it was opened)")
+            throw explained(JournalError.corrupt(file: path, offset: at, reason: "\(failure.reason) (the segment changed after it was opened)"))
         }
     }
 
@@ -180,7 +210,7 @@ public struct TransactionReader {
                 expected &+= 1
                 if frame.commit { break }
                 if offset >= end {
-                    throw JournalError.corrupt(file: path, offset: offset, reason: "transaction has no commit record (the segment changed after it was opened)")
+                    throw explained(JournalError.corrupt(file: path, offset: offset, reason: "transaction has no commit record (the segment changed after it was opened)"))
                 }
             }
             if expected &- 1 <= after { continue }

@@ -228,6 +228,9 @@ struct DirectoryScan {
     var otherSnapshots: [String] = []
     var tempFiles: [String] = []
     var warnings: [String] = []
+    /// The directory's files as a reader without the lock listed them before
+    /// this scan (`settledScan`); nil for a scan under the lock.
+    var listed: [String]?
 
     var baseSequence: UInt64 { base?.sequence ?? 0 }
 
@@ -254,14 +257,16 @@ enum JournalScanner {
     /// `scan` for a reader without the lock (`verify`, `read`). A running bot
     /// may be appending to the last segment while it is read, so a scan can
     /// see a record still zero and, read again, the one after it written; or
-    /// a compaction may remove a file under it. Damage in the last segment is
-    /// believed only when the next scan finds it at the same place; a file
-    /// gone is read again. Damage anywhere else is reported at once.
+    /// a compaction may rename, cut and remove files under it. So damage is
+    /// believed only when the directory lists the same files after the scan
+    /// as before it (a compaction or a new segment changes the list) and, in
+    /// the last segment, when the next scan finds it at the same place.
     static func settledScan(directory: String, layer: any FileLayer, maxRecordSize: Int) throws -> Result<DirectoryScan, DamagedScan> {
         var previous: Damage?
         var attempt = 0
         while true {
             attempt += 1
+            let before = try journalFiles(directory, layer: layer)
             let outcome: Result<DirectoryScan, DamagedScan>
             do {
                 outcome = try scan(directory: directory, layer: layer, maxRecordSize: maxRecordSize)
@@ -269,12 +274,24 @@ enum JournalScanner {
                 previous = nil
                 continue
             }
-            guard case let .failure(damaged) = outcome else { return outcome }
+            guard case let .failure(damaged) = outcome else {
+                return outcome.map { var scan = $0; scan.listed = before; return scan }
+            }
+            if attempt < 6, try journalFiles(directory, layer: layer) != before {
+                previous = nil
+                continue
+            }
             let d = damaged.damage
             guard case .segment(let index, _) = d.place, index == damaged.segmentNames.count - 1, attempt < 6 else { return outcome }
             if let p = previous, p.path == d.path, p.offset == d.offset { return outcome }
             previous = d
         }
+    }
+
+    /// The directory's file names, sorted: what a compaction or a new segment
+    /// changes, so a reader can tell the journal moved under it from damage.
+    static func journalFiles(_ directory: String, layer: any FileLayer) throws -> [String] {
+        try layer.listDirectory(directory).sorted()
     }
 
     /// Reads and checks every snapshot and segment in `directory`.

@@ -76,15 +76,21 @@ struct CheckCommand: AsyncParsableCommand {
     }
 
     /// Why `run` could not open a journal at `path`, or nil: it must be a
-    /// directory, or one `run` can make (its nearest existing parent is a
-    /// directory it may write to). Permission bits are not the whole answer
+    /// directory whose files it may read and write, or one `run` can make (its
+    /// nearest existing parent is a directory it may write to). Permission bits are not the whole answer
     /// (procfs refuses even root), so a directory is made there and removed.
     static func journalProblem(_ path: String) -> String? {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
             guard isDirectory.boolValue else { return "journal \(path) is a file, not a directory" }
             // `run` appends to it: an existing directory must be writable too.
-            return access(path, W_OK | X_OK) == 0 ? nil : "journal \(path) is a directory this user may not write to"
+            guard access(path, W_OK | X_OK) == 0 else { return "journal \(path) is a directory this user may not write to" }
+            // And so must its files (a journal restored as another user, say): `run` reads, appends to, cuts and locks them.
+            let names = ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted()
+            for name in names where access(path + "/" + name, R_OK | W_OK) != 0 {
+                return "journal \(path) holds \(name), a file this user may not read and write"
+            }
+            return nil
         }
         var parent = URL(fileURLWithPath: path).deletingLastPathComponent()
         while !FileManager.default.fileExists(atPath: parent.path, isDirectory: &isDirectory) { parent.deleteLastPathComponent() }

@@ -30,21 +30,25 @@ struct JournalCommand: AsyncParsableCommand {
                     for f in report.brokenFiles { CommandOutput.print("moved to: \(f)") }
                     CommandOutput.print("salvaged: \(report.bytesMoved) bytes moved aside")
                 }
-                let s = try Journal.verify(directory: directory)
-                // Rooms and plugins come from the records themselves.
-                var rooms: Set<String> = [], plugins: Set<String> = []
-                try forEachEntry(directory) { _, entry in
-                    switch entry {
-                    case .state(let p, _, _), .timer(let p, _), .timerDrop(let p, _): plugins.insert(p)
-                    case .message(let r, _, _, _, _, _), .lastSeen(let r, _): rooms.insert(r)
-                    case .outbox(let e, _): rooms.insert(e.room); plugins.insert(e.plugin)
-                    case .step(let m): rooms.insert(m.action.room); plugins.insert(m.plugin)
-                    case .delivered: break
+                // A bot writing the journal may compact it under the two reads: read again.
+                let (s, rooms, plugins) = try againIfChanged(attempts: 5) { () throws -> (JournalSummary, Int, Int) in
+                    let s = try Journal.verify(directory: directory)
+                    // Rooms and plugins come from the records themselves.
+                    var rooms: Set<String> = [], plugins: Set<String> = []
+                    try forEachEntry(directory) { _, entry in
+                        switch entry {
+                        case .state(let p, _, _), .timer(let p, _), .timerDrop(let p, _): plugins.insert(p)
+                        case .message(let r, _, _, _, _, _), .lastSeen(let r, _): rooms.insert(r)
+                        case .outbox(let e, _): rooms.insert(e.room); plugins.insert(e.plugin)
+                        case .step(let m): rooms.insert(m.action.room); plugins.insert(m.plugin)
+                        case .delivered: break
+                        }
                     }
+                    return (s, rooms.count, plugins.count)
                 }
                 CommandOutput.print("ok: \(s.records) records in \(s.transactions) transactions, \(s.segments) segments, \(s.bytes) bytes")
                 CommandOutput.print("last sequence: \(s.lastSequence)" + (s.snapshotSequence.map { ", snapshot through \($0)" } ?? ""))
-                CommandOutput.print("rooms: \(rooms.count), plugins: \(plugins.count)")
+                CommandOutput.print("rooms: \(rooms), plugins: \(plugins)")
                 if s.tornTailBytes > 0 { CommandOutput.print("torn tail: \(s.tornTailBytes) bytes (an interrupted write; the next open truncates it)") }
                 for w in s.warnings { CommandOutput.print("warning: \(w)") }
             } catch {
@@ -61,8 +65,10 @@ struct JournalCommand: AsyncParsableCommand {
         @Option(help: "Only this plugin's records: its state, sends, moderation steps and timers.") var plugin: String?
 
         func run() async throws {
+            var printed = 0
             do {
-                try forEachEntry(directory) { seq, entry in
+                // Read again when a bot compacted the journal under the read before any line went out.
+                try againIfChanged(attempts: 5, while: { printed == 0 }) { try forEachEntry(directory) { seq, entry in
                     var o = JSONObjectWriter()
                     o.add("seq", Int(seq))
                     switch entry {
@@ -110,7 +116,14 @@ struct JournalCommand: AsyncParsableCommand {
                         o.add("type", "last_seen"); o.add("room", r); o.add("cursor", c.cursor); o.add("time", c.time)
                     }
                     CommandOutput.print(o.finish())
-                }
+                    printed += 1
+                } }
+            } catch JournalError.changedWhileRead(let dir) where printed > 0 {
+                CommandOutput.print("""
+                    parley: journal \(dir) changed while it was read (the bot writing it compacted it): \
+                    the \(printed) lines above are right but the rest is not printed; dump it again, or dump a stopped bot's journal
+                    """, to: .error)
+                throw ExitCode(1)
             } catch {
                 CommandOutput.print("parley: \(error)", to: .error)
                 throw ExitCode(1)
@@ -165,12 +178,26 @@ private func forEachEntry(_ directory: String, _ body: (UInt64, JournalStore.Ent
     }
 }
 
+/// `body`, run again (up to `attempts` times in all) when it failed because a
+/// bot changed the journal under the read and `again` still allows it.
+private func againIfChanged<T>(attempts: Int, while again: () -> Bool = { true }, _ body: () throws -> T) throws -> T {
+    var attempt = 1
+    while true {
+        do {
+            return try body()
+        } catch JournalError.changedWhileRead where attempt < attempts && again() {
+            attempt += 1
+        }
+    }
+}
+
 /// `directory`, or a plain error when it is not one: every `journal` command
 /// starts with this, so a typo never creates or reads an empty journal.
 private func existingDirectory(_ directory: String) throws -> String {
     var isDirectory: ObjCBool = false
-    guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+    guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) else {
         throw ValidationError("\(directory): no such journal directory")
     }
+    guard isDirectory.boolValue else { throw ValidationError("\(directory) is a file; a journal is a directory") }
     return directory
 }

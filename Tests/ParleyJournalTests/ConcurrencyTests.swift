@@ -26,6 +26,51 @@ import Testing
         #expect(throws: JournalError.self) { _ = try Journal.read(directory: "/j", options: JournalOptions(fileLayer: damaged)) }
     }
 
+    /// A bot that compacts while `verify` and `read` run beside it: its
+    /// compactions rename, cut and remove the segments a reader is on. The
+    /// reader must never call that damage: it either reads the journal whole
+    /// or learns it changed under it (`changedWhileRead`), and reads again.
+    @Test func readsBesideCompactionsNeverReportDamage() async throws {
+        try await withTempDirectory("live-read", realDisk: true) { dir in
+            let options = JournalOptions(fsync: .never, segmentSize: 16 << 10)
+            let (journal, _) = try Journal.open(directory: dir, options: options)
+            let writing = Atomic<Bool>(true)
+            let tally = Mutex<(reads: Int, changed: Int, failures: [String])>((0, 0, []))
+            // The reader blocks on files: its own thread, not the cooperative pool.
+            let reader = Thread {
+                while writing.load(ordering: .acquiring) {
+                    do {
+                        _ = try Journal.verify(directory: dir)
+                        var seen = 0
+                        try Journal.read(directory: dir).forEachTransaction { _ in seen += 1 }
+                        tally.withLock { $0.reads += 1 }
+                    } catch JournalError.changedWhileRead {
+                        tally.withLock { $0.changed += 1 }
+                    } catch {
+                        tally.withLock { $0.failures.append("\(error)") }
+                    }
+                }
+            }
+            reader.start()
+            let payload = [UInt8](repeating: 7, count: 1_000)
+            var compactions = 0
+            let end = ContinuousClock.now + .seconds(3)
+            while ContinuousClock.now < end {
+                var last: UInt64 = 0
+                for _ in 0..<100 { last = try await journal.append(JournalRecord(type: 1, payload: payload)) }
+                try await journal.writeSnapshot([UInt8](repeating: 1, count: 64), coveringThrough: last)
+                compactions += 1
+            }
+            writing.store(false, ordering: .releasing)
+            while !reader.isFinished { try await Task.sleep(for: .milliseconds(10)) }
+            try await journal.close()
+            let t = tally.withLock { $0 }
+            #expect(t.failures.isEmpty, "\(t.failures.count) reads called a compaction damage: \(t.failures.prefix(3))")
+            #expect(t.reads > 0, "no read got through in 3 s beside \(compactions) compactions (\(t.changed) changed under it)")
+            print("live reads: \(t.reads) whole, \(t.changed) changed under them, \(compactions) compactions")
+        }
+    }
+
     /// 64 appenders under `.always` on a real disk: distinct, increasing
     /// sequence numbers, and everything comes back.
     @Test func sixtyFourConcurrentAppendersUnderAlways() async throws {

@@ -14,15 +14,12 @@ struct CLITests {
     }
 
     /// `timeout`: seconds after which coreutils' `timeout` kills the run (status 124 or 137), for commands that must end by themselves.
-    static func parley(_ args: [String], stdin: String? = nil, timeout: Int? = nil) throws -> Result {
+    /// `through` runs the binary under another command (`setpriv` to be another user, say).
+    static func parley(_ args: [String], stdin: String? = nil, timeout: Int? = nil, through: [String] = []) throws -> Result {
         let p = Process()
-        if let timeout {
-            p.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
-            p.arguments = ["-k", "2", String(timeout), binary] + args
-        } else {
-            p.executableURL = URL(fileURLWithPath: binary)
-            p.arguments = args
-        }
+        let command = (timeout.map { ["/usr/bin/timeout", "-k", "2", String($0)] } ?? []) + through + [binary] + args
+        p.executableURL = URL(fileURLWithPath: command[0])
+        p.arguments = Array(command.dropFirst())
         let out = Pipe(), err = Pipe(), inp = Pipe()
         p.standardOutput = out
         p.standardError = err
@@ -108,6 +105,13 @@ struct CLITests {
         let slip = try Self.parley(["check", config.path], timeout: 30)
         #expect(slip.status == 2 && slip.stderr.contains("bot.toml:3: key 'bot.plugin': expected a table, got an array"), "\(slip.stderr)")
         #expect(slip.stderr.contains("did you mean plugins = [...]?"), "\(slip.stderr)")
+        // Help on a command that is not there is a usage error, not the general help.
+        let nosuch = try Self.parley(["help", "jounral"], timeout: 30)
+        #expect(nosuch.status == 64 && nosuch.stderr.contains("no command 'parley jounral' (the commands are run, check, serve, demo, plugin, journal)"), "\(nosuch.stderr)")
+        let deeper = try Self.parley(["help", "journal", "verify", "x"], timeout: 30)
+        #expect(deeper.status == 64 && deeper.stderr.contains("'parley journal verify' has no subcommands"), "\(deeper.stderr)")
+        let known = try Self.parley(["help", "journal", "verify"], timeout: 30)
+        #expect(known.status == 0 && known.stdout.contains("USAGE: parley journal verify"), "\(known.stdout)")
     }
 
     /// A binary copied elsewhere and run from another folder still finds the
@@ -338,6 +342,27 @@ struct CheckCommandTests {
         try "[[bot]]\nname = \"b\"\njournal = \"state/j\"\n".write(to: config, atomically: true, encoding: .utf8)
         #expect(try CLITests.parley(["check", config.path]).status == 0)
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["afile", "bot.toml", "cron.lua"])
+    }
+
+    /// A journal whose files `run` could not write (restored as another user,
+    /// say) fails `check`, naming the file, though its directory is writable.
+    @Test func checkRefusesAJournalWhoseFilesCannotBeWritten() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let journal = dir.appendingPathComponent("j")
+        try FileManager.default.createDirectory(at: journal, withIntermediateDirectories: true)
+        try Data().write(to: journal.appendingPathComponent("LOCK"))
+        let config = dir.appendingPathComponent("bot.toml")
+        try "[[bot]]\nname = \"b\"\njournal = \"j\"\n".write(to: config, atomically: true, encoding: .utf8)
+        #expect(try CLITests.parley(["check", config.path]).status == 0)
+        // Root may write any file: as root, the check runs as nobody, over files that stay root's.
+        let asRoot = getuid() == 0
+        let through = asRoot ? ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] : []
+        for path in [dir.path, journal.path] { chmod(path, asRoot ? 0o777 : 0o755) }
+        chmod(config.path, 0o644)
+        chmod(journal.appendingPathComponent("LOCK").path, 0o444)
+        let r = try CLITests.parley(["check", config.path], through: through)
+        #expect(r.status == 2 && r.stderr.contains("bot.toml:3: journal \(journal.path) holds LOCK, a file this user may not read and write"), "\(r.stderr)")
     }
 
     /// A plugin's runtime error shows its own frames only, not the prelude's or the host's.

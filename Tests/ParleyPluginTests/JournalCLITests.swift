@@ -116,7 +116,7 @@ struct JournalCLITests {
         let empty = dir.appendingPathComponent("empty").path
         try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: false)
         let e = try CLITests.parley(["journal", "verify", empty])
-        #expect(e.status == 1 && e.stderr.contains("holds no journal"), "\(e.stderr)")
+        #expect(e.status == 1 && e.stderr.contains("parley: \(empty) holds no journal: no segment or snapshot files"), "\(e.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: empty).isEmpty)
         // A first segment whose header a crash cut short is an empty journal, as the bot opens it.
         for size in [0, 10] {
@@ -132,5 +132,11 @@ struct JournalCLITests {
             #expect(r.status == 1 && r.stderr.contains("no such journal directory"), "\(command): \(r.stderr)")
         }
         #expect(!FileManager.default.fileExists(atPath: typo))
+        let file = dir.appendingPathComponent("afile").path
+        try Data().write(to: URL(fileURLWithPath: file))
+        for command in [["verify"], ["dump"], ["compact"]] {
+            let r = try CLITests.parley(["journal"] + command + [file])
+            #expect(r.status == 1 && r.stderr.contains("\(file) is a file; a journal is a directory"), "\(command): \(r.stderr)")
+        }
     }
 }
