@@ -57,12 +57,16 @@ public protocol FileLayer: Sendable {
     func directoryExists(_ path: String) -> Bool
     /// Takes an exclusive lock on the directory for this holder (POSIX: flock
     /// on `<directory>/LOCK`), so two journals never write the same files.
-    /// Throws `JournalError.locked` when someone else holds it; `close`
+    /// Throws `JournalError.locked` when someone else holds it; `unlock`
     /// releases it.
     func lockDirectory(_ path: String) throws -> JournalFile
+    /// Releases a `lockDirectory` lock and closes its file.
+    func unlock(_ lock: JournalFile)
 }
 
 extension FileLayer {
+    public func unlock(_ lock: JournalFile) { close(lock) }
+
     /// Writes all of `bytes`, looping over short writes. Returns the number of
     /// bytes written before a zero-length write (out of space), so the caller
     /// can tell a short write from success.
@@ -258,6 +262,14 @@ public struct PosixFileLayer: FileLayer {
             throw JournalError.io(operation: "flock", path: lockPath, errno: code)
         }
         return JournalFile(rawValue: fd, path: lockPath)
+    }
+
+    /// Unlocked before it is closed: a child process another thread is just
+    /// starting holds a copy of the descriptor until it execs, and the lock
+    /// would live on in that copy.
+    public func unlock(_ lock: JournalFile) {
+        _ = flock(lock.rawValue, LOCK_UN)
+        close(lock)
     }
 }
 

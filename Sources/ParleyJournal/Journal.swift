@@ -66,7 +66,7 @@ public final class Journal: Sendable {
 
     private func releaseLock() {
         if let file = lock.withLock({ l -> JournalFile? in defer { l = nil }; return l }) {
-            options.fileLayer.close(file)
+            options.fileLayer.unlock(file)
         }
     }
 
@@ -95,7 +95,7 @@ public final class Journal: Sendable {
         do {
             return try openLocked(dir, options: options, lock: lock)
         } catch {
-            layer.close(lock)
+            layer.unlock(lock)
             throw error
         }
     }

@@ -94,7 +94,7 @@ extension Journal {
         let layer = options.fileLayer
         let dir = normalize(directory)
         let lock = try layer.lockDirectory(dir)
-        defer { layer.close(lock) }
+        defer { layer.unlock(lock) }
         var report = SalvageReport(damage: [], brokenFiles: [], bytesMoved: 0, summary: JournalSummary(
             segments: 0, records: 0, transactions: 0, firstSequence: 0, lastSequence: 0, bytes: 0,
             snapshotSequence: nil, snapshotBytes: nil, tornTailBytes: 0, warnings: []))

@@ -262,4 +262,5 @@ final class HookedDisk: FileLayer, Sendable {
         if readOnly { throw JournalError.io(operation: "lock", path: path, errno: EROFS) }
         return try disk.lockDirectory(path)
     }
+    func unlock(_ lock: JournalFile) { disk.unlock(lock) }
 }

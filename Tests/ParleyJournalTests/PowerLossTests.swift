@@ -292,5 +292,6 @@ import Testing
         func createDirectory(_ path: String) throws { try live().createDirectory(path) }
         func directoryExists(_ path: String) -> Bool { disk.directoryExists(path) }
         func lockDirectory(_ path: String) throws -> JournalFile { try live().lockDirectory(path) }
+        func unlock(_ lock: JournalFile) { disk.unlock(lock) }
     }
 }
