@@ -65,7 +65,9 @@ enum SnapshotFormat {
         var crc = Checksum.crc32c(0, UnsafeRawBufferPointer(rebasing: buf[0..<36]))
         crc = Checksum.crc32c(crc, UnsafeRawBufferPointer(rebasing: buf[headerSize...]))
         guard Checksum.mask(crc) == buf.le32(36) else {
-            return .failure(Problem(offset: 36, reason: "snapshot checksum mismatch"))
+            // The checksum cannot say which byte is bad: name what it covers.
+            let covered = buf.count > headerSize ? "bytes 0–35 and \(headerSize)–\(buf.count - 1)" : "bytes 0–35"
+            return .failure(Problem(offset: 36, reason: "snapshot checksum mismatch (the checksum at byte 36 covers \(covered); one of them, or the checksum, changed)"))
         }
         let version = buf.le32(8)
         guard version == self.version else {

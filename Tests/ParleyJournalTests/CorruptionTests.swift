@@ -178,6 +178,14 @@ import Testing
                     Self.expectCorrupt(dir, file: path, "snapshot flip at \(position).\(bit)", open: bit == 0 && position % 10 == 0)
                 }
             }
+            // A checksum cannot say which byte changed: the error names the bytes it covers.
+            var flipped = original
+            flipped[original.count - 1] ^= 1
+            try writeBytes(path, flipped)
+            #expect(throws: JournalError.corrupt(file: path, offset: 36, reason: """
+                snapshot checksum mismatch (the checksum at byte 36 covers bytes 0–35 and 40–\(original.count - 1); \
+                one of them, or the checksum, changed)
+                """)) { _ = try Journal.verify(directory: dir) }
             // Truncated and extended snapshots too.
             for cut in [0, 1, 39, 40, original.count - 1] {
                 try writeBytes(path, Array(original[0..<cut]))
