@@ -261,18 +261,47 @@ static int nat_host(lua_State *L) {
     return 1;
 }
 
-/* Where the plugin made the call that failed, as "greeter.lua:12: ": the
- * first frame with a line number (the prelude is compiled without them, and
- * host functions have none), or nothing when plugin code is not on the stack. */
-static void push_plugin_where(lua_State *L) {
+/* Raises `msg` (on the stack top) as the error of the plugin's call that
+ * failed, prefixed "greeter.lua:12: ": the first frame with a line number
+ * (the prelude is compiled without them, and host functions have none).
+ * A plugin's `return f(...)` hands its frame to f, and Lua keeps no line for
+ * it: the text then says so, as the line given is where that chain began. */
+static int raise_at_plugin(lua_State *L) {
     lua_Debug ar;
+    /* Only the API function the plugin called tells: was it tail-called,
+     * in place of the plugin's frame? The prelude's own tail calls between
+     * its helpers leave the plugin's frame where it is. That function is the
+     * one just above the plugin's frame, or, when a tail call took the
+     * plugin's frame, just above the C function that entered the plugin. */
+    int tail = 0, boundary_tail = -1, found = 0;
     for (int level = 1; lua_getstack(L, level, &ar); level++) {
-        if (lua_getinfo(L, "Sl", &ar) && ar.currentline > 0) {
+        if (!lua_getinfo(L, "Slt", &ar)) continue;
+        if (ar.currentline > 0) {
             lua_pushfstring(L, "%s:%d: ", ar.short_src, ar.currentline);
-            return;
+            found = 1;
+            break;
         }
+        if (*ar.what == 'C' && boundary_tail < 0) boundary_tail = tail;
+        tail = ar.istailcall;
     }
-    lua_pushliteral(L, "");
+    if (!found) tail = boundary_tail > 0;
+    if (!found) lua_pushliteral(L, "");
+    lua_insert(L, -2);
+    if (tail) {
+        lua_pushstring(L, found ? " (reached through a tail call, `return f(...)`, whose own line Lua does not keep: this is the line of the call that led to it)"
+                                : " (in a tail call, `return f(...)`, whose line Lua does not keep)");
+        lua_concat(L, 3);
+    } else {
+        lua_concat(L, 2);
+    }
+    return lua_error(L);
+}
+
+/* native.raise(text): the prelude's own checks fail as a host function does. */
+static int nat_raise(lua_State *L) {
+    luaL_checkstring(L, 1);
+    lua_settop(L, 1);
+    return raise_at_plugin(L);
 }
 
 /* native.defined_at(fn): "greeter.lua:12", where a plugin function was
@@ -306,10 +335,8 @@ static int nat_trampoline(lua_State *L) {
     /* The Swift frame lives only inside this call; nothing below raises until it returns. */
     int r = c->host_fn(c->host, id, c->scratch_in.data, c->scratch_in.len, &c->scratch_out);
     if (r < 0) {
-        push_plugin_where(L);
         lua_pushlstring(L, (const char *)c->scratch_out.data, c->scratch_out.len);
-        lua_concat(L, 2);
-        return lua_error(L);
+        return raise_at_plugin(L);
     }
     if (!lua_checkstack(L, r + 2)) return luaL_error(L, "too many results");
     /* Results cost the budget by size, as arguments do (bot.json.decode can
@@ -353,6 +380,8 @@ void parley_push_natives(lua_State *L, int spec) {
     lua_setfield(L, t, "words");
     lua_pushcfunction(L, nat_defined_at);
     lua_setfield(L, t, "defined_at");
+    lua_pushcfunction(L, nat_raise);
+    lua_setfield(L, t, "raise");
     static const char *const levels[] = {"log_info", "log_warn", "log_error"};
     for (int i = 0; i < 3; i++) {
         lua_pushinteger(L, i);

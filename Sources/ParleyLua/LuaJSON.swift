@@ -55,7 +55,11 @@ public enum LuaJSON {
             var pairs: [(String, JSONValue)] = []
             pairs.reserveCapacity(array.count + hash.count)
             for (i, item) in array.enumerated() { pairs.append((String(i + 1), try json(item, depth: depth + 1))) }
-            for pair in hash { pairs.append((try key(pair.key), try json(pair.value, depth: depth + 1))) }
+            // A Lua table's own order changes from run to run (Lua seeds its hashes
+            // afresh), so the same table must be written in one fixed order: numbers
+            // by value, then strings by their bytes.
+            let sorted = hash.count > 1 ? hash.sorted(by: Self.keyPrecedes) : hash
+            for pair in sorted { pairs.append((try key(pair.key), try json(pair.value, depth: depth + 1))) }
             // Only a number key can meet a string of the same text ([1] and ["1"]).
             if pairs.count > 1, !array.isEmpty || hash.contains(where: { if case .bytes = $0.key { false } else { true } }) {
                 var seen = Set<String>()
@@ -64,6 +68,16 @@ public enum LuaJSON {
                 }
             }
             return .object(pairs)
+        }
+    }
+
+    /// The order of an object's members: number keys by value, then the rest by bytes.
+    static func keyPrecedes(_ a: LuaPair, _ b: LuaPair) -> Bool {
+        switch (a.key, b.key) {
+        case let (.bytes(x), .bytes(y)): return x.lexicographicallyPrecedes(y)
+        case (.bytes, _): return false
+        case (_, .bytes): return true
+        default: return (a.key.numberValue ?? 0) < (b.key.numberValue ?? 0)
         }
     }
 

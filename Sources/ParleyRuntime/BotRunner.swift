@@ -299,8 +299,9 @@ public actor BotRunner {
 
     /// Said, not left to be found: whether unsent sends survive the stop depends on the journal.
     func warnUndelivered(because why: String) {
-        guard !outbox.isSettled else { return }
+        // Counted, not `isSettled`: a commit of state writes alone may still be on its way.
         let n = outbox.unsettledCount
+        guard n > 0 else { return }
         let fate = spec.journal == nil ? "they are lost, as the bot has no journal"
             : "the journal sends them after the restart (within outbox_expiry)"
         log(.warn, "stopping with \(n) send\(n == 1 ? "" : "s") not delivered (\(why)): \(fate)")

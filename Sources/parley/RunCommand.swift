@@ -16,7 +16,8 @@ struct RunCommand: AsyncParsableCommand {
         Bots with no `server` in their config connect to an embedded server of their transport (StreamChat or Socket.IO) \
         started on a free loopback port. Exit status: 0 after a clean shutdown, 1 when a \
         bot stopped on an error (its message names the cause), 2 for a bad config, 3 when \
-        every bot gave up reconnecting (`max_attempts`).
+        every bot gave up reconnecting (`max_attempts`), 4 when every bot ended by itself and \
+        one or more were kicked by the server, 64 for a bad command line.
         """
     )
 

@@ -589,7 +589,7 @@ struct PluginAPITests {
         """#
         let got = logs(try await run(plugins: [("p", p)], script: message("!go")))
         #expect(got == ["nil\tempty message",
-                        "false\tbot.cron: the schedule must be a string, got nil",
+                        "false\tp.lua:3: bot.cron: the schedule must be a string, got nil",
                         "false\tp.lua:4: bot.command: unknown option 'hlep' (the options are help, usage, roles)",
                         "false\tp.lua:5: bot.history: limit must be a whole number from 1 to 100",
                         "false\tp.lua:6: bot.history: the options must be a table"], "\(got)")
@@ -630,6 +630,52 @@ struct PluginAPITests {
         // The handler has returned when its answer is read: the error names the line it was written at.
         #expect(got.contains { $0.errorKind == .runtime && $0.json.contains("p.lua:3: bot.webhook: the handler's answer: a 204 has no body") }, "\(got.map(\.json))")
         #expect(got.contains { $0.errorKind == .runtime && $0.json.contains("p.lua:4: bot.webhook: the handler's answer: unknown option 'header' (the options are status, body)") }, "\(got.map(\.json))")
+
+        // A plugin disabled for its failures answers 503 in the harness, as behind `--http`.
+        let flaky = "bot.command(\"fail\", function() error(\"nope\") end)\nbot.webhook(\"w\", function() return { body = \"ok\" } end)\n"
+        let off = try await run(plugins: [("p", flaky)], script: (Array(repeating: message("!fail"), count: 5) + [hook("w")]).joined(separator: "\n"))
+        let answers = off.compactMap { a -> String? in
+            if case .webhookReply(_, let status, let body) = a.kind { return "\(status) \(body)" } else { return nil }
+        }
+        #expect(answers == ["503 plugin p is disabled (it failed too often); it serves again once reloaded\n"], "\(answers)")
+    }
+
+    /// An API call that fails names the plugin's line that made it. A plugin's
+    /// `return f(...)` hands its frame to f and Lua keeps no line for it: the
+    /// error says so, rather than naming a line that made no such call. The
+    /// prelude's own calls between its helpers never read as the plugin's.
+    @Test func anAPIErrorNamesThePluginsLineOrSaysATailCallTookIt() async throws {
+        let p = #"""
+        local function h()
+          return bot.every("x", function() end)
+        end
+        bot.command("a", function(msg) local ok = msg:reply({}) end)
+        bot.command("b", function(msg) return msg:reply({}) end)
+        bot.command("c", function(msg) h() end)
+        bot.command("d", function(msg) bot.every("x", function() end) end)
+        bot.command("e", function(msg) bot.after(1, 5) end)
+        bot.command("f", function(msg) bot.kick("lobby", 5) end)
+        bot.command("g", function(msg) local ok, err = pcall(bot.every, "x", function() end); msg:reply(err) end)
+        bot.command("n", function(msg) msg:reply(5) end)
+        """#
+        // A success between failures: five in a row would disable the plugin.
+        let got = try await run(plugins: [("p", p)], script: ["a", "b", "n", "c", "d", "n", "e", "f", "g"].map { message("!" + $0) }.joined(separator: "\n"))
+        let said = got.compactMap { a -> String? in
+            if case .error(_, let text) = a.kind { return String(text.split(separator: "\n").first ?? "") }
+            return a.sentText
+        }
+        let tail = " (reached through a tail call, `return f(...)`, whose own line Lua does not keep: this is the line of the call that led to it)"
+        #expect(said == [
+            "p.lua:4: msg:reply: the text must be a string, got table",
+            "msg:reply: the text must be a string, got table (in a tail call, `return f(...)`, whose line Lua does not keep)",
+            "5",
+            "p.lua:6: bot.every: the interval must be a number of seconds" + tail,
+            "p.lua:7: bot.every: the interval must be a number of seconds",
+            "5",
+            "p.lua:8: bot.after: expected a function, got number",
+            "p.lua:9: bot.kick: the room and the user must be non-empty strings",
+            "p.lua:10: bot.every: the interval must be a number of seconds",
+        ], "\(said)")
     }
 }
 

@@ -5,9 +5,9 @@ import Testing
 /// message that a plugin logs: no forged lines, no terminal escapes.
 struct LogLineTests {
     @Test func controlCharactersAreWrittenEscaped() {
-        let forged = "audit user=mallory\n2026-12-01T23:59:59.000Z parley critical: FORGED\r\u{1B}[31mred\u{85}\u{2028}\u{7F} tab\tkept"
+        let forged = "audit user=mallory\n2026-12-01T23:59:59.000Z parley critical: FORGED\r\u{1B}[31mred\u{85}\u{2028}\u{7F} tab\tescaped"
         let line = ParleyLogHandler.oneLine(forged)
-        #expect(line == #"audit user=mallory\n2026-12-01T23:59:59.000Z parley critical: FORGED\r\u{1b}[31mred\u{85}\u{2028}\u{7f} tab"# + "\tkept")
+        #expect(line == #"audit user=mallory\n2026-12-01T23:59:59.000Z parley critical: FORGED\r\u{1b}[31mred\u{85}\u{2028}\u{7f} tab\tescaped"#)
         #expect(!line.contains { $0.isNewline })
     }
 

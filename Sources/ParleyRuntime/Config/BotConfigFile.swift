@@ -44,6 +44,9 @@ public struct BotConfig: Sendable {
     public var serverLine = 0
     /// The line of its `journal` key (or of `[[bot]]`), for `check`'s journal problems.
     public var journalLine = 0
+    /// Where each plugin's settings begin (`bot.plugin.NAME`, `bot.plugin_limits.NAME`,
+    /// `bot.webhooks.NAME`), first line first: what a bot that loads no plugins points at.
+    public var pluginSettingsAt: [(plugin: String, key: String, line: Int)] = []
     /// `[bot.presence]`: reconnects and the offline outbox.
     public var presence = PresenceOptions()
     /// `[bot.flow]`: incoming queue bounds and the outgoing rate cap.
@@ -241,10 +244,12 @@ public struct BotConfigFile: Sendable {
             pluginNames.isEmpty || pluginNames.contains(plugin) ? nil
                 : "'\(plugin)' is not a plugin this bot loads (plugins: \(pluginNames.sorted().joined(separator: ", ")))"
         }
+        var settingsAt: [(plugin: String, key: String, line: Int)] = []
         var pluginLimits: [String: PluginLimits] = [:]
         _ = try t.optionalTable("plugin_limits") { pl in
             for key in pl.keys {
                 if let why = notLoaded(key) { throw pl.error(key, "limits for \(why)", kind: .unknownKey) }
+                settingsAt.append((key, "bot.plugin_limits.\(key)", pl.line(of: key) ?? line))
                 pluginLimits[key] = try pl.table(key) { l in try readLimits(l, base: limits) }
             }
         }
@@ -260,6 +265,7 @@ public struct BotConfigFile: Sendable {
         _ = try t.optionalTable("webhooks") { w in
             for plugin in w.keys {
                 if let why = notLoaded(plugin) { throw w.error(plugin, "webhook settings for \(why)", kind: .unknownKey) }
+                settingsAt.append((plugin, "bot.webhooks.\(plugin)", w.line(of: plugin) ?? line))
                 try w.table(plugin) { p in
                     if let secret = try p.secret("secret") {
                         if secret.utf8.count < 16 { throw p.error("secret", "a webhook secret needs at least 16 bytes") }
@@ -279,6 +285,7 @@ public struct BotConfigFile: Sendable {
                     throw ConfigError(kind: .unknownKey, file: table.file, line: entry.keyPosition.line,
                                       key: "bot.plugin.\(entry.key)", message: "settings for \(why)")
                 }
+                settingsAt.append((entry.key, "bot.plugin.\(entry.key)", entry.keyPosition.line))
                 pluginConfig[entry.key] = luaValue(.table(sub))
             }
         }
@@ -296,6 +303,7 @@ public struct BotConfigFile: Sendable {
             b.pluginsLine = t.line(of: "plugins") ?? line
             b.serverLine = t.line(of: "server") ?? line
             b.journalLine = t.line(of: "journal") ?? line
+            b.pluginSettingsAt = settingsAt.sorted { $0.line < $1.line }
             b.presence = presence
             b.flow = flow
             b.roles = roles

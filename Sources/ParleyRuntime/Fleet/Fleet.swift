@@ -14,9 +14,9 @@ public enum BotSpecs {
         try file.bots.map { b throws(ConfigError) in
             // Settings for plugins of a bot that loads none are a mistake here
             // (`plugin test --config` gives the plugin on its command line).
-            if b.plugins.isEmpty, let plugin = (Array(b.pluginConfig.keys) + Array(b.pluginLimits.keys) + Array(b.webhookSecrets.keys)).sorted().first {
-                throw ConfigError(kind: .unknownKey, file: file.path, line: b.pluginsLine, key: "plugins",
-                                  message: "there are settings for plugin '\(plugin)', but this bot loads no plugins (add it to plugins)")
+            if b.plugins.isEmpty, let first = b.pluginSettingsAt.first {
+                throw ConfigError(kind: .unknownKey, file: file.path, line: first.line, key: first.key,
+                                  message: "there are settings for plugin '\(first.plugin)', but this bot loads no plugins (add it to plugins)")
             }
             var target = TransportTarget(name: b.name, rooms: b.rooms, server: b.server, embedded: embedded[b.transport],
                                          connectTimeout: b.presence.connectTimeout,

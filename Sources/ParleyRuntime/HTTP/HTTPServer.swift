@@ -49,6 +49,11 @@ public enum HTTPServer {
     }
 
     /// A plain-text answer (refusals, the probes).
+    /// One of the runtime's own webhook answers, as text.
+    static func reply(_ r: WebhookReply) -> Response {
+        text(HTTPResponse.Status(code: r.status), r.body)
+    }
+
     static func text(_ status: HTTPResponse.Status, _ body: String) -> Response {
         Response(status: status, headers: [.contentType: "text/plain; charset=utf-8"],
                  body: .init(byteBuffer: ByteBuffer(string: body)))
@@ -138,12 +143,12 @@ final class Webhooks: Sendable {
         let held = refusals.withLock { $0.flush(now: Date().timeIntervalSince1970, force: false) }
         for (_, line) in held { logger.warning("\(line)") }
         let parts = context.parameters.getCatchAll().map(String.init)
-        guard parts.count >= 3, let runner = runners[parts[0]] else { return HTTPServer.text(.notFound, "no such webhook\n") }
+        guard parts.count >= 3, let runner = runners[parts[0]] else { return HTTPServer.reply(.notFound) }
         let plugin = parts[1]
         let path = parts[2...].joined(separator: "/")
         switch await runner.servesWebhook(plugin: plugin, path: path) {
-        case .notFound: return HTTPServer.text(.notFound, "no such webhook\n")
-        case .pluginDisabled: return HTTPServer.text(.serviceUnavailable, "plugin \(plugin) is disabled (it failed too often); it serves again once reloaded\n")
+        case .notFound: return HTTPServer.reply(.notFound)
+        case .pluginDisabled: return HTTPServer.reply(.disabled(plugin))
         case .served: break
         }
         let body: ByteBuffer
@@ -172,7 +177,7 @@ final class Webhooks: Sendable {
         let hook = WebhookRequest(method: request.method.rawValue, path: path, query: request.uri.query ?? "",
                                   headers: request.headers.map { HTTPHeader($0.name.canonicalName, $0.value) }, body: bytes)
         let reply = await runner.webhook(plugin: plugin, hook)
-        return HTTPServer.text(HTTPResponse.Status(code: reply.status), reply.body)
+        return HTTPServer.reply(reply)
     }
 
     /// GitHub's scheme: `sha256=` and the hex HMAC-SHA256 of the body, compared in constant time.

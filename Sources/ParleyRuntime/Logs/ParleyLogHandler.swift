@@ -67,7 +67,7 @@ public struct ParleyLogHandler: LogHandler {
             switch u.value {
             case 0x0A: out += "\\n"
             case 0x0D: out += "\\r"
-            case 0x09: out.unicodeScalars.append(u)
+            case 0x09: out += "\\t"
             case 0..<0x20, 0x7F...0x9F, 0x2028, 0x2029: out += "\\u{\(String(u.value, radix: 16))}"
             default: out.unicodeScalars.append(u)
             }

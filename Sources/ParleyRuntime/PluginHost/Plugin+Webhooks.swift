@@ -39,6 +39,14 @@ public struct WebhookReply: Sendable, Equatable {
         self.status = status
         self.body = body
     }
+
+    /// No plugin of that name serves that path.
+    public static let notFound = WebhookReply(status: 404, body: "no such webhook\n")
+
+    /// The plugin is there but disabled: said so, not "no such webhook", which reads as a wrong URL.
+    public static func disabled(_ plugin: String) -> WebhookReply {
+        WebhookReply(status: 503, body: "plugin \(plugin) is disabled (it failed too often); it serves again once reloaded\n")
+    }
 }
 
 /// `bot.webhook(path, fn)`: the plugin's paths, and the answer its handler returns.
@@ -116,9 +124,8 @@ extension Bot {
     /// Delivers a webhook request to its plugin's handler as one event: the
     /// actions, and the answer (500 when the handler failed).
     public func webhook(plugin name: String, _ req: WebhookRequest) throws(StoreError) -> (actions: [BotAction], reply: WebhookReply) {
-        guard let p = plugins.first(where: { $0.name == name }), !p.isDisabled, p.webhooks.contains(req.path) else {
-            return ([], WebhookReply(status: 404, body: "no such webhook\n"))
-        }
+        guard let p = plugins.first(where: { $0.name == name }), p.webhooks.contains(req.path) else { return ([], .notFound) }
+        guard !p.isDisabled else { return ([], .disabled(name)) }
         p.webhookAnswer = nil
         let actions = try deliver(to: p, kind: "webhook") { w in
             w.beginTable(array: 0, pairs: 5)

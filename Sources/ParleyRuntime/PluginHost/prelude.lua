@@ -9,7 +9,10 @@
 -- (bot.command and the built-in help) and prelude_extras.lua (bot.cron,
 -- bot.http, bot.webhook, bot.kick, bot.mute, bot.delete).
 local native, setup = ...
-local type, error, tostring, pairs, rawget = type, error, tostring, pairs, rawget
+local type, tostring, pairs, rawget = type, tostring, pairs, rawget
+-- A check here fails at the plugin's line that called the API, as a host
+-- function's error does (the prelude has no lines of its own to name).
+local fail = native.raise
 local find, sub, lower = string.find, string.sub, string.lower
 
 local KINDS = { message = true, join = true, leave = true, typing = true,
@@ -57,8 +60,11 @@ end
 local Message = {
   __index = { reply = function(self, text)
     -- msg.reply("hi") passes "hi" as self: say so rather than "bad argument #1".
-    if type(self) ~= "table" then error("msg:reply(text) is called with a colon, not msg.reply(text)", 2) end
-    return send(self.room, text)
+    if type(self) ~= "table" then fail("msg:reply(text) is called with a colon, not msg.reply(text)") end
+    local t = type(text)
+    if t ~= "string" and t ~= "number" then fail("msg:reply: the text must be a string, got " .. t) end
+    local ok, err = send(self.room, text)
+    return ok, err
   end },
   __metatable = "locked",
 }
@@ -67,7 +73,7 @@ local setmetatable = native.setmetatable
 
 local function need_function(fn, who)
   if type(fn) ~= "function" then
-    error(who .. ": expected a function, got " .. type(fn), 3)
+    fail(who .. ": expected a function, got " .. type(fn))
   end
 end
 
@@ -88,8 +94,8 @@ local bot = {
 
 function bot.on(kind, fn)
   if type(kind) ~= "string" or not KINDS[kind] then
-    error("bot.on: unknown event kind '" .. tostring(kind) ..
-          "' (expected message, join, leave, typing, roster, connection, load or timer)", 2)
+    fail("bot.on: unknown event kind '" .. tostring(kind) ..
+         "' (expected message, join, leave, typing, roster, connection, load or timer)")
   end
   need_function(fn, "bot.on")
   local list = handlers[kind]
@@ -100,10 +106,10 @@ end
 
 local pattern_problem = native.pattern_problem
 function bot.hear(pattern, fn)
-  if type(pattern) ~= "string" then error("bot.hear: the pattern must be a string", 2) end
+  if type(pattern) ~= "string" then fail("bot.hear: the pattern must be a string") end
   -- Checked now: the matcher would only find it on each message that reaches it.
   local problem = pattern_problem(pattern)
-  if problem then error("bot.hear: " .. problem, 2) end
+  if problem then fail("bot.hear: " .. problem) end
   need_function(fn, "bot.hear")
   nhears = nhears + 1
   hears[nhears] = { pattern, fn }
@@ -120,24 +126,27 @@ local timer_add = native.timer_add
 local function add_timer(who, seconds, fn, again, opts, cron)
   if type(fn) == "table" and opts == nil then
     fn, opts = nil, fn
-    if opts.name == nil then error(who .. ": a timer without a function needs a name", 2) end
+    if opts.name == nil then fail(who .. ": a timer without a function needs a name") end
   else
     need_function(fn, who)
-    if opts ~= nil and type(opts) ~= "table" then error(who .. ": the options must be a table", 2) end
+    if opts ~= nil and type(opts) ~= "table" then fail(who .. ": the options must be a table") end
   end
   local id, err = timer_add(seconds, again, opts, cron)
   if id then callbacks[id] = fn end
   return id, err
 end
-function bot.after(seconds, fn, opts) return add_timer("bot.after", seconds, fn, false, opts) end
-function bot.every(seconds, fn, opts) return add_timer("bot.every", seconds, fn, true, opts) end
+-- The API's functions never end in `return helper(...)`: a tail call would
+-- take their frame, and a failure could then not tell whether the plugin's
+-- own `return bot.after(...)` took the plugin's line (see raise_at_plugin).
+function bot.after(seconds, fn, opts) local id, err = add_timer("bot.after", seconds, fn, false, opts); return id, err end
+function bot.every(seconds, fn, opts) local id, err = add_timer("bot.every", seconds, fn, true, opts); return id, err end
 
 -- What the extensions share with this file. Not the `native` table: after
 -- setup it is garbage, and with it a closure for every host function. The
 -- extensions make closures for their own host functions by id (`host`), so
 -- a VM that never loads them holds neither the closures nor their names.
 local core = {
-  need_function = need_function, add_timer = add_timer, callbacks = callbacks,
+  fail = fail, need_function = need_function, add_timer = add_timer, callbacks = callbacks,
   call = call, send = send, want = want, WANT = WANT, log_warn = native.log_warn, host = native.host,
   words = native.words, defined_at = native.defined_at,
   name = name, lname = lname, prefix = prefix, answers_help = native.answers_help,

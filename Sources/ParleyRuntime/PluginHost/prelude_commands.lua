@@ -5,7 +5,7 @@
 -- @NAME@ is the id of the host function NAME (filled in by Prelude.swift).
 local bot, core = ...
 local host = core.host
-local type, error = type, error
+local type, error, fail = type, error, core.fail
 local find, sub, lower, match, byte = string.find, string.sub, string.lower, string.match, string.byte
 local need_function, call, send, want, WANT = core.need_function, core.call, core.send, core.want, core.WANT
 local words = core.words
@@ -20,11 +20,11 @@ local commands, guarded = {}, {}
 local command_info = host(@command_info@)
 function bot.command(cmd, fn, opts)
   if type(cmd) ~= "string" or cmd == "" or find(cmd, "%s") then
-    error("bot.command: the name must be one word", 2)
+    fail("bot.command: the name must be one word")
   end
   -- "!x" would answer only "!!x": the prefix is the bot's, not the command's.
   if sub(cmd, 1, #prefix) == prefix then
-    error("bot.command: name the command without the prefix ('" .. sub(cmd, #prefix + 1) .. "', not '" .. cmd .. "')", 2)
+    fail("bot.command: name the command without the prefix ('" .. sub(cmd, #prefix + 1) .. "', not '" .. cmd .. "')")
   end
   need_function(fn, "bot.command")
   cmd = lower(cmd)

@@ -4,16 +4,17 @@
 -- @NAME@ is the id of the host function NAME (filled in by Prelude.swift).
 local bot, core = ...
 local host = core.host
-local type, error = type, error
+local type, error, fail = type, error, core.fail
 local need_function, add_timer, callbacks, call = core.need_function, core.add_timer, core.callbacks, core.call
 
 -- bot.cron("0 9 * * mon-fri", fn [, opts]): a timer on a five-field
 -- schedule, in the bot's time zone ([bot] timezone). The host parses it.
 function bot.cron(spec, fn, opts)
   -- Checked here: a nil spec (a missing config key, say) would otherwise read as no schedule at all.
-  if type(spec) ~= "string" then error("bot.cron: the schedule must be a string, got " .. type(spec), 2) end
+  if type(spec) ~= "string" then fail("bot.cron: the schedule must be a string, got " .. type(spec)) end
   -- Without a function it fires as a "timer" event and needs a name, as bot.after's.
-  return add_timer("bot.cron", 0, fn or opts or {}, true, fn and opts, spec)
+  local id, err = add_timer("bot.cron", 0, fn or opts or {}, true, fn and opts, spec)
+  return id, err
 end
 
 -- bot.http({url=, method=, headers=, body=, timeout=}, fn): the host checks
@@ -41,9 +42,10 @@ local function step(verb, room, target, seconds, reason, fn)
   if fn and id then callbacks[id] = fn end
   return id and true, err
 end
-function bot.kick(room, user, reason, fn) return step("kick", room, user, nil, reason, fn) end
-function bot.mute(room, user, seconds, reason, fn) return step("mute", room, user, seconds, reason, fn) end
-function bot.delete(room, id, fn) return step("delete", room, id, nil, fn) end
+-- Not `return step(...)`: see bot.after in prelude.lua.
+function bot.kick(room, user, reason, fn) local ok, err = step("kick", room, user, nil, reason, fn); return ok, err end
+function bot.mute(room, user, seconds, reason, fn) local ok, err = step("mute", room, user, seconds, reason, fn); return ok, err end
+function bot.delete(room, id, fn) local ok, err = step("delete", room, id, nil, fn); return ok, err end
 
 -- bot.webhook(path, fn): the host serves it at /hooks/BOT/PLUGIN/PATH;
 -- fn(req) may return {status=, body=} (the default answer is 204).

@@ -1,4 +1,5 @@
 import Foundation
+import ParleyCore
 import ParleyJournal
 import ParleyStore
 @testable import ParleyRuntime
@@ -26,6 +27,25 @@ struct StopTests {
             return
         }
         #expect(why.hasSuffix("(ENOSPC); cut back to the last good transaction; free space, then start the bot again (nothing acknowledged is lost)"), "\(why)")
+    }
+
+    /// A stop while a commit of state writes alone is on its way leaves no
+    /// send behind, so it warns of none; one send committing is counted.
+    @Test func aStopWarnsOnlyOfSendsItLeaves() async throws {
+        let server = try await StreamChatServer.start(.init())
+        defer { Task { await server.shutdown() } }
+        let rec = Recorder()
+        let runner = BotRunner(spec: try botSpec(name: "quiet", port: server.port, plugins: [], journal: try temporaryDirectory().path),
+                               observer: rec.observer)
+        let run = Task { await runner.run() }
+        #expect(await eventually { await runner.state == .online })
+        await runner.warnWhileCommitting([])
+        #expect(rec.logs(containing: "stopping with ").isEmpty, "\(rec.logs(containing: "stopping with ").map(\.text))")
+        await runner.warnWhileCommitting([OutgoingMessage(id: "x", room: "lobby", text: "hi")])
+        #expect(rec.logs(containing: "stopping with ").map(\.text) == [
+            "stopping with 1 send not delivered (a test): the journal sends them after the restart (within outbox_expiry)"])
+        await runner.stop()
+        _ = await run.value
     }
 
     @Test func aStopThatLeavesSendsSaysSoAndTheJournalSendsThemAfterTheRestart() async throws {
@@ -65,5 +85,14 @@ struct StopTests {
         await again.stop()
         _ = await rerun.value
         await alice.leave()
+    }
+}
+
+extension BotRunner {
+    /// A handler batch still committing when the stop counts what it leaves.
+    func warnWhileCommitting(_ sends: [OutgoingMessage]) {
+        let request = outbox.commit(sends, events: 1)
+        warnUndelivered(because: "a test")
+        outbox.release(through: request, now: 0)
     }
 }
