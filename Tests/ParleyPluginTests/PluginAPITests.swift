@@ -419,13 +419,18 @@ struct PluginAPITests {
         let bot = Bot(options: BotOptions(name: "parley"), now: wall.now)
         bot.clock = { wall.now }
         _ = try bot.loadPlugin(name: "p", source: Array(#"bot.every(0.1, function() bot.send("lobby", "tick") end)"#.utf8))
-        wall.now = 1_001.05
+        wall.now = 1_001.04
         #expect(texts(try bot.advance(to: wall.now)) == ["tick"])
         #expect(abs((bot.nextDue ?? 0) - 1_001.1) < 1e-6, "\(String(describing: bot.nextDue))")
-        // Each handler takes 0.15 s, over its 0.1 s interval: the loop comes
-        // back to the timers 0.15 s after it last did, and finds one tick due.
+        // Later in its period, it skips the slot so near: two firings in a moment read as one doubled.
+        wall.now = 1_001.17
+        #expect(texts(try bot.advance(to: wall.now)) == ["tick"])
+        #expect(abs((bot.nextDue ?? 0) - 1_001.3) < 1e-6, "\(String(describing: bot.nextDue))")
+        wall.now = 1_001.3
+        // Each handler takes 0.16 s, over its 0.1 s interval: the loop comes
+        // back to the timers 0.16 s after it last did, and finds one tick due.
         for _ in 1...8 {
-            wall.now += 0.15
+            wall.now += 0.16
             #expect(texts(try bot.advance(to: wall.now)) == ["tick"])
         }
     }

@@ -69,7 +69,8 @@ extension Bot {
 
     /// When a timer that fired now fires again; nil for a once timer. Late
     /// (the bot was stopped, or busy) it fired once: an every timer keeps its
-    /// phase, a cron timer takes the first slot after now.
+    /// phase, but skips a slot less than half a period away (two firings in
+    /// a moment read as one doubled), and a cron timer takes the first slot after now.
     func nextDue(after entry: TimerEntry) -> Double? {
         if let cron = entry.cron { return cron.next(after: now) }
         guard let interval = entry.interval else { return nil }
@@ -78,6 +79,7 @@ extension Bot {
             next = entry.due + interval * (((now - entry.due) / interval).rounded(.down) + 1)
             if next <= now { next += interval }
         }
+        if now > entry.due, next - now < interval / 2 { next += interval }
         return next
     }
 
