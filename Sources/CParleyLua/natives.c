@@ -155,6 +155,8 @@ static int nat_typing(lua_State *L) {
     parley_ctx *c = parley_ctx_of(L);
     size_t rl;
     const char *room = luaL_checklstring(L, 1, &rl);
+    /* "yes" or 0 would be read as on: only true, false, or nothing (on). */
+    if (!lua_isnone(L, 2) && !lua_isboolean(L, 2)) return luaL_typeerror(L, 2, "boolean");
     uint8_t on = lua_isnone(L, 2) ? 1 : (uint8_t)lua_toboolean(L, 2);
     int here = is_event_room(c, room, rl);
     if (!here && !is_bot_room(c, room, rl)) return refuse_room(L, c, room, rl);

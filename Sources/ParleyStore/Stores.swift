@@ -235,11 +235,15 @@ public final class MemoryHistoryStore: HistoryStore {
         body(&rooms[name, default: Room()])
     }
 
+    /// `m` and base-36 digits. More digits than an Int holds is a place past
+    /// every end, as the docs promise for any such string.
     private func seq(of cursor: String) throws(HistoryError) -> Int {
-        guard cursor.first == "m", let n = Int(cursor.dropFirst(), radix: 36), n >= 0 else {
+        let digits = cursor.utf8.dropFirst()
+        guard cursor.utf8.first == UInt8(ascii: "m"), !digits.isEmpty,
+              digits.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x7A).contains($0) || (0x41...0x5A).contains($0) }) else {
             throw .invalidCursor(cursor)
         }
-        return n
+        return Int(Substring(digits), radix: 36) ?? Int.max
     }
 
     public func page(room: String, before: String?, after: String?, limit: Int) throws(HistoryError) -> HistoryPage {

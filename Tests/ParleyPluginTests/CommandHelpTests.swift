@@ -50,13 +50,16 @@ import Testing
 
     @Test func helpListsWhatTheAskingUserMayRunFromEveryPlugin() async throws {
         let script = [message("!help", user: "mallory"), message("!help", user: "alice"),
-                      message("!help kick", user: "mallory"), message("parley: help roll"), message("!help nope")]
+                      message("!help kick", user: "mallory"), message("parley: help roll"), message("!help nope"),
+                      message("!help !roll"), message("!help !nope")]
             .joined(separator: "\n")
         let actions = try await run(plugins: [("fun", Self.fun), ("mod", Self.moderation)], script: script, options: Self.options)
         #expect(texts(actions) == [
             "Commands: !ping, !roll. !help NAME tells more.",
             "Commands: !kick, !ping, !roll, !warn. !help NAME tells more.",
             "!kick USER: remove a user (needs the moderator role)",
+            "!roll: roll a die",
+            "No command !nope. !help lists them.",
             "!roll: roll a die",
             "No command !nope. !help lists them.",
         ])

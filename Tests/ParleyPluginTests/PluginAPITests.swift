@@ -476,6 +476,13 @@ struct PluginAPITests {
           local far = assert(bot.history(m.room, { after = "m1y2p0ij32e8e7" }))
           assert(#far.messages == 0 and far.after == "m1y2p0ij32e8e7")
           assert(#assert(bot.history(m.room, { before = "m1y2p0ij32e8e7" })).messages > 0)
+          -- Past it too, and with leading zeros: still "m and a base-36 number".
+          assert(#assert(bot.history(m.room, { after = "m99999999999999999999" })).messages == 0)
+          assert(#assert(bot.history(m.room, { before = "m01" })).messages == 1)
+          for _, bad in ipairs({ "m", "m-1", "m+1", "M1", "m1 " }) do
+            local none, why = bot.history(m.room, { before = bad })
+            assert(none == nil and why:find("invalid cursor"), bad)
+          end
         end)
         """
         let script = ["one", "two", "three", "!page 2", "!older"].map { message($0) }.joined(separator: "\n")
@@ -662,9 +669,11 @@ struct PluginAPITests {
         bot.command("f", function(msg) bot.kick("lobby", 5) end)
         bot.command("g", function(msg) local ok, err = pcall(bot.every, "x", function() end); msg:reply(err) end)
         bot.command("n", function(msg) msg:reply(5) end)
+        bot.command("y", function(msg) bot.typing(msg.room, "yes") end)
+        bot.command("z", function(msg) bot.cancel(nil) end)
         """#
         // A success between failures: five in a row would disable the plugin.
-        let got = try await run(plugins: [("p", p)], script: ["a", "b", "n", "c", "d", "n", "e", "f", "g"].map { message("!" + $0) }.joined(separator: "\n"))
+        let got = try await run(plugins: [("p", p)], script: ["a", "b", "n", "c", "d", "n", "e", "f", "g", "n", "y", "z"].map { message("!" + $0) }.joined(separator: "\n"))
         let said = got.compactMap { a -> String? in
             if case .error(_, let text) = a.kind { return String(text.split(separator: "\n").first ?? "") }
             return a.sentText
@@ -680,6 +689,9 @@ struct PluginAPITests {
             "p.lua:8: bot.after: expected a function, got number",
             "p.lua:9: bot.kick: the room and the user must be non-empty strings",
             "p.lua:10: bot.every: the interval must be a number of seconds",
+            "5",
+            "p.lua:12: bad argument #2 to 'typing' (boolean expected, got string)",
+            "p.lua:13: bot.cancel: expected a timer's id or name",
         ], "\(said)")
     }
 }

@@ -104,8 +104,11 @@ extension Plugin {
                 return .success([.bool(false)])
             }
             id = found
+        case .double(let d)? where d == d.rounded() && abs(d) < 9e15:
+            id = Int64(d)
         default:
-            return .success([.bool(false)])
+            // A slip (a nil id from a failed bot.after, say) would otherwise read as "already gone".
+            return .failure(HostCallError("bot.cancel: expected a timer's id or name"))
         }
         var cancelled = false
         if let i = pendingTimers.firstIndex(where: { $0.id == id }) {

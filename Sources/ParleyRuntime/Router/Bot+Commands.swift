@@ -17,7 +17,10 @@ extension Bot {
         let userRoles = Set(roles(of: user))
         func mayRun(_ c: CommandInfo) -> Bool { c.roles.isEmpty || !userRoles.isDisjoint(with: c.roles) }
 
-        if let command = command?.lowercased() {
+        // `!help !kick` names the command as people type it: the prefix is not part of its name.
+        if var command = command?.lowercased() {
+            let prefix = options.commandPrefix.lowercased()
+            if !prefix.isEmpty, command.hasPrefix(prefix), command.count > prefix.count { command.removeFirst(prefix.count) }
             guard let info = live.lazy.compactMap({ $0.commands[command] }).first else {
                 return "No command \(shown(command: command)). \(shown(command: "help")) lists them."
             }
