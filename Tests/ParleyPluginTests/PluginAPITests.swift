@@ -652,6 +652,21 @@ struct PluginAPITests {
         #expect(answers == ["503 plugin p is disabled (it failed too often); it serves again once reloaded\n"], "\(answers)")
     }
 
+    /// In the harness, a moderation step in a room outside the config's is
+    /// refused to its function, as every transport refuses it live.
+    @Test func aStepOutsideTheConfigsRoomsIsRefusedInTheHarness() async throws {
+        var o = BotOptions(name: "parley")
+        o.rooms = ["lobby"]
+        let p = #"""
+        bot.command("k", function(msg)
+          bot.kick(msg.args or "nowhere", "bob", "spam", function(ok, err) msg:reply(tostring(ok) .. " " .. tostring(err)) end)
+          bot.kick("lobby", "bob", "spam", function(ok, err) msg:reply(tostring(ok) .. " " .. tostring(err)) end)
+        end)
+        """#
+        let got = texts(try await run(plugins: [("p", p)], script: message("!k"), options: o))
+        #expect(got == ["nil this bot is not in room 'nowhere' (rooms: lobby)", "true nil"], "\(got)")
+    }
+
     /// An API call that fails names the plugin's line that made it. A plugin's
     /// `return f(...)` hands its frame to f and Lua keeps no line for it: the
     /// error says so, rather than naming a line that made no such call. The

@@ -36,14 +36,18 @@ public final class PluginTestRun {
     /// transaction committed, and its delivery is recorded after it was printed.
     /// A request is answered at once, after its handler's actions, as the
     /// event it is: by the first scripted reply whose URL starts its URL.
-    /// A moderation step given a function is told it was done, or refused
-    /// by the first scripted refusal of its verb.
+    /// A moderation step given a function is told it was done, or refused:
+    /// for a room the config does not give the bot, or by the first scripted
+    /// refusal of its verb.
     private func hand(_ actions: [BotAction], to emit: (BotAction) -> Void) throws(StoreError) {
         for a in actions { emit(a) }
         try bot.markDelivered(actions)
         for a in actions {
             if case .moderate(let m, let answer?) = a.kind {
-                let refusal = refusals.firstIndex { $0.verb == m.verb }.map { refusals.remove(at: $0).error }
+                // A room outside the config's is refused, as every transport refuses it.
+                let outside = !bot.options.rooms.isEmpty && !bot.options.rooms.contains(m.room)
+                    ? "this bot is not in room '\(m.room)' (rooms: \(bot.options.rooms.sorted().joined(separator: ", ")))" : nil
+                let refusal = outside ?? refusals.firstIndex { $0.verb == m.verb }.map { refusals.remove(at: $0).error }
                 try hand(try bot.answer(plugin: a.plugin, moderation: answer, refused: refusal), to: emit)
                 continue
             }
