@@ -133,8 +133,21 @@ final class STOMPClient: Sendable {
         case "ERROR":
             let message = f[header: "message"] ?? "(no message header)"
             let details = f.bodyText.split(whereSeparator: \.isNewline).first.map { " (\($0.prefix(200)))" } ?? ""
+            let connected = state.withLockedValue { st -> Bool in
+                if st.ended == nil { st.serverError = "\(message)\(details)" }
+                return st.connected != nil
+            }
+            guard connected else {
+                // The answer to CONNECT: a passcode, login or vhost the broker
+                // refuses, which a retry would only send again. The bot stops
+                // and presence logs it, once.
+                end(TransportError(.refused, """
+                    the STOMP server sent ERROR to the login: \(message)\(details); \
+                    check [bot.stomp] login, passcode and host (the vhost)
+                    """))
+                return
+            }
             log("stomp: the server sent ERROR: \(message)\(details)")
-            state.withLockedValue { if $0.ended == nil { $0.serverError = "\(message)\(details)" } }
             end(TransportError(.closed, "the STOMP server sent ERROR: \(message)\(details)"))
         default:
             log("stomp: ignored a \(f.command) frame from the server")
