@@ -10,13 +10,23 @@ public enum NetworkErrors {
     /// attempt's cause for a failed connect, and a failed TLS handshake named
     /// as such, with what to fix. Every transport's connect errors go through it.
     public static func describe(_ error: any Error) -> String {
-        if let io = error as? IOError { return String(cString: strerror(io.errnoCode)) }
+        if let io = error as? IOError {
+            if io.errnoCode == ECONNRESET { return "the server reset the connection without an answer" + Self.wrongKind }
+            return String(cString: strerror(io.errnoCode))
+        }
         if let failed = error as? NIOConnectionError {
             if let last = failed.connectionErrors.last { return describe(last.error) }
             if let dns = failed.dnsAError ?? failed.dnsAAAAError { return "cannot resolve \(failed.host): \(dns)" }
             return "no address found for \(failed.host)"
         }
         let text = "\(error)"
+        // A server of another kind (an HTTP port for StreamChat, a StreamChat
+        // port for Socket.IO or REST) closes the link without an answer:
+        // library type names say nothing about that.
+        let closed = (error as? ChannelError).map { [.inappropriateOperationForState, .eof, .ioOnClosedChannel].contains($0) } ?? false
+        if closed || text.hasSuffix("remoteConnectionClosed") {
+            return "the server closed the connection without an answer" + Self.wrongKind
+        }
         let isTLS = error is NIOSSLError || error is NIOSSLExtraError
             || ["NIOSSL", "BoringSSL", "CERTIFICATE"].contains { text.contains($0) }
         guard isTLS else { return text }
@@ -32,6 +42,8 @@ public enum NetworkErrors {
             return "TLS handshake failed: \(other)"
         }
     }
+
+    static let wrongKind = " (is the address right, and is it a server of this transport?)"
 
     /// `WRONG_VERSION_NUMBER` from `…error:100000f7:SSL routines:OPENSSL_internal:WRONG_VERSION_NUMBER at /…`.
     static func boringSSLReason(in text: String) -> String? {

@@ -1,0 +1,38 @@
+import Foundation
+import ParleyCore
+import ParleyREST
+import ParleySocketIO
+import ParleyStreamChat
+import Testing
+
+/// A bot pointed at a server of another kind (a StreamChat port in a
+/// Socket.IO or REST bot's config) is told so in words, not in the names of
+/// the HTTP and NIO libraries' error types.
+struct WrongServerTests {
+    @Test func aServerOfAnotherKindIsSaidToBeOne() async throws {
+        let server = try await StreamChatServer.start(.init())
+        defer { Task { await server.shutdown() } }
+        let endpoint = SocketIOEndpoint(host: "127.0.0.1", port: server.port)
+        var rest = RESTOptions()
+        rest.email = "bot@example.com"
+        rest.password = "secret"
+        rest.serviceKey = "key"
+        rest.maxRetries = 0
+        rest.requestTimeout = 5
+        let transports: [(String, any Transport)] = [
+            ("socketio", SocketIOTransport(endpoint: endpoint, name: "bot", connectTimeout: 5)),
+            ("rest", RESTTransport(endpoint: endpoint, name: "bot", rooms: ["acme/general"], options: rest, connectTimeout: 5, log: { _ in })),
+        ]
+        for (name, transport) in transports {
+            do {
+                let session = try await transport.connect(resumingAfter: [:], on: nil)
+                await session.close()
+                Issue.record("\(name): connected to a StreamChat server")
+            } catch {
+                let text = "\(error)"
+                #expect(text.contains("without an answer (is the address right, and is it a server of this transport?)"), "\(name): \(text)")
+                #expect(!text.contains("HTTPClientError") && !text.contains("Inappropriate operation"), "\(name): \(text)")
+            }
+        }
+    }
+}
