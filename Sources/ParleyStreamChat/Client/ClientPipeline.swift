@@ -92,6 +92,8 @@ final class StreamChatClientHandler: ChannelInboundHandler, RemovableChannelHand
     private let options: StreamChatOptions
     private let log: @Sendable (String) -> Void
     private var finished = false
+    /// Whether a line came yet: only the first may be an HTTP server's answer.
+    private var heardFromServer = false
     /// Why a moderator removed the bot, said in the session's end (the server closes the link next).
     private var kickedBecause: String?
 
@@ -107,7 +109,18 @@ final class StreamChatClientHandler: ChannelInboundHandler, RemovableChannelHand
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        deliver(unwrapInboundIn(data))
+        let line = unwrapInboundIn(data)
+        // An HTTP server at the address answers the login with a status line:
+        // that is a wrong address, not a line to skip.
+        if !heardFromServer, line.hasPrefix("HTTP/") {
+            fail(context, TransportError(.protocolViolation, """
+                the server answered in HTTP (\(String(line.prefix(40)).debugDescription)): \
+                is the address a StreamChat server's?
+                """))
+            return
+        }
+        heardFromServer = true
+        deliver(line)
     }
 
     private func deliver(_ line: String) {

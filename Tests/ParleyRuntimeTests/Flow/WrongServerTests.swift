@@ -1,8 +1,10 @@
 import Foundation
 import ParleyCore
+@testable import ParleyRuntime
 import ParleyREST
 import ParleySocketIO
 import ParleyStreamChat
+import ParleyTestSupport
 import Testing
 
 /// A bot pointed at a server of another kind (a StreamChat port in a
@@ -34,5 +36,20 @@ struct WrongServerTests {
                 #expect(!text.contains("HTTPClientError") && !text.contains("Inappropriate operation"), "\(name): \(text)")
             }
         }
+    }
+
+    /// A StreamChat bot at an HTTP server's address gets the server's status
+    /// line for its login: the link is dropped saying so, not kept online.
+    @Test func aStreamChatBotAtAnHTTPServerSaysSo() async throws {
+        let server = try await SocketChatServer.start(.init())
+        defer { Task { await server.shutdown() } }
+        let rec = Recorder()
+        let transport = StreamChatTransport(host: "127.0.0.1", port: server.port, name: "bot", connectTimeout: 5)
+        let runner = BotRunner(spec: try botSpec(name: "bot", port: 0, plugins: [], transport: transport), observer: rec.observer)
+        let run = Task { await runner.run() }
+        #expect(await eventually { !rec.logs(containing: "the server answered in HTTP").isEmpty }, "\(rec.logs.map(\.text))")
+        #expect(rec.logs(containing: "is the address a StreamChat server's?").count >= 1)
+        await runner.stop()
+        _ = await run.value
     }
 }
