@@ -230,9 +230,11 @@ public struct BotConfigFile: Sendable {
         }
         // Every transport's table is read (and checked) when present; the bot keeps its own transport's.
         let names = count > 1 ? (1...count).map { name.replacingOccurrences(of: "{n}", with: String($0)) } : [name]
+        // `{n}` in a fleet's rooms gives each bot its own (`team{n}`); the transports check the first bot's, as they differ only in digits.
+        func roomsOf(_ n: Int) -> [String] { count > 1 ? rooms.map { $0.replacingOccurrences(of: "{n}", with: String(n)) } : rooms }
         var transportOptions: (any TransportOptions)?
         for driver in transports.drivers {
-            let keys = TransportBotKeys(table: t, chosen: driver.name == transport, names: names, rooms: rooms,
+            let keys = TransportBotKeys(table: t, chosen: driver.name == transport, names: names, rooms: roomsOf(1),
                                         server: server, resolve: resolve)
             // Read inside the table's closure, so its unknown keys are reported when it returns.
             let options = try t.optionalTable(driver.name) { try driver.read($0, keys) } ?? driver.read(nil, keys)
@@ -291,7 +293,7 @@ public struct BotConfigFile: Sendable {
         }
         return (1...count).map { n in
             var b = BotConfig(name: count > 1 ? name.replacingOccurrences(of: "{n}", with: String(n)) : name,
-                      transport: transport, server: server, rooms: rooms, plugins: plugins,
+                      transport: transport, server: server, rooms: roomsOf(n), plugins: plugins,
                       // `{bot}`: a journal of its own per bot (`/data/{bot}`), wherever it runs.
                       journal: journal.map { j in
                           let named = count > 1 ? name.replacingOccurrences(of: "{n}", with: String(n)) : name

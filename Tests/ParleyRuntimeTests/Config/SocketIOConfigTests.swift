@@ -26,6 +26,20 @@ import ParleyTestSupport
 
     func error(_ body: String) -> String { errorText { _ = try parse(body) } }
 
+    /// `{n}` in a fleet's rooms gives each bot its own room, as in its name and journal.
+    @Test func aFleetsRoomsTakeEachBotsNumber() throws {
+        let file = try BotConfigFile.parse(text: """
+            [[bot]]
+            name = "greeter{n}"
+            count = 3
+            transport = "socketio"
+            rooms = ["team{n}"]
+            journal = "state/{bot}"
+            """, path: Self.folder + "/bot.toml")
+        #expect(file.bots.map(\.rooms) == [["team1"], ["team2"], ["team3"]])
+        #expect(file.bots.map(\.journal) == ["state/greeter1", "state/greeter2", "state/greeter3"].map { Self.folder + "/" + $0 })
+    }
+
     @Test func defaultsAreSocketChat() throws {
         let b = try parse("")
         #expect(b.transport == "socketio")
