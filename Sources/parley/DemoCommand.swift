@@ -39,7 +39,7 @@ struct DemoCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard (1...10_000).contains(users) else { throw ValidationError("--users must be between 1 and 10000") }
-        if let seconds, !(seconds > 0 && seconds <= 86_400 * 365) { throw ValidationError("--seconds must be positive") }
+        if let seconds, !(seconds > 0 && seconds <= 86_400 * 365) { throw ValidationError("--seconds must be more than 0 and at most a year (31536000)") }
         if let ramp, !(ramp >= 0 && ramp <= runSeconds) { throw ValidationError("--ramp must be between 0 and --seconds") }
         if web, chosenTransport != "socketio" {
             throw ValidationError("--web runs on socketio (the web chat is the Socket.IO server's)")

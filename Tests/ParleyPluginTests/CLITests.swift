@@ -92,7 +92,9 @@ struct CLITests {
     /// wrong: a negative number is a bad value, not a missing one.
     @Test func commandLineSlipsAreUsageErrorsThatSayWhy() throws {
         let negative = try Self.parley(["demo", "--seconds", "-1"], timeout: 30)
-        #expect(negative.status == 64 && negative.stderr.contains("--seconds must be positive"), "\(negative.stderr)")
+        #expect(negative.status == 64 && negative.stderr.contains("--seconds must be more than 0 and at most a year (31536000)"), "\(negative.stderr)")
+        let huge = try Self.parley(["demo", "--seconds", "1e9"], timeout: 30)
+        #expect(huge.status == 64 && huge.stderr.contains("--seconds must be more than 0 and at most a year"), "\(huge.stderr)")
         #expect(negative.stderr.contains("Usage: parley demo"), "\(negative.stderr)")
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("parley-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)

@@ -253,7 +253,8 @@ struct SocketIOServerTests {
         }
     }
 
-    static let malformed: [String] = ["4abc", "42{}", #"42["x""#, #"42/nope,["startType","x"]"#, "44{\"message\":\"x\"}", "stray binary", "interrupted binary"]
+    static let malformed: [String] = ["4abc", "42{}", #"42["x""#, #"42/nope,["startType","x"]"#, "44{\"message\":\"x\"}", "stray binary", "interrupted binary",
+                                   "attachments over maxPayload"]
 
     @Test(arguments: malformed)
     func malformedInputClosesOnlyThatClient(input: String) async throws {
@@ -268,6 +269,11 @@ struct SocketIOServerTests {
             case "interrupted binary":
                 bob.send(#"451-["blob",{"_placeholder":true,"num":0}]"#)
                 bob.send(#"42["startType","bob"]"#)
+            case "attachments over maxPayload":
+                // Each frame is under the 1,000,000-byte limit; together they are not.
+                bob.send(#"452-["blob",{"_placeholder":true,"num":0},{"_placeholder":true,"num":1}]"#)
+                bob.send(binary: [UInt8](repeating: 7, count: 600_000))
+                bob.send(binary: [UInt8](repeating: 7, count: 600_000))
             default:
                 bob.send(input)
             }

@@ -130,7 +130,8 @@ struct StreamChatProtocolTests {
         }
     }
 
-    @Test(arguments: ["", "a::b", "::", "x\ny", "MSG::", "a USR_NAME:: b", String(repeating: "n", count: 301)])
+    @Test(arguments: ["", "a::b", "::", "x\ny", "MSG::", "a USR_NAME:: b", String(repeating: "n", count: 301),
+                      "x\u{1B}]0;pwned\u{07}", "c\u{9B}2J"])
     func anInvalidNameDropsTheClient(name: String) async throws {
         let log = LogSink()
         try await withServer(.init(log: log.log)) { server in
@@ -149,6 +150,16 @@ struct StreamChatProtocolTests {
 
 @Suite("StreamChat server: text rules", .timeLimit(.minutes(2)))
 struct StreamChatTextRuleTests {
+    /// A terminal escape in a message reaches nobody's terminal: each control
+    /// character goes out as U+FFFD (a tab stays).
+    @Test func controlCharactersAreRelayedAsReplacements() async throws {
+        try await withServer(.init()) { server in
+            let ann = try join("ann", port: server.port)
+            try ann.send("MSG::hi\u{1B}[2J\tthere\u{7F}::END")
+            #expect(try ann.line() == "ann::hi\u{FFFD}[2J\tthere\u{FFFD}")
+        }
+    }
+
     @Test func theLimitIs300CharactersNotBytes() async throws {
         let log = LogSink()
         try await withServer(.init(log: log.log)) { server in

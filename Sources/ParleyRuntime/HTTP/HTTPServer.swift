@@ -151,6 +151,11 @@ final class Webhooks: Sendable {
         case .pluginDisabled: return HTTPServer.reply(.disabled(plugin))
         case .served: break
         }
+        // A declared length over the limit is refused before any of the body is waited for.
+        if let declared = request.headers[.contentLength], !declared.isEmpty, declared.allSatisfy(\.isASCII), declared.allSatisfy(\.isNumber),
+           Int(declared).map({ $0 > HTTPServer.maxBodyBytes }) ?? true {
+            return HTTPServer.text(.contentTooLarge, "body over \(HTTPServer.maxBodyBytes) bytes\n")
+        }
         let body: ByteBuffer
         do {
             // A body that drips is cut off by `RequestDeadline`, which closes the connection.

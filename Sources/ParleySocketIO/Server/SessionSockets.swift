@@ -35,10 +35,12 @@ final class SessionSockets {
     /// Namespaces a moderator kicked this client from: its events there, sent
     /// before it read the DISCONNECT, are ignored until it connects again.
     private var kickedFrom: Set<String> = []
-    private var reassembler = SocketIO.Reassembler()
+    /// A packet and its attachments together are held to `maxPayload`, as one message is.
+    private var reassembler: SocketIO.Reassembler
 
     init(server: ServerContext) {
         self.server = server
+        reassembler = SocketIO.Reassembler(maxBytes: server.config.maxPayload)
     }
 
     func receive(text: String, session: EngineIOSession) throws(Violation) {
@@ -60,7 +62,7 @@ final class SessionSockets {
         do {
             completed = try reassembler.add(binary: binary)
         } catch {
-            throw Violation(description: "binary message with no binary packet waiting for it")
+            throw Violation(description: error.message)
         }
         if let completed { try dispatch(completed, session) }
     }

@@ -173,8 +173,12 @@ public enum SocketIO {
     public struct Reassembler: Sendable {
         private var pending: Packet?
         private var expected = 0
+        private var held = 0
+        /// The most bytes one packet's attachments may hold together: each
+        /// frame is bounded on its own, and a thousand of them would not be.
+        private let maxBytes: Int
 
-        public init() {}
+        public init(maxBytes: Int = .max) { self.maxBytes = maxBytes }
 
         /// Feed a decoded text packet. Returns it at once when it needs no attachments;
         /// otherwise holds it until `add(binary:)` completes it. A text packet that
@@ -189,6 +193,7 @@ public enum SocketIO {
             packet.attachments = []
             pending = packet
             expected = expecting
+            held = 0
             return nil
         }
 
@@ -196,6 +201,11 @@ public enum SocketIO {
         /// arrives; throws when no binary packet is waiting (a stray binary frame).
         public mutating func add(binary: [UInt8]) throws(DecodeError) -> Packet? {
             guard var packet = pending else { throw DecodeError("binary message with no binary packet waiting for it") }
+            held += binary.count
+            guard held <= maxBytes else {
+                pending = nil
+                throw DecodeError("a binary packet's attachments hold more than \(maxBytes) bytes")
+            }
             packet.attachments.append(binary)
             guard packet.attachments.count == expected else {
                 pending = packet

@@ -54,6 +54,9 @@ struct HTTPLimitsTests {
         // The headers, then a body that never finishes: cut off at the request's deadline.
         let drip = await Self.hold(port: s.port, "POST /hooks/parley/hooks/push HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"ref\"", wait: 10)
         #expect(drip.closedAfter.map { $0 < 5 } == true, "a dripping body: \(drip)")
+        // A declared length over the limit is answered 413 at once, none of the body waited for.
+        let huge = await Self.hold(port: s.port, "POST /hooks/parley/hooks/push HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999999\r\n\r\nabc", wait: 2)
+        #expect(huge.read.hasPrefix("HTTP/1.1 413"), "a declared length over the limit: \(huge)")
 
         // Four idle connections fill the cap: a fifth is closed at once, unanswered.
         let holders = (0..<4).map { _ in Task { await Self.hold(port: s.port, "", wait: 12) } }
