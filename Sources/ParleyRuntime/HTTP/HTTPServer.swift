@@ -148,7 +148,7 @@ final class Webhooks: Sendable {
         let path = parts[2...].joined(separator: "/")
         switch await runner.servesWebhook(plugin: plugin, path: path) {
         case .notFound: return HTTPServer.reply(.notFound)
-        case .pluginDisabled: return HTTPServer.reply(.disabled(plugin))
+        case .pluginDisabled: return HTTPServer.reply(.pluginTurnedOff(plugin))
         case .served: break
         }
         // A declared length over the limit is refused before any of the body is waited for.

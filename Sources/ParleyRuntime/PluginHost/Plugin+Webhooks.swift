@@ -44,7 +44,7 @@ public struct WebhookReply: Sendable, Equatable {
     public static let notFound = WebhookReply(status: 404, body: "no such webhook\n")
 
     /// The plugin is there but disabled: said so, not "no such webhook", which reads as a wrong URL.
-    public static func disabled(_ plugin: String) -> WebhookReply {
+    public static func pluginTurnedOff(_ plugin: String) -> WebhookReply {
         WebhookReply(status: 503, body: "plugin \(plugin) is disabled (it failed too often); it serves again once reloaded\n")
     }
 }
@@ -125,7 +125,7 @@ extension Bot {
     /// actions, and the answer (500 when the handler failed).
     public func webhook(plugin name: String, _ req: WebhookRequest) throws(StoreError) -> (actions: [BotAction], reply: WebhookReply) {
         guard let p = plugins.first(where: { $0.name == name }), p.webhooks.contains(req.path) else { return ([], .notFound) }
-        guard !p.isDisabled else { return ([], .disabled(name)) }
+        guard !p.isDisabled else { return ([], .pluginTurnedOff(name)) }
         p.webhookAnswer = nil
         let actions = try deliver(to: p, kind: "webhook") { w in
             w.beginTable(array: 0, pairs: 5)
