@@ -13,20 +13,27 @@ import ParleyTestSupport
 private final class ScriptedServer: ChannelInboundHandler, Sendable {
     typealias InboundIn = ByteBuffer
     let chunks: [([UInt8], Int)]  // bytes, then a pause in ms
+    let closeAtEnd: Bool
 
-    init(chunks: [([UInt8], Int)]) { self.chunks = chunks }
+    init(chunks: [([UInt8], Int)], closeAtEnd: Bool) {
+        self.chunks = chunks
+        self.closeAtEnd = closeAtEnd
+    }
 
     /// The pauses run on the event loop's own timers, not the test's
     /// cooperative pool, which a busy test process can hold up for longer than
     /// the bot's quiet period.
     func channelActive(context: ChannelHandlerContext) {
-        Self.write(chunks[...], on: context.channel)
+        Self.write(chunks[...], on: context.channel, closeAtEnd: closeAtEnd)
     }
 
-    private static func write(_ chunks: ArraySlice<([UInt8], Int)>, on channel: any Channel) {
-        guard let (bytes, pause) = chunks.first else { return }
+    private static func write(_ chunks: ArraySlice<([UInt8], Int)>, on channel: any Channel, closeAtEnd: Bool) {
+        guard let (bytes, pause) = chunks.first else {
+            if closeAtEnd { channel.close(promise: nil) }
+            return
+        }
         channel.writeAndFlush(ByteBuffer(bytes: bytes), promise: nil)
-        channel.eventLoop.scheduleTask(in: .milliseconds(Int64(pause))) { write(chunks.dropFirst(), on: channel) }
+        channel.eventLoop.scheduleTask(in: .milliseconds(Int64(pause))) { write(chunks.dropFirst(), on: channel, closeAtEnd: closeAtEnd) }
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {}
@@ -39,15 +46,13 @@ struct MalformedServerTests {
             (Array(" has joined\n::\n\n\r\n".utf8), 0),
             (Array("bob has joined\nbob::hel".utf8), 30),
             (Array("lo\nbob::sec".utf8), 30),
-            (Array("ond\nbob::third".utf8), 5000), // no line end: read after the quiet period (1 s here)
-            (Array("bob::caf".utf8) + [0xC3], 30),     // UTF-8 split across reads
+            // This server ends its lines, so a tail waits for its end however
+            // long past the quiet period (1 s here) the rest takes.
+            (Array("ond\nbob::thi".utf8), 2500),
+            (Array("rd\nbob::caf".utf8) + [0xC3], 30), // UTF-8 split across reads
             ([0xA9] + Array("\n".utf8), 30),
         ]
-        let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .childChannelInitializer { ch in
-                ch.eventLoop.makeCompletedFuture { try ch.pipeline.syncOperations.addHandler(ScriptedServer(chunks: chunks)) }
-            }
-            .bind(host: "127.0.0.1", port: 0).get()
+        let server = try await Self.serve(chunks)
         defer { server.close(promise: nil) }
         let plugin = #"bot.on("message", function(m) bot.log.info("heard " .. m.user .. ": " .. m.text) end)"#
         let rec = Recorder()
@@ -67,5 +72,44 @@ struct MalformedServerTests {
         #expect(await runner.state == .online)
         await runner.stop()
         _ = await run.value
+    }
+
+    /// A server that never ends its lines: each quiet spell ends one, and
+    /// closing ends the last.
+    @Test func aServerThatNeverEndsItsLinesIsReadByItsPauses() async throws {
+        let chunks: [([UInt8], Int)] = [
+            (Array("bob has joined".utf8), 1500),
+            (Array("bob::one".utf8), 1500),
+            (Array("bob::two".utf8), 300),
+        ]
+        let server = try await Self.serve(chunks, closeAtEnd: true)
+        defer { server.close(promise: nil) }
+        let plugin = #"""
+            bot.on("join", function(e) bot.log.info("joined " .. e.user) end)
+            bot.on("message", function(m) bot.log.info("heard " .. m.user .. ": " .. m.text) end)
+            """#
+        let rec = Recorder()
+        var options = StreamChatOptions()
+        options.unterminatedFlush = 1
+        let port = server.localAddress!.port!
+        let transport = StreamChatTransport(host: "127.0.0.1", port: port, name: "listener", options: options, connectTimeout: 2)
+        let runner = BotRunner(spec: try botSpec(name: "listener", port: port, plugins: [("listener", plugin)], transport: transport),
+                               observer: rec.observer)
+        let run = Task { await runner.run() }
+        // The bot reconnects after the close and hears it all again: the first three tell.
+        let first = { Array(rec.logs.map(\.text).filter { $0.hasPrefix("joined") || $0.hasPrefix("heard") }.prefix(3)) }
+        #expect(await eventually { first() == ["joined bob", "heard bob: one", "heard bob: two"] }, "\(rec.logs.map(\.text))")
+        await runner.stop()
+        _ = await run.value
+    }
+
+    private static func serve(_ chunks: [([UInt8], Int)], closeAtEnd: Bool = false) async throws -> any Channel {
+        try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .childChannelInitializer { ch in
+                ch.eventLoop.makeCompletedFuture {
+                    try ch.pipeline.syncOperations.addHandler(ScriptedServer(chunks: chunks, closeAtEnd: closeAtEnd))
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
     }
 }

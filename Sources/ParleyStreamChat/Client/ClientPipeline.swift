@@ -11,10 +11,15 @@ import ParleyWire
 /// delimiting is undocumented), and a line may never exceed 64 KiB. The
 /// cutting rules are ParleyWire's `ServerLineSplitter`, fuzzed without NIO.
 ///
-/// The link shares its loop with plugins, so a quiet peer and a busy loop
-/// must not look alike: a flush timer that fires late (a plugin held the
-/// loop) may find the rest of the line unread in the socket, so it waits
-/// for the loop to poll once more before it counts the peer as quiet.
+/// Once the server has ended a line with `\n`, it is known to end its lines,
+/// so bytes without an end are the start of a line whose rest is still on
+/// its way (a busy server, a full socket buffer) and wait for it: no timer,
+/// however busy either side is, cuts `f1 has joi` from `ned`.
+///
+/// Until then the link shares its loop with plugins, so a quiet peer and a
+/// busy loop must not look alike: a flush timer that fires late (a plugin
+/// held the loop) may find the rest of the line unread in the socket, so it
+/// waits for the loop to poll once more before it counts the peer as quiet.
 ///
 /// A class: the quiet-period timer passes on what is pending from outside a
 /// `decode` call.
@@ -28,6 +33,8 @@ final class StreamChatLineDecoder: ByteToMessageDecoder {
     private var lines = StreamChat.ServerLineSplitter()
     private var flushTask: Scheduled<Void>?
     private let quietPeriod: TimeAmount
+    /// Whether the server ended a line with `\n` yet: then it ends them all.
+    private var serverEndsLines = false
 
     init(quietPeriod seconds: Double) {
         quietPeriod = .milliseconds(Int64(seconds * 1000))
@@ -38,13 +45,16 @@ final class StreamChatLineDecoder: ByteToMessageDecoder {
     func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
         lines.append(buffer.readableBytesView)
         buffer.moveReaderIndex(to: buffer.writerIndex)
-        while let line = lines.next() { context.fireChannelRead(wrapInboundOut(line)) }
+        while let line = lines.next() {
+            serverEndsLines = true
+            context.fireChannelRead(wrapInboundOut(line))
+        }
         flushTask?.cancel()
         flushTask = nil
         if lines.pendingCount > Self.maxLineBytes {
             throw TransportError(.protocolViolation, "the server sent \(lines.pendingCount) bytes without a line end")
         }
-        if lines.pendingCount > 0 { armFlush(context, in: quietPeriod) }
+        if lines.pendingCount > 0 && !serverEndsLines { armFlush(context, in: quietPeriod) }
         return .needMoreData
     }
 
@@ -70,6 +80,10 @@ final class StreamChatLineDecoder: ByteToMessageDecoder {
     func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws -> DecodingState {
         _ = try decode(context: context, buffer: &buffer)
         flushTask?.cancel()
+        flushTask = nil
+        // A server that never ends its lines ended its last one by closing;
+        // a line-ending server's unended tail is a line cut short.
+        if seenEOF, !serverEndsLines, let line = lines.takeUnterminated() { context.fireChannelRead(wrapInboundOut(line)) }
         return .needMoreData
     }
 
