@@ -6,6 +6,7 @@ import NIOHTTPTypes
 import Logging
 import Metrics
 import NIOCore
+import NIOPosix
 import ParleyCore
 import Prometheus
 import Synchronization
@@ -82,6 +83,12 @@ public enum HTTPServer {
         return registry
     }()
 
+    /// The server's own event loop. The embedded chat servers and the
+    /// transports' timers use NIO's shared group, which a fleet's join storm
+    /// can keep busy for tens of seconds: a probe or a page must not queue
+    /// behind chat traffic.
+    static let loop = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+
     /// The server as a service of the process's service group.
     /// - Parameter onRunning: called with the bound port once it listens.
     public static func application(host: String, port: Int, runners: [BotRunner], logger: Logger,
@@ -119,7 +126,7 @@ public enum HTTPServer {
         return Application(router: router, server: .http1(configuration: channel),
                            configuration: .init(address: .hostname(host, port: port), serverName: "parley"),
                            onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) },
-                           logger: logger)
+                           eventLoopGroupProvider: .shared(loop), logger: logger)
     }
 }
 

@@ -62,6 +62,20 @@ public final class BotLoop: SerialExecutor, TaskExecutor, @unchecked Sendable {
     /// that the loop finishes its current round of tasks and polls its
     /// sockets first.
     static let linkTurn = TimeAmount.milliseconds(1)
+    /// Plugin work the loop's bots may do together before the loop polls its
+    /// sockets again. A bot's own slice (`BotRunner.slice`) keeps one bot
+    /// from holding the loop; this keeps a thousand busy bots, each taking
+    /// its slice in turn, from holding it for seconds: pings, probes and
+    /// timers are served every few tens of milliseconds however many are busy.
+    static let roundLimit = Duration.milliseconds(20)
+
+    /// Plugin work since the loop last polled, as far as the loop can tell:
+    /// work that starts within a millisecond of the last ending counts as
+    /// the same round. Touched only on the loop's thread.
+    private var roundWork = Duration.zero
+    private var lastWorkEnd = ContinuousClock.now
+    /// The round is over, and a timer (run after the next poll) starts the next.
+    private var roundEnding = false
 
     /// The event loop; the links of this loop's bots are opened on it.
     public let loop: any EventLoop
@@ -81,6 +95,26 @@ public final class BotLoop: SerialExecutor, TaskExecutor, @unchecked Sendable {
         thread.start()
         started.ready.wait()
         loop = started.loop!
+    }
+
+    /// Whether this loop's bots used up the round: a pump then waits for the
+    /// next one, after the loop has read its sockets.
+    var roundIsOver: Bool { roundEnding }
+
+    /// Counts `took` of plugin work that ended at `now`; past the limit, the
+    /// round ends and the next starts after the loop's next poll.
+    func spent(_ took: Duration, endedAt now: ContinuousClock.Instant) {
+        if !roundEnding, now - took - lastWorkEnd > .milliseconds(1) { roundWork = .zero }
+        roundWork += took
+        lastWorkEnd = now
+        guard roundWork >= Self.roundLimit, !roundEnding else { return }
+        roundEnding = true
+        // A timer, not an `execute`: NIO runs every task queued in a round of
+        // tasks before it polls; a task due in the future waits for the poll.
+        loop.scheduleTask(in: Self.linkTurn) { [self] in
+            roundWork = .zero
+            roundEnding = false
+        }
     }
 
     public func enqueue(_ job: consuming ExecutorJob) {

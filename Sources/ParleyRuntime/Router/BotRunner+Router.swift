@@ -140,11 +140,14 @@ extension BotRunner {
 
     /// The pump's batch from where it stands: chats to the plugins in runs,
     /// history backfills to the journal, a kick ends it. Stops early when the
-    /// plugins used up a slice (`sliceOver`); the next turn goes on from there.
+    /// plugins used up a slice, or the loop its round (`sliceOver`); the next
+    /// turn goes on from there.
     func route(_ p: Pump) -> Routed {
         while p.at < p.batch.count {
             let (chats, next) = Self.chats(in: p.batch, from: p.at)
             if !chats.isEmpty {
+                // The loop's bots used up its round: its sockets come first.
+                if executor.roundIsOver { return .sliceOver }
                 if let handled = handleSlice(chats[...]) {
                     p.at += handled
                     if handled < chats.count { return .sliceOver }
@@ -233,7 +236,9 @@ extension BotRunner {
         do {
             let started = ContinuousClock.now
             let result = try onLoop(host) { try $0.handle(events, slice: Self.slice) }
-            record(events.prefix(result.handled), took: ContinuousClock.now - started)
+            let now = ContinuousClock.now
+            record(events.prefix(result.handled), took: now - started)
+            executor.spent(now - started, endedAt: now)
             accept(result.actions, events: result.handled)
             rescheduleTimers(result.nextDue)
             return result.handled

@@ -345,4 +345,20 @@ struct FlowUnitTests {
         #expect(Self.takeAll(&outbox) == ["c1", "g1", "m2", "c2", "m3"])
         #expect(outbox.isSettled)
     }
+
+    /// A line a second per plugin, and no refusal uncounted: the count held
+    /// back goes out with the next line, whether a flush or a report says it.
+    @Test func refusalLinesCarryEveryCountHeldBack() {
+        var log = QuotaLog()
+        #expect(log.report(plugin: "p", "full", now: 0) == "full")
+        for t in [0.2, 0.4, 0.6] { #expect(log.report(plugin: "p", "full", now: t) == nil) }
+        // No flush came between: the next line past the second says the three.
+        #expect(log.report(plugin: "p", "full", now: 1.1) == "full (and 3 more like it in the last 1 s)")
+        #expect(log.report(plugin: "p", "full", now: 1.5) == nil)
+        #expect(log.report(plugin: "p", "full", now: 1.6) == nil)
+        // A flush says the latest held line and the one before it; nothing is left for the next report.
+        #expect(log.flush(now: 2.2, force: false).map(\.line) == ["full (and 1 more like it in the last 1 s)"])
+        #expect(log.report(plugin: "p", "full", now: 3.3) == "full")
+        #expect(log.report(plugin: "q", "other", now: 3.3) == "other")
+    }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import ParleyCore
 import ParleyRuntime
+import ParleyStreamChat
 import ParleyTestSupport
 import Synchronization
 import Testing
@@ -150,5 +151,70 @@ struct BotLoopTests {
         for bot in [busy, far, near] { await bot.stop() }
         for run in [busyRun, farRun, nearRun] { #expect(await run.value == .stopped) }
         await server.stop()
+    }
+
+    /// 150 bots on one loop, each burning 10 ms of CPU on each of 8 messages
+    /// (StreamChat: a join is one line, so the bots' own joins cost little).
+    /// Each bot gives the loop back after its 5 ms slice, but taken in turn
+    /// the slices would hold the loop for 1.5 s a round; the loop's round
+    /// limit lets it poll its sockets every few tens of milliseconds instead.
+    /// So a job queued on the loop (as `/healthz` queues one) runs within a
+    /// fraction of a second, no link is lost, and every bot handles every
+    /// message in order.
+    @Test func manyBusyBotsOnOneLoopKeepItPolling() async throws {
+        let server = try await StreamChatServer.start(.init())
+        let rec = Recorder()
+        let loops = BotLoops(count: 1, name: "parley-test-crowd")
+        let work = """
+        bot.command("work", function(msg, args)
+          -- 10 ms of CPU: twice a bot's slice, so each turn of a bot is one message
+          local stop = os.clock() + 0.01
+          while os.clock() < stop do end
+          -- logged, not sent: 1,200 answers relayed to 151 people would load the server, not the loop
+          bot.log.info(bot.name .. " did " .. args[1])
+        end)
+        """
+        let (n, messages) = (150, 8)
+        var bots: [(BotRunner, Task<BotOutcome, Never>)] = []
+        for i in 1...n {
+            let transport = StreamChatTransport(host: "127.0.0.1", port: server.port, name: "w\(i)", connectTimeout: 10)
+            var spec = try botSpec(name: "w\(i)", port: server.port, plugins: [("work", work)], transport: transport)
+            spec.flow.sendRate = 0
+            spec.options.limits.timeMilliseconds = 2_000
+            let runner = BotRunner(spec: spec, observer: rec.observer, loops: loops)
+            bots.append((runner, Task { await runner.run() }))
+        }
+        for (bot, _) in bots { #expect(await eventually(60) { await bot.state == .online }) }
+        let alice = try await Person("alice", port: server.port)
+        let answers = { rec.logs(containing: " did ").count }
+        for m in 1...messages { try await alice.say("!work \(m)") }
+
+        // Jobs queued on the loop while the bots work, one every 50 ms.
+        var waits: [Double] = []
+        let end = ContinuousClock.now + .seconds(12)
+        while ContinuousClock.now < end, answers() < n * messages {
+            let queued = ContinuousClock.now
+            try await loops.loops[0].loop.submit {}.get()
+            let wait = ContinuousClock.now - queued
+            waits.append(Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18)
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(await eventually(90) { answers() >= n * messages }, "\(answers()) answers")
+        let done = Dictionary(grouping: rec.logs(containing: " did ").map(\.text)) { String($0.prefix { $0 != " " }) }
+        for i in 1...n where done["w\(i)"] != (1...messages).map({ "w\(i) did \($0)" }) {
+            Issue.record("w\(i): \(done["w\(i)"] ?? [])")
+        }
+        var reconnects = 0
+        for (bot, _) in bots { reconnects += await bot.stats.reconnects }
+        #expect(reconnects == 0, "\(rec.logs.filter { $0.level != .info }.map(\.text).prefix(5))")
+        let sorted = waits.sorted()
+        let p90 = sorted.isEmpty ? 0 : sorted[Int(Double(sorted.count - 1) * 0.9)]
+        print("BotLoopTests: \(waits.count) jobs queued beside \(n) busy bots, p90 \(Int(p90 * 1000)) ms, max \(Int((sorted.last ?? 0) * 1000)) ms")
+        #expect(waits.count >= 10)
+        #expect(p90 < 0.25, "a job queued on the busy loop waited \(sorted)")
+        await alice.leave()
+        for (bot, _) in bots { await bot.stop() }
+        for (_, run) in bots { #expect(await run.value == .stopped) }
+        await server.shutdown()
     }
 }
