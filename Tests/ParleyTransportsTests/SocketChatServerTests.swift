@@ -112,6 +112,42 @@ struct SocketIOServerTests {
         }
     }
 
+    /// The list keeps the offline users that left last, `offlineUsers` of
+    /// them: the original keeps every name that ever connected, and sends
+    /// them all on every join and leave.
+    @Test func theListKeepsOnlyTheLatestOfflineUsers() async throws {
+        try await withSocketChatServer(.init(offlineUsers: 2)) { server in
+            let (ann, annSID) = try await connectChat(port: server.port, nick: "ann")
+            var sids: [String: String] = [:]
+            for nick in ["bob", "cy", "dee"] {
+                let (ws, sid) = try await connectChat(port: server.port, nick: nick)
+                sids[nick] = sid
+                await ws.disconnect()
+            }
+            /// ann's next `userList` after the events before it.
+            func nextList() async throws -> JSONValue {
+                while true {
+                    let e = try await ann.event()
+                    if e.name == "userList" { return e.args[0] }
+                }
+            }
+            // Joins and leaves of bob, cy and dee, in order: the last leave's list has forgotten bob.
+            var list: JSONValue = []
+            for _ in 0..<6 { list = try await nextList() }
+            #expect(list == [user(annSID, "ann"), user(sids["cy"]!, "cy", online: false), user(sids["dee"]!, "dee", online: false)])
+            // cy comes back: online again, and no longer counted among the offline.
+            let (cy, cySID) = try await connectChat(port: server.port, nick: "cy")
+            #expect(try await nextList() == [user(annSID, "ann"), user(cySID, "cy"), user(sids["dee"]!, "dee", online: false)])
+            let (eve, eveSID) = try await connectChat(port: server.port, nick: "eve")
+            await eve.disconnect()
+            _ = try await nextList()
+            #expect(try await nextList() == [user(annSID, "ann"), user(cySID, "cy"), user(sids["dee"]!, "dee", online: false),
+                                             user(eveSID, "eve", online: false)])
+            await cy.disconnect()
+            #expect(try await nextList() == [user(annSID, "ann"), user(cySID, "cy", online: false), user(eveSID, "eve", online: false)])
+        }
+    }
+
     @Test func aPollingClientAndAWebSocketClientShareTheRoom() async throws {
         try await withSocketChatServer { server in
             let sid = try await pollingConnect(port: server.port)

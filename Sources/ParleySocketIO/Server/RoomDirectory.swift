@@ -14,18 +14,21 @@ final class RoomDirectory: Sendable {
     private let moderators: Set<String>
     /// The moderator token, if the server has one (see `SocketChatRoom`).
     let moderatorToken: String?
+    /// Offline users each room keeps in its list.
+    let offlineUsers: Int
 
-    init(registry: SessionRegistry, moderators: Set<String> = [], moderatorToken: String? = nil) {
+    init(registry: SessionRegistry, moderators: Set<String> = [], moderatorToken: String? = nil, offlineUsers: Int = 100) {
         self.registry = registry
         self.moderators = moderators
         self.moderatorToken = moderatorToken
+        self.offlineUsers = offlineUsers
     }
 
     /// The room for `namespace`, with the socket already a member.
     func join(_ namespace: String, socketID: String, session: EngineIOSession, trusted: Bool = false) -> SocketChatRoom {
         rooms.withLock { rooms in
             let room = rooms[namespace] ?? SocketChatRoom(namespace: namespace, registry: registry, moderators: moderators,
-                                                          guarded: moderatorToken != nil)
+                                                          guarded: moderatorToken != nil, offlineUsers: offlineUsers)
             rooms[namespace] = room
             room.join(socketID, session: session, trusted: trusted)
             return room

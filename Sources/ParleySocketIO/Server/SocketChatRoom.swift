@@ -6,8 +6,10 @@ import Synchronization
 /// The SocketChat behaviour for one namespace, as the seed's Node server has it.
 ///
 /// Its state is the seed's: `userList`, in join order, of `{id, nickname,
-/// isConnected}` (a user who disconnects stays, marked offline; only
-/// `exitUser` removes one), and `typingUsers`, an ordered map of nick → 1.
+/// isConnected}` (a user who disconnects stays, marked offline; `exitUser`
+/// removes one, and beyond the seed, so does going offline while the room
+/// already keeps `offlineUsers` others), and `typingUsers`, an ordered map
+/// of nick → 1.
 /// Every event is answered by broadcasts to the whole room, the sender
 /// included, in the seed's order and with the seed's argument shapes.
 ///
@@ -56,6 +58,8 @@ final class SocketChatRoom: Sendable {
 
     private struct State {
         var users: [User] = []
+        /// The nicknames of the offline users, oldest first.
+        var offline: [String] = []
         /// `typingUsers`' keys, in insertion order; each maps to 1.
         var typing: [String] = []
         var audience = RoomAudience()
@@ -71,6 +75,22 @@ final class SocketChatRoom: Sendable {
         mutating func stopTyping(_ nick: String) {
             typing.removeAll { $0 == nick }
         }
+
+        /// The user at `i` went offline; the room forgets whoever left first
+        /// beyond `kept`.
+        mutating func wentOffline(_ i: Int, kept: Int) {
+            users[i].isConnected = false
+            offline.append(users[i].nickname)
+            while offline.count > kept {
+                let gone = offline.removeFirst()
+                users.removeAll { $0.nickname == gone && !$0.isConnected }
+            }
+        }
+
+        /// This nickname is gone from the list, or back online.
+        mutating func noLongerOffline(_ nick: String) {
+            if let j = offline.firstIndex(of: nick) { offline.remove(at: j) }
+        }
     }
 
     let namespace: String
@@ -80,13 +100,16 @@ final class SocketChatRoom: Sendable {
     /// With a moderator token, a moderator's nickname is only for a socket
     /// that connected with it: nobody else can take the name, or its rights.
     private let guarded: Bool
+    /// Offline users the list keeps, the ones that left last.
+    private let offlineUsers: Int
     private let state = Mutex(State())
 
-    init(namespace: String, registry: SessionRegistry, moderators: Set<String> = [], guarded: Bool = false) {
+    init(namespace: String, registry: SessionRegistry, moderators: Set<String> = [], guarded: Bool = false, offlineUsers: Int = 100) {
         self.namespace = namespace
         self.registry = registry
         self.moderators = moderators
         self.guarded = guarded
+        self.offlineUsers = max(0, offlineUsers)
     }
 
     /// True when the room holds nothing worth keeping: no members, no users, nobody typing.
@@ -153,9 +176,9 @@ final class SocketChatRoom: Sendable {
             // match the nickname is `undefined`, sent as null, and all three go out anyway.
             var nickname: JSONValue = .null
             if let i = s.users.firstIndex(where: { $0.id == socketID }) {
-                s.users[i].isConnected = false
                 nickname = .string(s.users[i].nickname)
                 s.stopTyping(s.users[i].nickname)
+                s.wentOffline(i, kept: offlineUsers)
             }
             emit("userList", [s.userList], in: s)
             emit("userExitUpdate", [nickname], in: s)
@@ -209,6 +232,7 @@ final class SocketChatRoom: Sendable {
                         session.kicked(from: namespace, socketID: old)
                     }
                 }
+                if !s.users[i].isConnected { s.noLongerOffline(nick) }
                 s.users[i].isConnected = true
                 s.users[i].id = socketID
                 info = s.users[i]
@@ -308,6 +332,7 @@ final class SocketChatRoom: Sendable {
     private func kick(_ user: String, reason: String, by: String, in s: inout State) -> String? {
         guard let i = s.users.firstIndex(where: { $0.nickname == user }) else { return Self.noUser(user) }
         let victim = s.users.remove(at: i)
+        if !victim.isConnected { s.noLongerOffline(user) }
         emit(SocketChatModeration.kicked, [["nickname": .string(user), "reason": .string(reason), "by": .string(by)]], in: s)
         if let session = s.audience.session(of: victim.id), s.audience.remove(victim.id, session) {
             s.trusted.remove(victim.id)

@@ -37,6 +37,10 @@ extension SocketChatServer {
         /// When set, a moderator's nickname (and its rights) is only for a
         /// client whose Socket.IO CONNECT carries `{"token": moderatorToken}`.
         public var moderatorToken: String?
+        /// Offline users each room keeps in its `userList`, the ones that left
+        /// last. The original keeps every name that ever connected and sends
+        /// them all on every join and leave, which grows without end.
+        public var offlineUsers: Int
         /// Receives one line per notable event: dropped clients, refused packets.
         public var log: @Sendable (String) -> Void
 
@@ -54,6 +58,7 @@ extension SocketChatServer {
             maxOutboundBytes: Int = 4 * 1024 * 1024,
             moderators: [String] = [],
             moderatorToken: String? = nil,
+            offlineUsers: Int = 100,
             log: @escaping @Sendable (String) -> Void = { _ in }
         ) {
             self.host = host
@@ -69,6 +74,7 @@ extension SocketChatServer {
             self.maxOutboundBytes = maxOutboundBytes
             self.moderators = moderators
             self.moderatorToken = moderatorToken
+            self.offlineUsers = offlineUsers
             self.log = log
         }
     }

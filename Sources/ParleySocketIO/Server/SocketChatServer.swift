@@ -42,7 +42,8 @@ public final class SocketChatServer: Sendable {
         on group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) async throws -> SocketChatServer {
         let registry = SessionRegistry(maxConnections: config.maxConnections)
-        let server = ServerContext(config: config, registry: registry, rooms: RoomDirectory(registry: registry, moderators: Set(config.moderators), moderatorToken: config.moderatorToken))
+        let server = ServerContext(config: config, registry: registry, rooms: RoomDirectory(registry: registry, moderators: Set(config.moderators), moderatorToken: config.moderatorToken,
+                                                                                                     offlineUsers: config.offlineUsers))
         let bootstrap = ServerBootstrap.forChat(on: group, maxOutboundBytes: config.maxOutboundBytes)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
