@@ -136,6 +136,13 @@ struct StreamChatBotModerationTests {
             await #expect(throws: TransportError.self) {
                 try await session.moderate(.kick(room: "elsewhere", user: "bob", reason: ""))
             }
+            // A control character is refused before it leaves, not relayed altered.
+            await #expect(throws: TransportError.self) {
+                try await session.send(OutgoingMessage(id: "m0", room: "lobby", text: "red \u{1B}[31malert"))
+            }
+            await #expect(throws: TransportError.self) {
+                try await session.moderate(.mute(room: "lobby", user: "mod", seconds: 5, reason: "bell \u{07}"))
+            }
             // The session is still fine for chat.
             try await session.send(OutgoingMessage(id: "m1", room: "lobby", text: "all quiet"))
             await session.leave()

@@ -49,6 +49,19 @@ struct StreamChatTextTests {
         #expect(StreamChat.checkName("a\nb") == .lineBreak)
     }
 
+    /// A client never sends a terminal control; a server that relays them
+    /// as U+FFFD lets them through the other checks.
+    @Test func controlCharactersAreRefusedUnlessLetThrough() {
+        #expect(StreamChat.check("tab\tis fine") == nil)
+        #expect(StreamChat.check("é ünïcödé 👋") == nil)
+        #expect(StreamChat.check("red \u{1B}[31m") == .controlCharacter("\u{1B}"))
+        #expect(StreamChat.check("del \u{7F}") == .controlCharacter("\u{7F}"))
+        #expect(StreamChat.check("csi \u{9B}2J") == .controlCharacter("\u{9B}"))
+        #expect(StreamChat.check("bell \u{07}", controls: true) == nil)
+        #expect(StreamChat.checkName("x\u{1B}]0;pwned") == .controlCharacter("\u{1B}"))
+        #expect("\(StreamChat.TextProblem.controlCharacter("\u{1B}"))".contains("\\u{1B}"))
+    }
+
     @Test func problemsDescribeThemselves() {
         #expect("\(StreamChat.TextProblem.tooLong(characters: 301))".contains("301"))
         #expect("\(StreamChat.TextProblem.forbiddenToken("MSG::"))".contains("MSG::"))

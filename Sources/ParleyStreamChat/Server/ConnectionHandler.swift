@@ -95,17 +95,12 @@ final class StreamChatConnectionHandler: ChannelInboundHandler {
         context.close(promise: nil)
     }
 
-    /// C0 controls but tab, DEL and C1 controls: what a raw TCP client's terminal would act on.
-    static func isControl(_ u: Unicode.Scalar) -> Bool {
-        (u.value < 0x20 && u != "\t") || (0x7F...0x9F).contains(u.value)
-    }
-
     /// A message as it is relayed: a control character becomes U+FFFD, so no
     /// one can set another client's window title or clear its screen.
     static func printable(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: isControl) else { return text }
+        guard text.unicodeScalars.contains(where: StreamChat.isControl) else { return text }
         var out = String.UnicodeScalarView()
-        for u in text.unicodeScalars { out.append(isControl(u) ? "\u{FFFD}" : u) }
+        for u in text.unicodeScalars { out.append(StreamChat.isControl(u) ? "\u{FFFD}" : u) }
         return String(out)
     }
 
@@ -117,10 +112,8 @@ final class StreamChatConnectionHandler: ChannelInboundHandler {
                 // The new name is not quoted: it is unchecked and could forge log lines.
                 refuse("USR_NAME", because: "already joined as '\(name)'")
             } else if let problem = StreamChat.checkName(newName) {
+                // A control character too: every client prints the name in `has joined` lines.
                 drop(context, "invalid name: \(problem)")
-            } else if newName.unicodeScalars.contains(where: Self.isControl) {
-                // Every client prints it in `has joined` lines: an escape there drives their terminals.
-                drop(context, "invalid name: a control character")
             } else {
                 name = newName
                 loginDeadline?.cancel()
@@ -131,7 +124,7 @@ final class StreamChatConnectionHandler: ChannelInboundHandler {
                 refuse("MSG", because: "sent before USR_NAME")
                 return
             }
-            if let problem = StreamChat.check(text) {
+            if let problem = StreamChat.check(text, controls: true) {
                 refuse("MSG", because: "\(problem)")
             } else if case .muted(let seconds, let reason) = hub.relay(from: id, user: name, text: Self.printable(text)) {
                 // Answers the line as its echo would have, so a waiting sender is not left hanging.

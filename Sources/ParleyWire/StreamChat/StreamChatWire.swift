@@ -24,6 +24,7 @@ public enum StreamChat {
         case tooLong(characters: Int)
         case forbiddenToken(String)
         case lineBreak
+        case controlCharacter(Unicode.Scalar)
 
         public var description: String {
             switch self {
@@ -31,6 +32,8 @@ public enum StreamChat {
             case .tooLong(let n): "message is \(n) characters; StreamChat allows \(StreamChat.maxCharacters)"
             case .forbiddenToken(let t): "message contains the protocol token '\(t)'"
             case .lineBreak: "message contains a line break"
+            case .controlCharacter(let u):
+                "message contains the control character \(u.escaped(asASCII: true)), which a raw TCP client's terminal would act on"
             }
         }
     }
@@ -42,13 +45,21 @@ public enum StreamChat {
     /// Tokens are searched for in the UTF-8 bytes, not in `Character`s: the
     /// wire is bytes, and a combining mark after `MSG::` would hide the token
     /// from a grapheme-level search while the bytes still carry it.
-    public static func check(_ text: String) -> TextProblem? {
+    ///
+    /// - Parameter controls: whether control characters may pass (a server
+    ///   that relays them as U+FFFD lets them); a client never sends one.
+    public static func check(_ text: String, controls: Bool = false) -> TextProblem? {
         if text.isEmpty { return .empty }
         let bytes = Array(text.utf8)
         for (t, tb) in zip(forbiddenTokens, forbiddenTokenBytes) where find(tb, in: bytes, from: 0) != nil {
             return .forbiddenToken(t)
         }
         if bytes.contains(where: { $0 == 0x0A || $0 == 0x0D }) { return .lineBreak }
+        // Bytes below 0x20 and 0x7F are ASCII controls; C1 controls are 0xC2 0x80...0x9F.
+        if !controls, bytes.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == 0xC2 }),
+           let u = text.unicodeScalars.first(where: isControl) {
+            return .controlCharacter(u)
+        }
         if text.utf8.count > maxCharacters {
             let n = text.count
             if n > maxCharacters { return .tooLong(characters: n) }
@@ -61,6 +72,12 @@ public enum StreamChat {
     public static func checkName(_ name: String) -> TextProblem? {
         if find(separator, in: Array(name.utf8), from: 0) != nil { return .forbiddenToken("::") }
         return check(name)
+    }
+
+    /// C0 controls but tab, DEL and C1 controls: what a raw TCP client's
+    /// terminal would act on (clear the screen, set the window's title).
+    public static func isControl(_ u: Unicode.Scalar) -> Bool {
+        (u.value < 0x20 && u != "\t") || (0x7F...0x9F).contains(u.value)
     }
 
     /// Splits multi-line text into the messages that go on the wire, one per
