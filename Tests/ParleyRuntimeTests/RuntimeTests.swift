@@ -344,6 +344,18 @@ struct HotReloadTests {
         #expect(await eventually { alice.texts(from: "bot") == ["v1 1", "v2 2", "v2 3"] })
         #expect(rec.logs.contains { $0.level == .error && $0.text.hasPrefix("syntax:") })
         #expect(rec.logs(containing: "failed to load and does not run").isEmpty, "a failed reload says only that the old version runs on")
+
+        // The file goes: said once, and the loaded version answers on; back, it loads.
+        try FileManager.default.removeItem(atPath: file)
+        #expect(await eventually { !rec.logs(containing: "its file \(file) is gone or cannot be read").isEmpty })
+        try await alice.say("!ver")
+        #expect(await eventually { alice.texts(from: "bot") == ["v1 1", "v2 2", "v2 3", "v2 4"] })
+        try await Task.sleep(for: .seconds(1.5))
+        #expect(rec.logs(containing: "is gone or cannot be read").count == 1)
+        try Self.version("v4").write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(await eventually { rec.logs(containing: "plugin ver reloaded").count == 2 })
+        try await alice.say("!ver")
+        #expect(await eventually { alice.texts(from: "bot") == ["v1 1", "v2 2", "v2 3", "v2 4", "v4 5"] })
         await fleet.stop()
         _ = await run.value
         await alice.leave()

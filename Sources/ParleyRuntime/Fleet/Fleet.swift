@@ -40,10 +40,12 @@ public enum BotSpecs {
 /// Many bots in one process: each runs on its own, different bots concurrently.
 public actor Fleet {
     public nonisolated let runners: [BotRunner]
+    private let observer: RuntimeObserver
     private var stopped = false
 
     public init(specs: [BotSpec], observer: RuntimeObserver, loops: BotLoops = .shared) {
         runners = specs.map { BotRunner(spec: $0, observer: observer, loops: loops) }
+        self.observer = observer
     }
 
     /// Runs every bot until all have ended; outcomes in config order. With
@@ -77,21 +79,37 @@ public actor Fleet {
     }
 
     /// Polls each distinct plugin file once a second, however many bots load
-    /// it (a fleet of 1,000 simulated users shares one persona file).
+    /// it (a fleet of 1,000 simulated users shares one persona file). A file
+    /// that goes missing is said once, when it goes: the loaded version runs
+    /// on, and the file loads again when it is back.
     private func watchPluginFiles() async {
         var users: [String: [(runner: BotRunner, plugin: String)]] = [:]
         for r in runners {
             for p in r.plugins { users[p.path, default: []].append((r, p.name)) }
         }
         var seen = users.keys.reduce(into: [String: FileStamp]()) { $0[$1] = FileStamp(of: $1) }
+        var missing = Set(users.keys.filter { seen[$0] == nil })
         while !Task.isCancelled, !stopped {
             try? await Task.sleep(for: .seconds(1))
             for (path, loaders) in users {
-                guard let now = FileStamp(of: path), now != seen[path] else { continue }
+                guard let now = FileStamp(of: path) else {
+                    if missing.insert(path).inserted { warnMissing(path, loaders.map(\.runner.name), plugin: loaders[0].plugin) }
+                    continue
+                }
+                missing.remove(path)
+                guard now != seen[path] else { continue }
                 seen[path] = now
                 for l in loaders { await l.runner.reload(l.plugin) }
             }
         }
+    }
+
+    private func warnMissing(_ path: String, _ bots: [String], plugin: String) {
+        let others = bots.count > 1 ? " (and \(bots.count - 1) more bots that load it)" : ""
+        observer.log(LogRecord(time: Date().timeIntervalSince1970, bot: bots[0], plugin: nil, level: .warn, text: """
+            plugin \(plugin): its file \(path) is gone or cannot be read\(others); the loaded version runs on, \
+            and the file loads again once it is back
+            """))
     }
 }
 
