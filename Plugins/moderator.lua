@@ -6,7 +6,7 @@
 --   words          = ["darn", "heck", "crap", "frak"]  -- bad words, one word each: matched as
 --                            -- whole words, ASCII case-insensitive
 --   flood_messages = 5       -- more than this many messages ...
---   flood_seconds  = 10      -- ... in this many seconds, from one user, is a flood
+--   flood_seconds  = 10      -- ... in this many (whole) seconds, from one user, is a flood
 --   forbidden      = []      -- extra text nobody may send (plain substrings, case-sensitive);
 --                            -- the transport's own protocol tokens (bot.transport.forbidden)
 --                            -- are always added
@@ -39,25 +39,38 @@
 --
 -- What it remembers, in bot.state (so strikes and mutes survive restarts):
 --   "strikes:USER" = { n = strikes, last = time of the last offence,
---                      muted_until = when a mute ends }
+--                      muted = { ROOM = when the mute there ends } }
+-- Strikes follow a person from room to room; a mute or a kick is of one room.
 -- A mute lives in the chat server; one that restarted has forgotten it, so
--- a muted user who joins is muted again for what is left.
+-- a muted user who joins is muted again for what is left. !pardon forgives
+-- the strikes; a mute the server holds runs its time (chats have no unmute).
 --   (shadow mode keeps its own count under "shadow:USER", so turning shadow
 --   off later starts everyone clean).
 -- Flood windows are kept in memory only: they are seconds long.
 
 local cfg = bot.config
 
+-- A misspelt setting would silently fall back to its default: refuse it.
+local SETTINGS = { "words", "flood_messages", "flood_seconds", "forbidden", "strike_decay",
+                   "exempt", "shadow", "steps", "mute_seconds" }
+for name in pairs(cfg) do
+  local known = false
+  for _, s in ipairs(SETTINGS) do known = known or s == name end
+  if not known then
+    error(("unknown setting %q; the settings are %s"):format(tostring(name), table.concat(SETTINGS, ", ")), 0)
+  end
+end
+
 -- Settings are checked at load: a wrong one found mid-conversation would fail
 -- every message it touches, and stop the moderation it was meant to tune.
 local function setting(name, default, ok, what)
   local v = cfg[name]
   if v == nil then return default end
-  local fine, bad = ok(v)
+  local fine, bad, said = ok(v)
   if not fine then
     bad = bad == nil and v or bad   -- a list names its first wrong entry
-    local shown = type(bad) == "string" and ("%q"):format(bad) or tostring(bad)
-    error(("%s must be %s; %s is not"):format(name, what, type(bad) == "table" and "a table" or shown), 2)
+    local shown = said or type(bad) == "string" and ("%q"):format(bad) or tostring(bad)
+    error(("%s must be %s; %s is not"):format(name, what, type(bad) == "table" and not said and "a table" or shown), 2)
   end
   return v
 end
@@ -65,6 +78,10 @@ local function whole(lo, hi) return function(v) return math.type(v) == "integer"
 local function number(lo) return function(v) return type(v) == "number" and v >= lo and v < math.huge end end
 local function list(check) return function(v)
   if type(v) ~= "table" then return false end
+  -- A TOML table ({heck = true}) is not a list: ipairs would see it empty.
+  for k in pairs(v) do
+    if math.type(k) ~= "integer" or k < 1 or k > #v then return false, v, "a table with named keys" end
+  end
   for _, x in ipairs(v) do if not check(x) then return false, x end end
   return true
 end end
@@ -72,7 +89,8 @@ local function word(v) return type(v) == "string" and v:find("^[%w\128-\255]+$")
 local function text(v) return type(v) == "string" and v ~= "" end
 
 local flood_messages = setting("flood_messages", 5, whole(1, 1000), "a whole number from 1 to 1000")
-local flood_seconds = setting("flood_seconds", 10, number(0.001), "a number of seconds above 0")
+-- Whole seconds: the clock the windows are kept on is os.time().
+local flood_seconds = setting("flood_seconds", 10, whole(1, 86400), "a whole number of seconds from 1 to 86400")
 local strike_decay = setting("strike_decay", 3600, number(0), "a number of seconds, 0 or more")
 local shadow = setting("shadow", false, function(v) return type(v) == "boolean" end, "true or false")
 local steps = setting("steps", { "warn", "final_warning", "mute", "kick" }, list(text), "a list of steps")
@@ -85,6 +103,7 @@ local forbidden_texts = setting("forbidden", {}, list(text), "a list of texts")
 
 -- A misspelt step would be logged as done and never done: refuse it at load.
 local known = { warn = true, final_warning = true, mute = true, kick = true }
+if #steps == 0 then error("steps must list at least one step (warn, final_warning, mute, kick)", 0) end
 for _, step in ipairs(steps) do
   if not known[step] then error(("unknown step '%s' in steps (warn, final_warning, mute, kick)"):format(tostring(step))) end
 end
@@ -115,6 +134,21 @@ local function offence(text)
   for word in text:lower():gmatch("[%w\128-\255]+") do
     if bad[word] then return "word" end
   end
+end
+
+-- A name as the bot says it in the room: cut at 40 characters, so a very
+-- long one still leaves room for the warning in the chat's message limit.
+local function named(user)
+  local cut = utf8.len(user) and utf8.offset(user, 41)
+  return cut and user:sub(1, cut - 1) .. "…" or user
+end
+
+-- A value in an audit line, quoted when it holds a space, `=`, a quote or a
+-- control character: a name like `x action=pardon` cannot forge a field.
+local function field(v)
+  v = tostring(v)
+  if v ~= "" and not v:find('[%s%c="\\]') then return v end
+  return '"' .. v:gsub('[%c"\\]', function(c) return ("\\%03d"):format(c:byte()) end) .. '"'
 end
 
 -- Flood check: the times of each user's recent messages, oldest first.
@@ -159,33 +193,55 @@ local function strikes(user, now)
 end
 
 -- Add a strike and return the new count, and the step it brings.
-local function strike(user, now)
+local function strike(user, room, now)
   local s = strikes(user, now)
   s.n, s.last = s.n + 1, now
   local step = steps[math.min(s.n, #steps)]
-  if step == "mute" and bot.transport.mute and not shadow then s.muted_until = now + mute_seconds end
+  if step == "mute" and bot.transport.mute and not shadow then
+    s.muted = s.muted or {}
+    s.muted[room] = now + mute_seconds
+  end
   local kept, why = bot.state.set(key(user), s)
   if not kept then bot.log.warn(("strike of %s not kept: %s"):format(user, why)) end
   return s.n, step
 end
 
--- People just kicked. The lines they sent before the kick reached them are
--- still arriving: they are not offences again, until the person comes back.
+-- Seconds left of a user's mute in a room (an older record's `muted_until`
+-- stands for every room), or nil.
+local function mute_left(s, room, now)
+  local ends = s and (s.muted and s.muted[room] or s.muted_until)
+  return ends and ends > now and ends - now or nil
+end
+
+-- A mute the server refused is not one to put back at the next join.
+local function forget_mute(user, room)
+  local s = bot.state.get(key(user))
+  if not s or not (s.muted or s.muted_until) then return end
+  if s.muted then s.muted[room] = nil end
+  s.muted_until = nil
+  bot.state.set(key(user), s)
+end
+
+-- One key per person and room, for what is of one room.
+local function where(room, user) return room .. "\0" .. user end
+
+-- People just kicked, by room. The lines they sent before the kick reached
+-- them are still arriving: they are not offences again, until they come back.
 local kicked = {}
 
 -- What a step says, and the chat's own action for it (if any). A step the
 -- chat cannot take falls back to words.
 local function carry_out(step, msg, ask, n)
-  local user = msg.user
+  local user = named(msg.user)
   if step == "mute" and bot.transport.mute then
     local n, unit = mute_seconds, "second"
     if n % 60 == 0 then n, unit = n // 60, "minute" end
     local span = ("%d %s%s"):format(n, unit, n == 1 and "" or "s")
     return ("%s, %s. You are muted for %s."):format(user, ask, span),
-      function(told) return bot.mute(msg.room, user, mute_seconds, ask, told) end
+      function(told) return bot.mute(msg.room, msg.user, mute_seconds, ask, told) end
   elseif step == "kick" and bot.transport.kick then
     return ("%s, %s. You are out of the room now."):format(user, ask),
-      function(told) return bot.kick(msg.room, user, ask, told) end
+      function(told) return bot.kick(msg.room, msg.user, ask, told) end
   elseif step == "mute" or step == "kick" then
     return ("%s, %s. Strike %d: I can't %s anyone on this chat, so all I can do is warn you.")
       :format(user, ask, n, step), nil, "warn"
@@ -201,7 +257,7 @@ local left = {}
 -- Whether someone is still in the room: a step that failed because they left
 -- needs no correcting.
 local function here(room, user)
-  if not bot.transport.roster then return not left[user] end
+  if not bot.transport.roster then return not left[where(room, user)] end
   for _, u in ipairs(bot.roster(room)) do
     if u.user == user then return u.online end
   end
@@ -210,25 +266,26 @@ end
 
 local function act(msg, reason)
   local user, now = msg.user, os.time()
-  local n, step = strike(user, now)
+  local n, step = strike(user, msg.room, now)
   local text, action, fallback = carry_out(step, msg, ASK[reason], n)
   bot.log.info(("audit user=%s strike=%d reason=%s action=%s room=%s%s")
-    :format(user, n, reason, fallback or step, msg.room, shadow and " shadow=true" or ""))
+    :format(field(user), n, reason, fallback or step, field(msg.room), shadow and " shadow=true" or ""))
   if shadow then return end
   -- Say why first, then act: a kicked user still reads the reason.
   local said, err = msg:reply(text)
   if not said then bot.log.warn("could not warn " .. user .. ": " .. err) end
   if action then
-    if step == "kick" then kicked[user] = true end
+    if step == "kick" then kicked[where(msg.room, user)] = true end
     -- The server answers after this handler. A failed step is audited, and
     -- put right in the room when the room was told it happened (a step
     -- dropped with its announcement was never announced) and they are still there.
     local taken, cannot = action(function(done, why)
       if done then return end
-      kicked[user] = nil
-      bot.log.warn(("audit user=%s action=%s result=failed room=%s why=%q"):format(user, step, msg.room, why))
+      kicked[where(msg.room, user)] = nil
+      if step == "mute" then forget_mute(user, msg.room) end
+      bot.log.warn(("audit user=%s action=%s result=failed room=%s why=%q"):format(field(user), step, field(msg.room), why))
       if said and not why:find("^dropped with the send") and here(msg.room, user) then
-        local sent, refused = bot.send(msg.room, ("(I could not %s %s after all: %s)"):format(step, user, why))
+        local sent, refused = bot.send(msg.room, ("(I could not %s %s after all: %s)"):format(step, named(user), why))
         if not sent then bot.log.warn("could not correct the room: " .. refused) end
       end
     end)
@@ -246,7 +303,7 @@ local function moderates(user)
 end
 
 bot.on("message", function(msg)
-  if exempt[msg.user] or kicked[msg.user] or moderates(msg.user) then return end
+  if exempt[msg.user] or kicked[where(msg.room, msg.user)] or moderates(msg.user) then return end
   -- Every message counts towards a flood, even one that breaks another rule;
   -- but one message gives at most one strike.
   local flood = flooding(msg.user, os.time())
@@ -255,16 +312,19 @@ bot.on("message", function(msg)
 end)
 
 bot.on("leave", function(ev)
-  if not bot.transport.roster then left[ev.user] = true end
+  if not bot.transport.roster then left[where(ev.room, ev.user)] = true end
 end)
 
 bot.on("join", function(ev)
-  kicked[ev.user], left[ev.user] = nil, nil
-  local s = bot.state.get(key(ev.user))
-  local left = s and s.muted_until and s.muted_until - os.time()
-  if left and left > 0 then
-    bot.log.info(("audit user=%s action=mute_again seconds=%d room=%s"):format(ev.user, left, ev.room))
-    local ok, err = bot.mute(ev.room, ev.user, left, "still muted")
+  kicked[where(ev.room, ev.user)], left[where(ev.room, ev.user)] = nil, nil
+  local seconds = mute_left(bot.state.get(key(ev.user)), ev.room, os.time())
+  if seconds then
+    bot.log.info(("audit user=%s action=mute_again seconds=%d room=%s"):format(field(ev.user), seconds, field(ev.room)))
+    local ok, err = bot.mute(ev.room, ev.user, seconds, "still muted", function(done, why)
+      if done then return end
+      forget_mute(ev.user, ev.room)
+      bot.log.warn(("audit user=%s action=mute_again result=failed room=%s why=%q"):format(field(ev.user), field(ev.room), why))
+    end)
     if not ok then bot.log.warn(("could not mute %s again: %s"):format(ev.user, err)) end
   end
 end)
@@ -273,17 +333,22 @@ end)
 -- Parley refuse everyone else before the handler runs.
 local mods = { roles = { "moderator" } }
 
+-- The whole rest of the line is the name: "!strikes bad guy" is about "bad guy".
 bot.command("strikes", function(msg, args)
-  local user = args[1]
-  if not user then return msg:reply("usage: !strikes USER") end
+  local user = table.concat(args, " ")
+  if user == "" then return msg:reply("usage: !strikes USER") end
   local n = strikes(user, os.time()).n
-  msg:reply(("%s has %d strike%s."):format(user, n, n == 1 and "" or "s"))
+  msg:reply(("%s has %d strike%s."):format(named(user), n, n == 1 and "" or "s"))
 end, { help = "how many strikes a user has", usage = "USER", roles = mods.roles })
 
 bot.command("pardon", function(msg, args)
-  local user = args[1]
-  if not user then return msg:reply("usage: !pardon USER") end
+  local user = table.concat(args, " ")
+  if user == "" then return msg:reply("usage: !pardon USER") end
+  local s = bot.state.get(key(user))
+  if not s then return msg:reply(("%s has no strikes to forgive."):format(named(user))) end
   bot.state.set(key(user), nil)
-  bot.log.info(("audit user=%s action=pardon by=%s room=%s"):format(user, msg.user, msg.room))
-  msg:reply(("%s is forgiven."):format(user))
+  bot.log.info(("audit user=%s action=pardon by=%s room=%s"):format(field(user), field(msg.user), field(msg.room)))
+  local seconds = mute_left(s, msg.room, os.time())
+  msg:reply(("%s is forgiven.%s"):format(named(user), seconds
+    and (" The mute running now ends in %d s: the chat has no unmute."):format(seconds) or ""))
 end, { help = "forgive all of a user's strikes", usage = "USER", roles = mods.roles })
