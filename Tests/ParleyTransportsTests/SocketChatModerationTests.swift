@@ -243,4 +243,26 @@ struct SocketIOModerationTests {
             await again.leave()
         }
     }
+
+    /// On a server without a moderator token anyone may connect under the
+    /// bot's name. That is no moderator's kick: the session ends as a lost
+    /// link (presence comes back and takes the name back), saying what happened.
+    @Test func aBotWhoseNameIsTakenSaysSoAndComesBack() async throws {
+        try await withSocketChatServer(.init(moderators: ["bot"])) { server in
+            let transport = Self.transport(server.port, name: "bot")
+            let session = try await transport.connect()
+            let (impostor, _) = try await connectChat(port: server.port, nick: "bot")
+            do {
+                for try await event in session.events {
+                    if case .kicked = event { Issue.record("a taken name reported as .kicked, which stops the bot") }
+                }
+                Issue.record("the session ended cleanly")
+            } catch let error as TransportError {
+                #expect(error.kind == .closed && error.message.hasPrefix(#"another connection took the name "bot" in lobby"#), "\(error)")
+            }
+            let again = try await transport.connect()
+            _ = try await impostor.text { $0.contains("nameTaken") }
+            await again.leave()
+        }
+    }
 }

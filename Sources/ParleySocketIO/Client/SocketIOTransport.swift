@@ -70,6 +70,8 @@ public struct SocketIOTransport: Transport {
         let mapper = NIOLockedValueBox(SocketChatMapper(events: options.events, botName: name))
         /// Namespace → why a moderator kicked the bot there, for the DISCONNECT that follows.
         let kickedBecause = NIOLockedValueBox<[String: String]>([:])
+        /// Namespaces where another connection took the bot's name, for the DISCONNECT that follows.
+        let nameTaken = NIOLockedValueBox<Set<String>>([])
         let name = self.name
         let log = self.log
         let settings = EngineIOConnection.Settings(
@@ -84,6 +86,9 @@ public struct SocketIOTransport: Transport {
                 if e.name == SocketChatModeration.kicked, e.arguments.first?["nickname"]?.string == name {
                     kickedBecause.withLockedValue { $0[e.namespace] = e.arguments.first?["reason"]?.string ?? "" }
                 }
+                if e.name == SocketChatModeration.nameTaken, e.arguments.first?["nickname"]?.string == name {
+                    nameTaken.withLockedValue { _ = $0.insert(e.namespace) }
+                }
                 for chat in mapper.withLockedValue({ $0.map(e.name, e.arguments, room: room) }) { events.yield(.chat(chat)) }
             // Packets for a namespace the bot never joined are not about it (the JS client ignores them too).
             case .disconnected(let namespace):
@@ -91,6 +96,15 @@ public struct SocketIOTransport: Transport {
                 // A moderator's kick is not a ban: the session ends and presence comes back.
                 if let reason = kickedBecause.withLockedValue({ $0[namespace] }) {
                     events.finish(throwing: TransportError(.closed, "a moderator removed the bot from \(room): \(reason)"))
+                    return
+                }
+                // Nobody decided the bot should go: someone connected under its
+                // name. It comes back (and takes the name back) after presence's backoff.
+                if nameTaken.withLockedValue({ $0.contains(namespace) }) {
+                    events.finish(throwing: TransportError(.closed, """
+                        another connection took the name \(JSONValue.string(name).text) in \(room): the server does not \
+                        authenticate names (on Parley's server, a moderator token reserves the moderators' names)
+                        """))
                     return
                 }
                 events.yield(.kicked("the server disconnected the bot from namespace \(namespace)"))
