@@ -5,7 +5,7 @@ sees. The Swift test (WebChatBrowserTests) starts the server, the bots and a
 simulated person who keeps typing, then runs this.
 
     .venv/bin/python Tests/Fixtures/python/browser_chat.py --url http://127.0.0.1:PORT/ \
-        --scenario chat|hostile|moderated|demo|dashboard [--chat-url URL] --screenshots .build/screenshots
+        --scenario chat|hostile|moderated|lost|demo|dashboard [--chat-url URL] --screenshots .build/screenshots
 
 Prints one `ok: ...` line per step; on a failure, `FAIL: ...` and exit 1
 (with a screenshot of the moment, `*-failure.png`).
@@ -109,7 +109,8 @@ def chat(url, shots, _):
         print(f"ok: typing shown: {typing}")
         a.save_screenshot(os.path.join(shots, "web-chat.png"))
 
-        join(b, url, "Xavier")
+        long_name = "Xavier" + "x" * 26    # the longest name the page takes: it must wrap, not widen the page
+        join(b, url, long_name)
         say(a, "hello from the first window")
         until("the second window sees the first's message",
               lambda: ("Wanda", "hello from the first window") in lines(b))
@@ -124,7 +125,7 @@ def chat(url, shots, _):
         if wide > 0:
             raise Failure(f"at 360 px the page is {wide} px too wide")
         say(b, "from a phone")
-        until("the narrow window's line", lambda: ("Xavier", "from a phone") in lines(b))
+        until("the narrow window's line", lambda: (long_name, "from a phone") in lines(b))
         print("ok: usable at 360 px wide")
         b.save_screenshot(os.path.join(shots, "web-chat-360.png"))
 
@@ -213,6 +214,28 @@ def moderated(url, shots, _):
         print("ok: Leave says so")
 
 
+def lost(url, shots, _):
+    """The server goes away under a joined page (the test stops it once Lou is
+    in): the box closes with what was typed still in it, and the people list
+    empties, rather than a message vanishing into a closed socket."""
+    with session(shots, "web-chat-lost") as d:
+        join(d, url, "Lou")
+        d.find_element(By.ID, "text").send_keys("typed before the loss")
+        print("ok: joined as Lou", flush=True)
+        until("the loss noticed", lambda: d.find_element(By.ID, "status").text == "Disconnected", timeout=30)
+        until("the message box closed", lambda: not d.find_element(By.ID, "text").is_enabled())
+        if d.find_element(By.ID, "send").is_enabled():
+            raise Failure("the Send button still works after the connection closed")
+        if d.find_element(By.ID, "text").get_attribute("value") != "typed before the loss":
+            raise Failure("what was typed is gone")
+        if d.find_elements(By.CSS_SELECTOR, "#people li"):
+            raise Failure("the people list still shows who was online")
+        if not any(w is None and "connection to the server closed" in t for w, t in lines(d)):
+            raise Failure("no notice of the loss")
+        print("ok: the box is closed, what was typed stays, the people list is empty")
+        d.save_screenshot(os.path.join(shots, "web-chat-lost.png"))
+
+
 def demo(url, shots, _):
     """`parley demo --web`: a visitor joins the demo room beside its bots and
     simulated people, is greeted, and sees them type and talk."""
@@ -264,7 +287,7 @@ def dashboard(url, shots, chat_url):
         d.save_screenshot(os.path.join(shots, "dashboard.png"))
 
 
-SCENARIOS = {"chat": chat, "hostile": hostile, "moderated": moderated, "demo": demo, "dashboard": dashboard}
+SCENARIOS = {"chat": chat, "hostile": hostile, "moderated": moderated, "lost": lost, "demo": demo, "dashboard": dashboard}
 
 
 def main():

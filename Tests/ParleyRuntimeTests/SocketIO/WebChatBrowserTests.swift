@@ -133,6 +133,22 @@ struct WebChatBrowserTests {
         _ = await run.value
     }
 
+    /// The server goes away under a joined page: its message box closes,
+    /// keeping what was typed, and the people list empties.
+    @Test func aLostConnectionClosesTheMessageBox() async throws {
+        let server = try await SocketChatServer.start(.init())
+        let watcher = try await Person("watcher", transport: SocketIOTransport(endpoint: SocketIOEndpoint(host: "127.0.0.1", port: server.port),
+                                                                            name: "watcher", connectTimeout: 5))
+        let page = Task { try await Self.browser(url: "http://127.0.0.1:\(server.port)/", scenario: "lost") }
+        #expect(await eventually(60) { watcher.joins(of: "Lou") >= 1 })
+        try await Task.sleep(for: .seconds(1.5))   // the page types into its box
+        await server.shutdown()
+        let out = try await page.value
+        #expect(out.status == 0, "\(out.text)")
+        #expect(out.text.contains("the box is closed, what was typed stays, the people list is empty"), "\(out.text)")
+        await watcher.leave()
+    }
+
     @Test func thePageShipsInTheBinaryWithItsSecurityHeaders() async throws {
         let server = try await SocketChatServer.start(.init())
         defer { Task { await server.shutdown() } }

@@ -91,8 +91,11 @@ function connect() {
   status("Connecting…");
   ws.onmessage = (e) => engineIO(String(e.data));
   ws.onclose = () => {
-    status("Disconnected");
-    if (nick) notice("The connection closed. Reload the page to join again.");
+    if (!nick) return status("Disconnected");
+    // Out of the room as surely as a kick: the box closes (keeping what was
+    // typed) and the people list empties, as nobody here is told who is in.
+    notice("The connection to the server closed. Reload the page to join again.");
+    removed("Disconnected");
   };
 }
 
@@ -225,6 +228,7 @@ $("say").addEventListener("submit", (e) => {
   const input = $("text");
   const text = input.value;
   if (!text.trim()) return;
+  if (!ws || ws.readyState !== WebSocket.OPEN) return notice("Not sent: the connection is closed.");
   const length = [...text].length;
   if (length > MAX_CHARS) {
     notice(`Message too long: ${length} characters, at most ${MAX_CHARS}. Not sent.`);
