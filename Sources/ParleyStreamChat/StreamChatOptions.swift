@@ -18,8 +18,9 @@ public struct StreamChatOptions: Sendable, Equatable {
     public var unterminatedFlush: Double = 0.25
     /// A send counts as delivered once the server's echo of it came back
     /// (the server relays to everyone, the sender included, in order); with
-    /// no echo within this many seconds the link counts as broken, is dropped,
-    /// and the send stays in the outbox. 0: a send counts once written to the
+    /// no echo and no other line within this many seconds (or no echo within
+    /// six times it while other lines come) the link counts as broken, is
+    /// dropped, and the send stays in the outbox. 0: a send counts once written to the
     /// socket, and one written into a link that has silently died is lost.
     public var echoTimeout: Double = 10
 

@@ -1,4 +1,6 @@
 import Foundation
+import NIOCore
+import NIOPosix
 import ParleyConfig
 import ParleyCore
 import ParleyRuntime
@@ -102,7 +104,7 @@ struct StreamChatDeliveryTests {
         try await alice.say("!later")
         #expect(await eventually { !rec.logs(containing: "step coming").isEmpty })
         proxy.silenceExisting()
-        let cause = step == "kick" ? "link lost: no answer to a moderation frame within 1.0 s" : "link lost: no echo of a sent message within 1.0 s"
+        let cause = step == "kick" ? "link lost: no answer to a moderation frame within 1.0 s" : "link lost: no echo of a sent message within 1.0 s, nor any other line from the server"
         #expect(await eventually(15) { !rec.logs(containing: cause).isEmpty }, "\(rec.logs.map(\.text))")
         #expect(rec.logs(containing: "the server closed the connection").isEmpty, "\(rec.logs.map(\.text))")
         #expect(await eventually { let r = await runner.stats.reconnects; let st = await runner.state; return r >= 1 && st == .online })
@@ -119,12 +121,56 @@ struct StreamChatDeliveryTests {
         await troll.leave()
     }
 
+    /// A server behind on its relaying (a crowd's joins ahead of the bot's
+    /// echo) is alive: while its other lines come, the echo is waited for,
+    /// up to six echo timeouts, and the send is not made twice.
+    @Test func aServerThatIsBehindButTalkingKeepsTheLink() async throws {
+        let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .childChannelInitializer { ch in ch.eventLoop.makeCompletedFuture { try ch.pipeline.syncOperations.addHandler(BehindServer()) } }
+            .bind(host: "127.0.0.1", port: 0).get()
+        defer { server.close(promise: nil) }
+        let port = server.localAddress!.port!
+        var options = StreamChatOptions()
+        options.echoTimeout = 1
+        let plugin = #"bot.on("connection", function(ev) if ev.state == "online" then bot.send("lobby", "hello, crowd") end end)"#
+        let rec = Recorder()
+        let transport = StreamChatTransport(host: "127.0.0.1", port: port, name: "bot", options: options, connectTimeout: 5)
+        let runner = BotRunner(spec: try botSpec(name: "bot", port: port, plugins: [("hello", plugin)], transport: transport),
+                               observer: rec.observer)
+        let run = Task { await runner.run() }
+        // The echo comes 3 s after the send, three echo timeouts, with a join every 0.4 s before it.
+        #expect(await eventually(10) { rec.sent.contains { $0.text == "hello, crowd" } }, "\(rec.logs.map(\.text))")
+        #expect(await runner.stats.reconnects == 0, "\(rec.logs.map(\.text))")
+        await runner.stop()
+        _ = await run.value
+    }
+
     @Test func echoTimeoutIsAConfigKey() throws {
         let ok = try BotConfigFile.parse(text: "[[bot]]\nname = \"b\"\n[bot.streamchat]\necho_timeout = 0\n", path: "bot.toml")
         #expect(ok.bots[0].streamchat.echoTimeout == 0)
         #expect(StreamChatOptions().echoTimeout == 10)
         #expect(throws: ConfigError.self) {
             try BotConfigFile.parse(text: "[[bot]]\nname = \"b\"\n[bot.streamchat]\necho_timeout = -1\n", path: "bot.toml")
+        }
+    }
+}
+
+/// A StreamChat server that is behind: each MSG is echoed 3 s late, with a
+/// line about someone else every 0.4 s until then.
+private final class BehindServer: ChannelInboundHandler, Sendable {
+    typealias InboundIn = ByteBuffer
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let text = String(buffer: unwrapInboundIn(data))
+        let channel = context.channel
+        for part in text.components(separatedBy: "::END") where part.hasPrefix("MSG::") {
+            let echo = "bot::" + part.dropFirst("MSG::".count) + "\n"
+            for i in 1...7 {
+                channel.eventLoop.scheduleTask(in: .milliseconds(Int64(i) * 400)) {
+                    channel.writeAndFlush(ByteBuffer(string: "guest\(i) has joined\n"), promise: nil)
+                }
+            }
+            channel.eventLoop.scheduleTask(in: .seconds(3)) { channel.writeAndFlush(ByteBuffer(string: echo), promise: nil) }
         }
     }
 }

@@ -124,6 +124,7 @@ final class StreamChatClientHandler: ChannelInboundHandler, RemovableChannelHand
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let line = unwrapInboundIn(data)
+        echoes.heard()
         // An HTTP server at the address answers the login with a status line:
         // that is a wrong address, not a line to skip.
         if !heardFromServer, line.hasPrefix("HTTP/") {

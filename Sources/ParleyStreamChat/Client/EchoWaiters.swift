@@ -1,4 +1,5 @@
 import NIOConcurrencyHelpers
+import NIOCore
 import ParleyCore
 
 /// Sends waiting for their echo. The server relays lines in the order it
@@ -16,6 +17,7 @@ final class EchoWaiters: Sendable {
         var waiters: [Waiter] = []
         var nextID: UInt64 = 0
         var ended: TransportError?
+        var lastHeard = NIODeadline.now()
     }
     private let state = NIOLockedValueBox(State())
 
@@ -35,6 +37,15 @@ final class EchoWaiters: Sendable {
             return nil
         }
     }
+
+    /// The server sent a line, of any kind: it is alive, if behind.
+    func heard() {
+        let now = NIODeadline.now()
+        state.withLockedValue { $0.lastHeard = now }
+    }
+
+    /// When the server last sent a line.
+    var lastHeard: NIODeadline { state.withLockedValue { $0.lastHeard } }
 
     /// One answer came back: an own message (or its `::DROPPED::`) for sends;
     /// `::OK` or `::REFUSED::` for moderation frames, which wait in a set of

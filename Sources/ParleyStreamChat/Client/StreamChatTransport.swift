@@ -148,6 +148,32 @@ final class StreamChatSession: TransportSession {
         return writeConfirmed(batch)
     }
 
+    /// Drops the link when the echo of waiter `id` is late: after `timeout`
+    /// with nothing at all from the server, or after six of them while the
+    /// server sends other lines but not this one. A server busy relaying a
+    /// crowd is behind, not dead: dropping its link would send everything
+    /// again, twice over.
+    private static func awaitEcho(_ id: UInt64, since: NIODeadline, echoes: EchoWaiters, channel: any Channel, timeout: Double,
+                                  timer: NIOLockedValueBox<Scheduled<Void>?>) {
+        let span = TimeAmount.milliseconds(Int64(timeout * 1000))
+        func check(from: NIODeadline) {
+            let task = channel.eventLoop.scheduleTask(deadline: from + span) {
+                let heard = echoes.lastHeard, now = NIODeadline.now()
+                let late: TransportError
+                if heard > from, now - since < span * 6 {
+                    return check(from: heard)
+                } else if heard > from {
+                    late = TransportError(.timeout, "no echo of a sent message within \(timeout * 6) s, while the server sent other lines")
+                } else {
+                    late = TransportError(.timeout, "no echo of a sent message within \(timeout) s, nor any other line from the server")
+                }
+                if echoes.end(late, ifWaiting: id) { StreamChatSession.drop(channel, because: late) }
+            }
+            timer.withLockedValue { $0 = task }
+        }
+        check(from: since)
+    }
+
     /// One write for the batch, a waiter per message registered before it:
     /// the outcomes are the refused ones, then, in order, delivered up to the
     /// first message whose echo did not come (failed; those after it are left
@@ -171,19 +197,15 @@ final class StreamChatSession: TransportSession {
         }
         guard !waits.isEmpty else { return channel.eventLoop.makeSucceededFuture(batch.indices.map { .refused(refused[$0]!) }) }
         // The last message's echo comes last: if it is not back in time, the link is not doing its job.
-        let timer = lastID.map { id in
-            channel.eventLoop.scheduleTask(in: .milliseconds(Int64(timeout * 1000))) {
-                let late = TransportError(.timeout, "no echo of a sent message within \(timeout) s")
-                if echoes.end(late, ifWaiting: id) { StreamChatSession.drop(channel, because: late) }
-            }
-        }
+        let timer = NIOLockedValueBox<Scheduled<Void>?>(nil)
+        if let id = lastID { Self.awaitEcho(id, since: .now(), echoes: echoes, channel: channel, timeout: timeout, timer: timer) }
         channel.writeAndFlush(buffer).whenFailure { error in
             StreamChatSession.drop(channel, because: TransportError(.closed, "send failed: \(error)"))
         }
         // Every waiter ends: with its echo, or all of them at once when the
         // link fails or the last echo is late.
         return EventLoopFuture.whenAllComplete(waits, on: channel.eventLoop).map { [refused] results in
-            timer?.cancel()
+            timer.withLockedValue { $0?.cancel() }
             var outcomes: [SendOutcome] = []
             var next = 0
             for i in batch.indices {
