@@ -184,7 +184,9 @@ final class Webhooks: Sendable {
             }
         }
         guard take(token: runner.name + "/" + plugin) else {
-            return HTTPServer.text(.tooManyRequests, "more than \(Int(HTTPServer.webhookRate)) requests a second\n")
+            var busy = HTTPServer.text(.tooManyRequests, "more than \(Int(HTTPServer.webhookRate)) requests a second\n")
+            busy.headers[.retryAfter] = "1"
+            return busy
         }
         let hook = WebhookRequest(method: request.method.rawValue, path: path, query: request.uri.query ?? "",
                                   headers: request.headers.map { HTTPHeader($0.name.canonicalName, $0.value) }, body: bytes)

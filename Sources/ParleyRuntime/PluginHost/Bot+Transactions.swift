@@ -8,20 +8,21 @@ import ParleyStore
 extension Bot {
     /// Runs one handler invocation as a transaction and settles its outcome.
     /// `fired`: the bot's own timer bookkeeping, saved whether or not the handler succeeds.
-    func deliver(to p: Plugin, kind: String, fired: [TimerChange] = [],
+    /// `breaker`: whether a failure counts towards the circuit breaker.
+    func deliver(to p: Plugin, kind: String, fired: [TimerChange] = [], breaker: Bool = true,
                          write: (inout ValueWriter) -> Void) throws(StoreError) -> [BotAction] {
-        try run(p, fired: fired) { vm, drops in vm.dispatch(kind: kind, now: now, drops: drops, write: write) }
+        try run(p, fired: fired, breaker: breaker) { vm, drops in vm.dispatch(kind: kind, now: now, drops: drops, write: write) }
     }
 
     /// One handler invocation: begin the event, hand it to the VM with the
     /// timer ids it may forget, settle the outcome.
-    func run(_ p: Plugin, fired: [TimerChange] = [],
+    func run(_ p: Plugin, fired: [TimerChange] = [], breaker: Bool = true,
                      dispatch: (PluginVM, [Int64]) -> (PluginFailure?, [VMAction])) throws(StoreError) -> [BotAction] {
         p.beginEvent()
         let start = BotRunner.monotonic()
         let (failure, actions) = dispatch(p.vm, p.takeDrops())
         p.stats.record(instructions: p.vm.lastEventInstructions, seconds: BotRunner.monotonic() - start)
-        let out = try settle(p, failure: failure, actions: actions, fired: fired)
+        let out = try settle(p, failure: failure, actions: actions, fired: fired, breaker: breaker)
         for a in out where a.plugin == p.name {
             if case .error(let kind, _) = a.kind { p.stats.errors[kind.rawValue, default: 0] += 1 }
         }
@@ -43,7 +44,7 @@ extension Bot {
     }
 
     func settle(_ p: Plugin, failure: PluginFailure?, actions: [VMAction],
-                        fired: [TimerChange] = []) throws(StoreError) -> [BotAction] {
+                        fired: [TimerChange] = [], breaker: Bool = true) throws(StoreError) -> [BotAction] {
         if let failure {
             p.rollback()
             if !fired.isEmpty {
@@ -52,6 +53,7 @@ extension Bot {
             var out = diagnostics(p, actions)
             out.append(BotAction(plugin: p.name, .error(PluginErrorKind(failure.kind), failure.message)))
             if failure.kind == .memory { p.vm.collectGarbage() }
+            guard breaker else { return out }
             p.consecutiveFailures += 1
             if p.consecutiveFailures >= p.limits.failuresBeforeDisable {
                 p.isDisabled = true

@@ -127,7 +127,10 @@ extension Bot {
         guard let p = plugins.first(where: { $0.name == name }), p.webhooks.contains(req.path) else { return ([], .notFound) }
         guard !p.isDisabled else { return ([], .pluginTurnedOff(name)) }
         p.webhookAnswer = nil
-        let actions = try deliver(to: p, kind: "webhook") { w in
+        // A failure is answered 500 and logged, and counts for nothing more:
+        // the request's sender chose what the handler saw, and must not be
+        // able to switch the plugin off for the room.
+        let actions = try deliver(to: p, kind: "webhook", breaker: false) { w in
             w.beginTable(array: 0, pairs: 5)
             w.key(.method); w.write(req.method)
             w.key(.path); w.write(req.path)

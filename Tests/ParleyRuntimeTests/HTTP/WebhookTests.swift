@@ -31,6 +31,7 @@ import Testing
     end)
     bot.webhook("broken", function(req) error("no") end)
     bot.webhook("quiet", function(req) end)
+    bot.command("fail", function() error("a chat event that fails") end)
     """
 
     struct Setup: Sendable {
@@ -43,6 +44,13 @@ import Testing
 
         func post(_ path: String, _ body: String, signed: Bool = true, signature: String? = nil,
                   headers: [(String, String)] = []) async throws -> (status: Int, body: String) {
+            let r = try await exchange(path, body, signed: signed, signature: signature, headers: headers)
+            return (r.status, r.body)
+        }
+
+        /// A POST, with the answer's headers.
+        func exchange(_ path: String, _ body: String, signed: Bool = true, signature: String? = nil,
+                      headers: [(String, String)] = []) async throws -> (status: Int, body: String, headers: HTTPHeaders) {
             var req = HTTPClientRequest(url: "http://127.0.0.1:\(port)/hooks/\(path)")
             req.method = .POST
             req.body = .bytes(ByteBuffer(string: body))
@@ -52,7 +60,7 @@ import Testing
             }
             for (n, v) in headers { req.headers.add(name: n, value: v) }
             let res = try await HTTPClient.shared.execute(req, timeout: .seconds(10))
-            return (Int(res.status.code), String(buffer: try await res.body.collect(upTo: 1 << 20)))
+            return (Int(res.status.code), String(buffer: try await res.body.collect(upTo: 1 << 20)), res.headers)
         }
 
         func stop() async {
@@ -155,10 +163,12 @@ import Testing
         // A flood of 30 at once: a burst of ten passes, and ten more a second
         // while it lasts; the rest are told to slow down.
         let started = ContinuousClock.now
-        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
-            for i in 0..<30 { group.addTask { try await s.post("parley/hooks/quiet", "\(i)").status } }
-            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        let answers = try await withThrowingTaskGroup(of: (Int, [String]).self) { group in
+            for i in 0..<30 { group.addTask { let r = try await s.exchange("parley/hooks/quiet", "\(i)"); return (r.status, r.headers["Retry-After"]) } }
+            return try await group.reduce(into: [(Int, [String])]()) { $0.append($1) }
         }
+        let statuses = answers.map(\.0)
+        #expect(answers.allSatisfy { $0.0 != 429 || $0.1 == ["1"] }, "a 429 says when to try again: \(answers)")
         let seconds = Double((ContinuousClock.now - started).components.seconds) + 1
         let passed = statuses.filter { $0 == 204 }.count
         #expect(passed >= 10 && passed <= 10 + Int(seconds * 10), "\(statuses) in \(seconds) s")
@@ -168,11 +178,16 @@ import Testing
         await s.stop()
     }
 
-    /// A plugin disabled for its failures (five in a row, here its broken
-    /// webhook) answers its paths 503 and says so, not "no such webhook".
+    /// A webhook's failures are its caller's doing: each is a 500, and they
+    /// never switch the plugin off. A plugin disabled for its own failures
+    /// (five chat events in a row) answers its paths 503 and says so, not
+    /// "no such webhook".
     @Test func aDisabledPluginsWebhooksSayItIsDisabled() async throws {
         let s = try await Self.start()
-        for _ in 0..<5 { #expect(try await s.post("parley/hooks/broken", "x").status == 500) }
+        for _ in 0..<7 { #expect(try await s.post("parley/hooks/broken", "x").status == 500) }
+        #expect(try await s.post("parley/hooks/push", "still here").status == 202)
+        for _ in 0..<5 { try await s.alice.say("!fail") }
+        #expect(await eventually { (try? await s.post("parley/hooks/push", "x").status) == 503 })
         let after = try await s.post("parley/hooks/push", "x")
         #expect(after.status == 503 && after.body.contains("plugin hooks is disabled"), "\(after)")
         #expect(try await s.post("parley/hooks/nowhere", "x").status == 404)
