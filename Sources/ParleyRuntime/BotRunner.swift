@@ -227,7 +227,7 @@ public actor BotRunner {
             if case .failed(let why) = outcome { publishFailure(why) }
             await quiesce()
             // A bot that ended by itself (kicked, gave up, failed) says what it leaves unsent, as a stop does.
-            warnUndelivered(because: outcome == .stopped ? drainEnd ?? "they were made during the stop" : "the bot stopped: \(outcome)")
+            warnUndelivered(because: outcome == .stopped ? drainEnd ?? "they were still waiting when the bot left" : "the bot stopped: \(outcome)")
             if let host { onLoop(host) { $0.close() } }
             hostClosed = true
             log(.info, outcome == .stopped ? "stopped" : "stopped: \(outcome)")

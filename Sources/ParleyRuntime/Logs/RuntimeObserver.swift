@@ -1,4 +1,5 @@
 import Logging
+import Synchronization
 import ParleyCore
 
 /// One line of the runtime's log.
@@ -23,6 +24,9 @@ public struct RuntimeObserver: Sendable {
     /// A send the transport confirmed.
     public var sent: @Sendable (_ bot: String, _ plugin: String, _ room: String, _ text: String) -> Void = { _, _, _, _ in }
     public var connection: @Sendable (_ bot: String, _ state: ConnectionState) -> Void = { _, _ in }
+    /// Shared by every bot reporting here (copies share it): a fleet's
+    /// connect failures in the log, at most `FailureLines.perSecond` a second.
+    let connectFailures = FailureLines()
 
     /// Log lines to `logger`.
     public init(logger: Logger) { self.logger = logger }
@@ -46,6 +50,31 @@ extension LogRecord.Level {
         case .info: .info
         case .warn: .warning
         case .error: .error
+        }
+    }
+}
+
+/// Connect failures of a whole fleet in the log. In an outage every bot fails
+/// on every attempt, and a thousand of them would bury everything else: past
+/// ten lines a second (a burst of ten) the rest are counted, and the count
+/// goes out with the next line let through. One failing bot is never held back.
+final class FailureLines: Sendable {
+    static let perSecond = 10.0
+    private let state = Mutex<(tokens: Double, at: Double, held: Int)>((perSecond, 0, 0))
+
+    /// Nil when the line is held back; else what to add to it (the count of
+    /// those held back since the last one, if any).
+    func admit(now: Double) -> String? {
+        state.withLock { s in
+            s.tokens = min(Self.perSecond, s.tokens + max(0, now - s.at) * Self.perSecond)
+            s.at = now
+            guard s.tokens >= 1 else {
+                s.held += 1
+                return nil
+            }
+            s.tokens -= 1
+            defer { s.held = 0 }
+            return s.held == 0 ? "" : " (and \(s.held) more connect failure\(s.held == 1 ? "" : "s") of this process held back)"
         }
     }
 }

@@ -86,7 +86,7 @@ extension BotRunner {
             return .done(.kicked(error.message))
         } catch {
             stats.connectFailures += 1
-            log(.warn, "cannot connect: \(error)")
+            if let more = observer.connectFailures.admit(now: BotHost.now()) { log(.warn, "cannot connect: \(error)\(more)") }
             if let outcome = await waitBackoff() { return .done(outcome) }
             return .retry
         }

@@ -298,7 +298,9 @@ private final class Tally: @unchecked Sendable {
     var value: Demo.Summary {
         lock.withLock {
             var s = summary
-            s.peopleJoined = joined.count
+            // Joins are what the moderator heard, and it may have been
+            // reconnecting when some came: whoever was greeted or spoke was there.
+            s.peopleJoined = joined.union(greeted).union(spoke).count
             s.peopleGreeted = greeted.count
             s.peopleSpoke = spoke.count
             return s
