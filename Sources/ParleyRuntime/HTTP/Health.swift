@@ -6,9 +6,10 @@ import ParleyCore
 ///
 /// - `/healthz`: 200 when every bot loop runs a job within 2 s (a loop held
 ///   by a plugin past its budget, or wedged, fails it): the process is alive.
-/// - `/readyz`: 200 when every bot of this process is online, or waiting out
-///   a reconnect delay shorter than `[runtime] ready_backoff`; else 503 with
-///   one line per bot that is not, saying why.
+/// - `/readyz`: 200 when every bot of this process is online, or lost its
+///   link less than `[runtime] ready_backoff` ago and is on its way back (a
+///   blip is no reason to take the pod out of service; an outage is); else
+///   503 with one line per bot that is not, saying why.
 enum Health {
     static let loopDeadline = Duration.seconds(2)
 
@@ -56,10 +57,12 @@ extension BotRunner {
         if let failure = now.failure { return "failed: \(failure)" }
         switch now.state {
         case .online: return nil
-        case .backoff where now.backoffDelay < backoffBound: return nil
-        case .backoff:
+        case .offline, .connecting, .backoff:
+            guard let since = now.offlineSince else { return now.state.rawValue }
+            let gone = BotHost.now() - since
+            if gone < backoffBound { return nil }
             let tenths = FloatingPointFormatStyle<Double>.number.precision(.fractionLength(0...1))
-            return "reconnecting after \(now.backoffDelay.formatted(tenths)) s (over ready_backoff \(backoffBound.formatted(tenths)) s)"
+            return "\(now.state.rawValue): offline for \(gone.formatted(tenths)) s (over ready_backoff \(backoffBound.formatted(tenths)) s)"
         default: return now.state.rawValue
         }
     }

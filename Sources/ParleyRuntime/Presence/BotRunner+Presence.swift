@@ -183,8 +183,10 @@ extension BotRunner {
     @inline(never)
     func setState(_ s: ConnectionState) {
         state = s
+        let gone: Double? = s == .online || !everOnline ? nil : offlineSince
         presence.withLock { [backoffDelay, reconnects = stats.reconnects] in
-            $0 = PresenceStatus(state: s, backoffDelay: backoffDelay, reconnects: reconnects, failure: $0.failure, failedAt: $0.failedAt)
+            $0 = PresenceStatus(state: s, backoffDelay: backoffDelay, reconnects: reconnects, offlineSince: gone,
+                                failure: $0.failure, failedAt: $0.failedAt)
         }
         observer.connection(name, s)
         handle(.connection(s))
@@ -229,6 +231,9 @@ struct PresenceStatus: Sendable {
     /// The delay of the backoff the bot is in (or was last in).
     var backoffDelay = 0.0
     var reconnects = 0
+    /// When a bot that had been online lost its link (`BotHost.now()`);
+    /// nil while online, and before it first was.
+    var offlineSince: Double?
     /// Why the bot stopped on an error (it could not start, its journal
     /// failed): said by `/readyz` and the dashboard, where the state alone
     /// would read as an ordinary `offline`.

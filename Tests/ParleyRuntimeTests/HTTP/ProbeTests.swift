@@ -140,6 +140,35 @@ struct ProbeTests {
         #expect(await finish(parley).status == 1)
     }
 
+    /// A bot whose server went away stays ready while it has been offline
+    /// for less than `ready_backoff` (a blip), then is not (an outage, however
+    /// short each backoff wait), and is ready again once back.
+    @Test func anOutageLongerThanReadyBackoffIsNotReady() async throws {
+        let server = try await StreamChatServer.start(.init())
+        let serverPort = server.port
+        let dir = try temporaryDirectory()
+        try """
+        [runtime]
+        ready_backoff = 2
+        [[bot]]
+        name = "steady"
+        server = "127.0.0.1:\(serverPort)"
+        """.write(to: dir.appendingPathComponent("bot.toml"), atomically: true, encoding: .utf8)
+        let port = try freePort()
+        let parley = try launchParley(["run", dir.appendingPathComponent("bot.toml").path, "--http", "\(port)"], stderr: FileHandle.nullDevice)
+        defer { parley.terminate() }
+        #expect(await eventually(20) { await Self.get(port, "/readyz").text.hasPrefix("HTTP/1.1 200") })
+        await server.shutdown()
+        let out = await eventually(20) { await Self.get(port, "/readyz").text.contains("over ready_backoff 2 s") }
+        let text = await Self.get(port, "/readyz").text
+        #expect(out && text.hasPrefix("HTTP/1.1 503") && text.contains("steady: ") && text.contains("offline for"), "\(text)")
+        let back = try await StreamChatServer.start(.init(port: serverPort))
+        defer { Task { await back.shutdown() } }
+        #expect(await eventually(40) { await Self.get(port, "/readyz").text.hasPrefix("HTTP/1.1 200") })
+        kill(parley.processIdentifier, SIGTERM)
+        #expect(await finish(parley).status == 0)
+    }
+
     /// The read-only routes answer HEAD as GET without a body, another
     /// method with 405 and `Allow`; the token's scheme is case-insensitive.
     @Test func readOnlyRoutesAnswerHEADAndRefuseOtherMethods() async throws {
