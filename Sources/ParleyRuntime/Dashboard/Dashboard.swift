@@ -99,6 +99,35 @@ struct BearerToken: RouterMiddleware {
     }
 }
 
+/// Without a token, a web page from anywhere could read the dashboard and
+/// the metrics through DNS rebinding (a name of its own that it points at
+/// 127.0.0.1): so only requests addressed to an IP address or to localhost
+/// are answered. A server reached by a name needs `--http-token-env`.
+struct AddressedByIP: RouterMiddleware {
+    typealias Context = BasicRequestContext
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let path = request.uri.path
+        // Webhooks come through tunnels and proxies under their names, and carry signatures; the probes say little.
+        if path.hasPrefix("/hooks/") || path == "/healthz" || path == "/readyz" || Self.allowed(request.head.authority) {
+            return try await next(request, context)
+        }
+        return Response(status: .forbidden, headers: [.contentType: "text/plain; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: """
+            this server answers requests addressed to its IP address or to localhost; to serve it under a name, \
+            give it a token (--http-token-env)\n
+            """)))
+    }
+
+    /// Whether a Host (with its port, if any) is an IP address or localhost; no Host at all is no browser's.
+    static func allowed(_ authority: String?) -> Bool {
+        guard var host = authority?.lowercased(), !host.isEmpty else { return true }
+        if host.hasPrefix("[") { return host.contains("]") }   // an IPv6 address
+        if let colon = host.lastIndex(of: ":") { host = String(host[..<colon]) }
+        if host == "localhost" || host.hasSuffix(".localhost") { return true }
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts.allSatisfy { !$0.isEmpty && $0.count <= 3 && $0.allSatisfy(\.isNumber) && Int($0)! <= 255 }
+    }
+}
 
 /// The `/events` streams open on one server.
 final class StreamCount: Sendable {

@@ -99,7 +99,7 @@ public enum HTTPServer {
         let hooks = Webhooks(runners: runners, logger: logger)
         // HEAD is answered as GET without the body (a stream's is never started).
         let router = Router(options: .autoGenerateHeadEndpoints)
-        if let token { router.add(middleware: BearerToken(token: token)) }
+        if let token { router.add(middleware: BearerToken(token: token)) } else { router.add(middleware: AddressedByIP()) }
         router.get("/metrics") { _, _ in
             Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
                      body: .init(byteBuffer: ByteBuffer(string: registry.emitToString())))

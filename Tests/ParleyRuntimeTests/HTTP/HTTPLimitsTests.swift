@@ -86,7 +86,7 @@ struct HTTPLimitsTests {
         defer { http.cancel() }
         #expect(await eventually(10) { bound.load(ordering: .relaxed) != 0 })
         let port = bound.load(ordering: .relaxed)
-        let stream = "GET /events HTTP/1.1\r\nHost: x\r\n\r\n"
+        let stream = "GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
         let open = (0..<2).map { _ in Task { await Self.hold(port: port, stream, wait: 4) } }
         try await Task.sleep(for: .seconds(1.5))
         let third = await Self.hold(port: port, stream, wait: 2)
@@ -95,6 +95,35 @@ struct HTTPLimitsTests {
         // The two streams ran all along; once they close, a new one is taken.
         for o in open { #expect(await o.value.read.contains("data: {"), "a stream sent no snapshot") }
         #expect(await eventually(5) { await Self.hold(port: port, stream, wait: 1.5).read.contains("data: {") })
+    }
+
+    /// Without a token only requests addressed to an IP address or localhost
+    /// are answered (a DNS-rebinding page names a host of its own); the
+    /// webhooks and probes answer whatever the name.
+    @Test func withoutATokenOnlyAddressesAndLocalhostAreServed() async throws {
+        let bound = Atomic(0)
+        var quiet = Logger(label: "test")
+        quiet.logLevel = .critical
+        let app = HTTPServer.application(host: "127.0.0.1", port: 0, runners: [], logger: quiet, watch: FleetWatch()) {
+            bound.store($0, ordering: .relaxed)
+        }
+        let http = Task { try await app.run() }
+        defer { http.cancel() }
+        #expect(await eventually(10) { bound.load(ordering: .relaxed) != 0 })
+        let port = bound.load(ordering: .relaxed)
+        func status(_ path: String, host: String) async -> String {
+            let raw = await Self.hold(port: port, "GET \(path) HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n\r\n", wait: 3).read
+            return String(raw.prefix(12))
+        }
+        for host in ["evil.example", "evil.example:\(port)", "127.0.0.1.evil.example", "localhost.evil.example"] {
+            #expect(await status("/api/fleet", host: host) == "HTTP/1.1 403", "\(host)")
+            #expect(await status("/metrics", host: host) == "HTTP/1.1 403", "\(host)")
+        }
+        for host in ["127.0.0.1:\(port)", "localhost:\(port)", "[::1]:\(port)", "10.0.0.7", "app.localhost"] {
+            #expect(await status("/api/fleet", host: host) == "HTTP/1.1 200", "\(host)")
+        }
+        #expect(await status("/healthz", host: "evil.example") == "HTTP/1.1 200")
+        #expect(await status("/hooks/nobody/x/y", host: "hooks.example.com") == "HTTP/1.1 404")
     }
 
     /// A flood of badly signed requests: each is refused, and the log gets a
