@@ -161,6 +161,40 @@ struct ModerationJournalTests {
         await alice.leave()
     }
 
+    /// A mute that waited for the link lasts what is left of it: it ends when
+    /// its handler meant it to. One whose time ran out meanwhile is not taken.
+    @Test func aMuteTakenLateLastsWhatIsLeftOfIt() async throws {
+        let server = try await StreamChatServer.start(.init(moderators: ["mod"]))
+        defer { Task { await server.shutdown() } }
+        let plugin = """
+        bot.command("later", function(msg)
+          -- Away for 5 s; the timer mutes while the bot is offline.
+          bot.after(1, function()
+            bot.mute(msg.room, "troll", 30, "later")
+            bot.mute(msg.room, "lurker", 2, "short", function(ok, err) bot.log.info("short mute", tostring(ok), err) end)
+          end)
+          bot.away(5)
+        end)
+        """
+        let rec = Recorder()
+        let runner = BotRunner(spec: try botSpec(name: "mod", port: server.port, plugins: [("rules", plugin)]), observer: rec.observer)
+        let run = Task { await runner.run() }
+        #expect(await eventually { await runner.state == .online })
+        let alice = try await Person("alice", port: server.port)
+        let troll = try await Person("troll", port: server.port)
+        let lurker = try await Person("lurker", port: server.port)
+        try await alice.say("!later")
+        #expect(await eventually(20) { !rec.logs(containing: "mute: troll in lobby for").isEmpty }, "\(rec.logs.map(\.text))")
+        let taken = rec.logs(containing: "mute: troll in lobby for").first?.text ?? ""
+        let seconds = Int(taken.split(separator: " ").first { Int($0) != nil } ?? "") ?? 0
+        #expect(seconds >= 20 && seconds <= 28, "30 s less the wait for the link: \(taken)")
+        #expect(await eventually { !rec.logs(containing: "short mute nil its 2 s were over before it could be taken").isEmpty },
+                "\(rec.logs.map(\.text))")
+        await runner.stop()
+        _ = await run.value
+        for p in [alice, troll, lurker] { await p.leave() }
+    }
+
     /// A kick whose link closes before the server answers may or may not
     /// have been made: it is taken again on the next link, as an unconfirmed
     /// send is sent again, not logged as refused and forgotten.

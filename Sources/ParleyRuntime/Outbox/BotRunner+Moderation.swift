@@ -19,6 +19,20 @@ extension BotRunner {
     /// again. A server silent past the answer timeout counts as a refusal: it
     /// would most likely ignore the step again. `note` is added to its log line.
     func moderate(_ action: ModerationAction, plugin: String, answer: Int64?, step: ModerationStep?, note: String = "") {
+        var action = action
+        // A mute taken late (it waited for the link, or for a restart) ends
+        // when its handler meant it to: it lasts what is left of it.
+        if session != nil, case .mute(let room, let user, let seconds, let reason) = action, let made = step?.time {
+            let left = (seconds - (BotHost.now() - made)).rounded()
+            guard left >= 1 else {
+                let why = "its \(Int(seconds)) s were over before it could be taken"
+                log(.info, "mute dropped: \(action.summary): \(why)", plugin: plugin)
+                markDone(step.map { [$0.id] } ?? [])
+                tellModeration(plugin, answer, refused: why)
+                return
+            }
+            action = .mute(room: room, user: user, seconds: min(seconds, left), reason: reason)
+        }
         guard let session else {
             guard stepsAwaitingLink.count < Self.maxStepsAwaitingLink else {
                 let why = "the bot is offline and \(Self.maxStepsAwaitingLink) steps wait for the link already"
