@@ -367,12 +367,17 @@ struct PluginAPITests {
         bot.on("message", function()
           say(function() bot.command("!x", function() end) end)
           say(function() bot.webhook("hook", function() end); bot.webhook("/hook/", function() end) end)
+          say(function() bot.webhook("../up", function() end) end)
+          say(function() bot.webhook("a//b", function() end) end)
         end)
         """#.utf8))
         let said = texts(try bot.handle(.message(ChatMessage(room: "lobby", user: "alice", text: "hi"))))
-        #expect(said.count == 2, "\(said)")
+        #expect(said.count == 4, "\(said)")
         #expect(said.first?.hasSuffix("bot.command: name the command without the prefix ('x', not '!x')") == true, "\(said)")
-        #expect(said.last?.hasSuffix("bot.webhook: this plugin serves 'hook' already") == true, "\(said)")
+        #expect(said[1].hasSuffix("bot.webhook: this plugin serves 'hook' already"), "\(said)")
+        // A path no client sends as written could never be called.
+        #expect(said[2].hasSuffix("bot.webhook: '../up' has an empty, '.' or '..' part, which no client sends as written"), "\(said)")
+        #expect(said[3].hasSuffix("bot.webhook: 'a//b' has an empty, '.' or '..' part, which no client sends as written"), "\(said)")
     }
 
     /// A misspelt option would be dropped without a word, and what it says

@@ -60,6 +60,11 @@ extension Plugin {
               path.unicodeScalars.allSatisfy(Self.isPathCharacter) else {
             return .failure(HostCallError("bot.webhook: the path must be 1 to 200 of A-Z a-z 0-9 - . _ ~ /"))
         }
+        // Browsers and HTTP clients resolve `.` and `..` and squeeze `//` before
+        // they send: such a path could never be called.
+        if path.split(separator: "/", omittingEmptySubsequences: false).contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }) {
+            return .failure(HostCallError("bot.webhook: '\(path)' has an empty, '.' or '..' part, which no client sends as written"))
+        }
         // A second handler would silently replace the first.
         guard webhooks.insert(path).inserted else {
             return .failure(HostCallError("bot.webhook: this plugin serves '\(path)' already"))
