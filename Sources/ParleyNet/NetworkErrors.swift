@@ -9,9 +9,12 @@ public enum NetworkErrors {
     /// `error` in words: the system's text for a failed system call, the last
     /// attempt's cause for a failed connect, and a failed TLS handshake named
     /// as such, with what to fix. Every transport's connect errors go through it.
-    public static func describe(_ error: any Error) -> String {
+    /// `established`: the link was up, so a reset or a close is no sign of a wrong address.
+    public static func describe(_ error: any Error, established: Bool = false) -> String {
         if let io = error as? IOError {
-            if io.errnoCode == ECONNRESET { return "the server reset the connection without an answer" + Self.wrongKind }
+            if io.errnoCode == ECONNRESET {
+                return established ? "the server reset the connection" : "the server reset the connection without an answer" + Self.wrongKind
+            }
             return String(cString: strerror(io.errnoCode))
         }
         if let failed = error as? NIOConnectionError {
@@ -25,7 +28,7 @@ public enum NetworkErrors {
         // library type names say nothing about that.
         let closed = (error as? ChannelError).map { [.inappropriateOperationForState, .eof, .ioOnClosedChannel].contains($0) } ?? false
         if closed || text.hasSuffix("remoteConnectionClosed") {
-            return "the server closed the connection without an answer" + Self.wrongKind
+            return established ? "the server closed the connection" : "the server closed the connection without an answer" + Self.wrongKind
         }
         let isTLS = error is NIOSSLError || error is NIOSSLExtraError
             || ["NIOSSL", "BoringSSL", "CERTIFICATE"].contains { text.contains($0) }

@@ -83,7 +83,7 @@ private final class STOMPTCPHandler: ChannelInboundHandler {
 
     func errorCaught(context: ChannelHandlerContext, error: Error) {
         // The frame decoder's own errors say what the server did wrong.
-        finish(error as? TransportError ?? TransportError(.closed, "connection error: \(error)"))
+        finish(error as? TransportError ?? TransportError(.closed, "connection error: \(NetworkErrors.describe(error, established: true))"))
         context.close(promise: nil)
     }
 

@@ -174,7 +174,7 @@ final class StreamChatClientHandler: ChannelInboundHandler, RemovableChannelHand
 
     func errorCaught(context: ChannelHandlerContext, error: Error) {
         // The line decoder's own errors say what the server did wrong.
-        fail(context, error as? TransportError ?? TransportError(.closed, "connection error: \(error)"))
+        fail(context, error as? TransportError ?? TransportError(.closed, "connection error: \(NetworkErrors.describe(error, established: true))"))
     }
 
     func channelInactive(context: ChannelHandlerContext) {

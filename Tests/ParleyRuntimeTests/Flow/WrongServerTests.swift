@@ -1,7 +1,9 @@
 import Foundation
+import NIOCore
 import ParleyCore
-@testable import ParleyRuntime
+import ParleyNet
 import ParleyREST
+@testable import ParleyRuntime
 import ParleySocketIO
 import ParleyStreamChat
 import ParleyTestSupport
@@ -51,5 +53,15 @@ struct WrongServerTests {
         #expect(rec.logs(containing: "is the address a StreamChat server's?").count >= 1)
         await runner.stop()
         _ = await run.value
+    }
+
+    /// A reset or a close in words: before any answer it hints at a wrong
+    /// address; on a link that was up it says only what happened, and never
+    /// NIO's own names for its calls.
+    @Test func aResetIsSaidInWords() {
+        let reset = IOError(errnoCode: ECONNRESET, reason: "read(descriptor:pointer:size:)")
+        #expect(NetworkErrors.describe(reset) == "the server reset the connection without an answer (is the address right, and is it a server of this transport?)")
+        #expect(NetworkErrors.describe(reset, established: true) == "the server reset the connection")
+        #expect(NetworkErrors.describe(ChannelError.ioOnClosedChannel, established: true) == "the server closed the connection")
     }
 }
