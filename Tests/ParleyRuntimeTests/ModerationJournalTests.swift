@@ -129,11 +129,19 @@ struct ModerationJournalTests {
         await stale.leave()
     }
 
+    /// Bot `mod` with `plugin` on a fresh StreamChat server that obeys it, online.
+    static func onlineModerator(_ plugin: String) async throws -> (StreamChatServer, BotRunner, Task<BotOutcome, Never>, Recorder) {
+        let server = try await StreamChatServer.start(.init(moderators: ["mod"]))
+        let rec = Recorder()
+        let runner = BotRunner(spec: try botSpec(name: "mod", port: server.port, plugins: [("rules", plugin)]), observer: rec.observer)
+        let run = Task { await runner.run() }
+        #expect(await eventually { await runner.state == .online })
+        return (server, runner, run, rec)
+    }
+
     /// A kick made while the bot is offline (from a timer, while it is away)
     /// waits for the link, as a send does, and its function hears how it went.
     @Test func aKickMadeWhileOfflineWaitsForTheLink() async throws {
-        let server = try await StreamChatServer.start(.init(moderators: ["mod"]))
-        defer { Task { await server.shutdown() } }
         let plugin = """
         bot.command("later", function(msg)
           -- Away for 6 s; the timer kicks while the bot is offline.
@@ -145,10 +153,8 @@ struct ModerationJournalTests {
           bot.away(6)
         end)
         """
-        let rec = Recorder()
-        let runner = BotRunner(spec: try botSpec(name: "mod", port: server.port, plugins: [("rules", plugin)]), observer: rec.observer)
-        let run = Task { await runner.run() }
-        #expect(await eventually { await runner.state == .online })
+        let (server, runner, run, rec) = try await Self.onlineModerator(plugin)
+        defer { Task { await server.shutdown() } }
         let alice = try await Person("alice", port: server.port)
         let troll = try await Person("troll", port: server.port)
         try await alice.say("!later")
@@ -164,8 +170,6 @@ struct ModerationJournalTests {
     /// A mute that waited for the link lasts what is left of it: it ends when
     /// its handler meant it to. One whose time ran out meanwhile is not taken.
     @Test func aMuteTakenLateLastsWhatIsLeftOfIt() async throws {
-        let server = try await StreamChatServer.start(.init(moderators: ["mod"]))
-        defer { Task { await server.shutdown() } }
         let plugin = """
         bot.command("later", function(msg)
           -- Away for 5 s; the timer mutes while the bot is offline.
@@ -176,10 +180,8 @@ struct ModerationJournalTests {
           bot.away(5)
         end)
         """
-        let rec = Recorder()
-        let runner = BotRunner(spec: try botSpec(name: "mod", port: server.port, plugins: [("rules", plugin)]), observer: rec.observer)
-        let run = Task { await runner.run() }
-        #expect(await eventually { await runner.state == .online })
+        let (server, runner, run, rec) = try await Self.onlineModerator(plugin)
+        defer { Task { await server.shutdown() } }
         let alice = try await Person("alice", port: server.port)
         let troll = try await Person("troll", port: server.port)
         let lurker = try await Person("lurker", port: server.port)

@@ -65,13 +65,17 @@ function line({ who, text, id, notice }) {
 
 function notice(text) { line({ text, notice: true }); }
 
+// The message box and its Send button, open to type in or closed.
+function boxOpen(open) {
+  for (const id of ["text", "send"]) $(id).toggleAttribute("disabled", !open);
+}
+
 // Removed from the room (kicked, or the server ended the session): nothing
 // typed now could be sent, so the box says so instead of losing it.
 function removed(why) {
   status(why);
-  $("text").disabled = true;
+  boxOpen(false);
   $("text").placeholder = "Reload the page to join again";
-  $("send").disabled = true;
   $("people").replaceChildren();   // no longer in the room, so no longer told who is
 }
 
@@ -120,7 +124,7 @@ function socketIO(packet) {
   switch (type) {
     case "0":
       status(`Connected as ${nick}`);
-      $("text").disabled = $("send").disabled = false;
+      boxOpen(true);
       $("text").placeholder = PLACEHOLDER;
       // Refused (a moderator's name, on a server with a moderator token; an
       // empty or over-long name): back to the form, which says why.
