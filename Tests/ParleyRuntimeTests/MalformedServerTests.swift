@@ -78,8 +78,11 @@ struct MalformedServerTests {
     /// closing ends the last.
     @Test func aServerThatNeverEndsItsLinesIsReadByItsPauses() async throws {
         let chunks: [([UInt8], Int)] = [
-            (Array("bob has joined".utf8), 1500),
-            (Array("bob::one".utf8), 1500),
+            // Pauses six times the quiet period: a loaded machine may keep the
+            // bot's loop thread off a core for a second, and then it reads
+            // both lines in one go.
+            (Array("bob has joined".utf8), 3000),
+            (Array("bob::one".utf8), 3000),
             (Array("bob::two".utf8), 300),
         ]
         let server = try await Self.serve(chunks, closeAtEnd: true)
@@ -90,7 +93,7 @@ struct MalformedServerTests {
             """#
         let rec = Recorder()
         var options = StreamChatOptions()
-        options.unterminatedFlush = 1
+        options.unterminatedFlush = 0.5
         let port = server.localAddress!.port!
         let transport = StreamChatTransport(host: "127.0.0.1", port: port, name: "listener", options: options, connectTimeout: 2)
         let runner = BotRunner(spec: try botSpec(name: "listener", port: port, plugins: [("listener", plugin)], transport: transport),
