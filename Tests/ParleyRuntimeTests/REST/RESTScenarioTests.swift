@@ -221,7 +221,9 @@ struct RESTScenarioTests {
         #expect(rec.logs(containing: "no answer within").isEmpty, "\(rec.logs.map(\.text))")
         #expect(!rec.logs(containing: "no ping from the server").isEmpty, "the heartbeat noticed, not a close")
         try await server.post("alice", "!ping")
-        #expect(await eventually { (try? await server.texts(from: "parley")) == ["pong", "pong"] })
+        let answered = await eventually { (try? await server.texts(from: "parley")) == ["pong", "pong"] }
+        let sent = (try? await server.texts(from: "parley")) ?? []
+        #expect(answered, "sent \(sent); \(rec.logs.map(\.text))")
         await stop(bot)
         await proxy.stop()
         await server.stop()
