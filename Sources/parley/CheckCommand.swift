@@ -54,9 +54,15 @@ struct CheckCommand: AsyncParsableCommand {
                 CommandOutput.print("\(file.path):\(bot.journalLine): \(problem)", to: .error)
             }
             guard checkedTables.insert(bot.line).inserted else { continue }
-            for problem in try await Self.loadErrors(bot) {
+            let (problems, needed) = try await Self.load(bot)
+            for problem in problems {
                 failures += 1
                 CommandOutput.print("\(file.path):\(bot.pluginsLine): \(problem)", to: .error)
+            }
+            if problems.isEmpty {
+                for (line, warning) in Self.roleWarnings(bot, needed: needed) {
+                    CommandOutput.print("\(file.path):\(line): warning: \(warning)", to: .error)
+                }
             }
         }
         if failures + journalProblems > 0 {
@@ -106,21 +112,40 @@ struct CheckCommand: AsyncParsableCommand {
     }
 
     /// What loading the bot's plugins, in order, reported as errors.
-    static func loadErrors(_ bot: BotConfig) async throws -> [String] {
+    /// A misspelt role is legal TOML and a legal config, and nobody can run
+    /// the command it was meant for: said as warnings, with the line. A role
+    /// no command needs may still be read by a plugin (`bot.roles`), so it
+    /// is a warning too, not an error.
+    static func roleWarnings(_ bot: BotConfig, needed: [String: [String]]) -> [(Int, String)] {
+        var out: [(Int, String)] = []
+        let neededList = needed.keys.sorted().map { "'\($0)'" }.joined(separator: ", ")
+        for role in bot.roles.keys.sorted() where needed[role] == nil {
+            out.append((bot.roleLines[role] ?? bot.line, "role '\(role)' in [bot.roles] is needed by no command of this bot's plugins"
+                + (needed.isEmpty ? "" : " (they need \(neededList))") + "; a plugin may still read it with bot.roles"))
+        }
+        for (role, commands) in needed.sorted(by: { $0.key < $1.key }) where bot.roles[role, default: []].isEmpty {
+            out.append((bot.pluginsLine, "\(commands.joined(separator: ", ")) \(commands.count == 1 ? "needs" : "need") the role '\(role)', "
+                + "which [bot.roles] gives nobody: nobody can run \(commands.count == 1 ? "it" : "them")"))
+        }
+        return out
+    }
+
+    /// The plugins' load errors, and the roles their commands need.
+    static func load(_ bot: BotConfig) async throws -> (problems: [String], roles: [String: [String]]) {
         var sources: [(name: String, source: [UInt8])] = []
         for path in bot.plugins {
             // The config reader checked the file is there; it can still vanish or be unreadable now.
-            guard let data = InputFile.read(path) else { return ["plugin \(path): cannot be read"] }
+            guard let data = InputFile.read(path) else { return (["plugin \(path): cannot be read"], [:]) }
             sources.append((pluginName(ofFile: path), Array(data)))
         }
         let paths = Dictionary(uniqueKeysWithValues: zip(sources.map(\.name), bot.plugins))
         let errors = Mutex<[String]>([])
-        try await PluginTestHost().run(options: bot.botOptions, plugins: sources, steps: []) { action in
+        let roles = try await PluginTestHost().run(options: bot.botOptions, plugins: sources, steps: []) { action in
             guard case .error(let kind, let message) = action.kind else { return }
             // The first line names the plugin's file and line; the traceback adds nothing at load.
             let first = message.split(separator: "\n", maxSplits: 1).first.map(String.init) ?? message
             errors.withLock { $0.append("plugin \(paths[action.plugin] ?? action.plugin): \(kind.rawValue) error: \(first)") }
         }
-        return errors.withLock { $0 }
+        return (errors.withLock { $0 }, roles)
     }
 }

@@ -34,17 +34,9 @@ struct JournalCommand: AsyncParsableCommand {
                 let (s, rooms, plugins) = try againIfChanged(attempts: 5) { () throws -> (JournalSummary, Int, Int) in
                     let s = try Journal.verify(directory: directory)
                     // Rooms and plugins come from the records themselves.
-                    var rooms: Set<String> = [], plugins: Set<String> = []
-                    try forEachEntry(directory) { _, entry in
-                        switch entry {
-                        case .state(let p, _, _), .timer(let p, _), .timerDrop(let p, _): plugins.insert(p)
-                        case .message(let r, _, _, _, _, _), .lastSeen(let r, _): rooms.insert(r)
-                        case .outbox(let e, _): rooms.insert(e.room); plugins.insert(e.plugin)
-                        case .step(let m): rooms.insert(m.action.room); plugins.insert(m.plugin)
-                        case .delivered: break
-                        }
-                    }
-                    return (s, rooms.count, plugins.count)
+                    var names = JournalNames()
+                    try forEachEntry(directory) { _, entry in names.add(entry) }
+                    return (s, names.rooms.count, names.plugins.count)
                 }
                 CommandOutput.print("ok: \(s.records) records in \(s.transactions) transactions, \(s.segments) segments, \(s.bytes) bytes")
                 CommandOutput.print("last sequence: \(s.lastSequence)" + (s.snapshotSequence.map { ", snapshot through \($0)" } ?? ""))
@@ -66,9 +58,11 @@ struct JournalCommand: AsyncParsableCommand {
 
         func run() async throws {
             var printed = 0
+            var names = JournalNames()
             do {
                 // Read again when a bot compacted the journal under the read before any line went out.
                 try againIfChanged(attempts: 5, while: { printed == 0 }) { try forEachEntry(directory) { seq, entry in
+                    names.add(entry)
                     var o = JSONObjectWriter()
                     o.add("seq", Int(seq))
                     switch entry {
@@ -118,6 +112,17 @@ struct JournalCommand: AsyncParsableCommand {
                     CommandOutput.print(o.finish())
                     printed += 1
                 } }
+                // A filter that names nothing in the journal is a typo, not an empty answer.
+                if let plugin, !names.plugins.contains(plugin) {
+                    CommandOutput.print("parley: no plugin '\(plugin)' in journal \(directory) (plugins: \(names.list(names.plugins)))", to: .error)
+                    throw ExitCode(1)
+                }
+                if let room, !names.rooms.contains(room) {
+                    CommandOutput.print("parley: no room '\(room)' in journal \(directory) (rooms: \(names.list(names.rooms)))", to: .error)
+                    throw ExitCode(1)
+                }
+            } catch let exit as ExitCode {
+                throw exit
             } catch JournalError.changedWhileRead(let dir) where printed > 0 {
                 CommandOutput.print("""
                     parley: journal \(dir) changed while it was read (the bot writing it compacted it): \
@@ -200,4 +205,28 @@ private func existingDirectory(_ directory: String) throws -> String {
     }
     guard isDirectory.boolValue else { throw ValidationError("\(directory) is a file; a journal is a directory") }
     return directory
+}
+
+/// The rooms and plugins a journal's records name, for `verify`'s summary
+/// and for `dump`'s check of its filters.
+struct JournalNames {
+    var rooms: Set<String> = []
+    var plugins: Set<String> = []
+
+    mutating func add(_ entry: JournalStore.Entry) {
+        switch entry {
+        case .state(let p, _, _), .timer(let p, _), .timerDrop(let p, _): plugins.insert(p)
+        case .message(let r, _, _, _, _, _), .lastSeen(let r, _): rooms.insert(r)
+        case .outbox(let e, _): rooms.insert(e.room); plugins.insert(e.plugin)
+        case .step(let m): rooms.insert(m.action.room); plugins.insert(m.plugin)
+        case .delivered: break
+        }
+    }
+
+    /// At most ten names, sorted, for an error line.
+    func list(_ names: Set<String>) -> String {
+        if names.isEmpty { return "none" }
+        let sorted = names.sorted()
+        return sorted.prefix(10).joined(separator: ", ") + (sorted.count > 10 ? ", … \(sorted.count - 10) more" : "")
+    }
 }

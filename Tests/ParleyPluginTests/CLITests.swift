@@ -305,6 +305,31 @@ struct CheckCommandTests {
         #expect(r.stderr.contains("2 plugin errors"), "\(r.stderr)")
     }
 
+    /// A misspelt role in `[bot.roles]` is warned about at its line, and so is
+    /// a command whose role nobody has; both leave `check` passing.
+    @Test func checkWarnsOfRolesNoCommandNeedsAndCommandsNobodyMayRun() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try """
+            bot.command("kick", function() end, { roles = { "moderator" } })
+            bot.command("ban", function() end, { roles = { "moderator" } })
+            bot.command("skip", function() end, { roles = { "lead" } })
+            """.write(to: dir.appendingPathComponent("mod.lua"), atomically: true, encoding: .utf8)
+        let config = dir.appendingPathComponent("bot.toml")
+        try "[[bot]]\nname = \"b\"\nplugins = [\"mod.lua\"]\n\n[bot.roles]\nmoderater = [\"alice\"]\nlead = [\"bob\"]\n"
+            .write(to: config, atomically: true, encoding: .utf8)
+        let r = try CLITests.parley(["check", config.path])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("bot.toml:6: warning: role 'moderater' in [bot.roles] is needed by no command of this bot's plugins (they need 'lead', 'moderator')"), "\(r.stderr)")
+        #expect(r.stderr.contains("bot.toml:3: warning: !ban, !kick need the role 'moderator', which [bot.roles] gives nobody: nobody can run them"), "\(r.stderr)")
+        #expect(!r.stderr.contains("'lead', which"), "\(r.stderr)")
+        // Spelt right, nothing to say.
+        try "[[bot]]\nname = \"b\"\nplugins = [\"mod.lua\"]\n\n[bot.roles]\nmoderator = [\"alice\"]\nlead = [\"bob\"]\n"
+            .write(to: config, atomically: true, encoding: .utf8)
+        let fixed = try CLITests.parley(["check", config.path])
+        #expect(fixed.status == 0 && !fixed.stderr.contains("warning"), "\(fixed.stderr)")
+    }
+
     /// A `server` that `run` could not use fails `check` too, at its line, with a token in it masked.
     @Test func checkRefusesAServerRunCouldNotUse() throws {
         let dir = try temporaryDirectory()

@@ -67,7 +67,13 @@ struct JournalCLITests {
         #expect(mine.stdout.split(separator: "\n").allSatisfy { $0.contains(#""type":"state""#) || $0.contains(#""type":"send""#) })
         let room = try CLITests.parley(["journal", "dump", journal, "--room", "lobby"])
         #expect(room.stdout.split(separator: "\n").count == 4)
-        #expect(try CLITests.parley(["journal", "dump", journal, "--room", "elsewhere"]).stdout.isEmpty)
+        // A filter naming nothing in the journal is a typo: it says what there is.
+        let elsewhere = try CLITests.parley(["journal", "dump", journal, "--room", "elsewhere"])
+        #expect(elsewhere.stdout.isEmpty && elsewhere.status == 1)
+        #expect(elsewhere.stderr.contains("no room 'elsewhere' in journal") && elsewhere.stderr.contains("(rooms: lobby)"), "\(elsewhere.stderr)")
+        let nosuch = try CLITests.parley(["journal", "dump", journal, "--plugin", "nosuch"])
+        #expect(nosuch.stdout.isEmpty && nosuch.status == 1)
+        #expect(nosuch.stderr.contains("no plugin 'nosuch' in journal") && nosuch.stderr.contains("(plugins: counter"), "\(nosuch.stderr)")
     }
 
     @Test func compactKeepsStateHistoryAndCursors() throws {

@@ -53,6 +53,8 @@ public struct BotConfig: Sendable {
     public var flow = FlowOptions()
     /// `[bot.roles]`: role name → the users who have it.
     public var roles: [String: [String]] = [:]
+    /// The line of each `[bot.roles]` key, for `check`'s warnings.
+    public var roleLines: [String: Int] = [:]
     /// `timezone`: the IANA zone `bot.cron` schedules are read in.
     public var timeZone = TimeZone(identifier: "UTC")!
     /// `[bot.http]`: where `bot.http` may go.
@@ -255,9 +257,10 @@ public struct BotConfigFile: Sendable {
                 pluginLimits[key] = try pl.table(key) { l in try readLimits(l, base: limits) }
             }
         }
-        var roles: [String: [String]] = [:]
+        var roles: [String: [String]] = [:], roleLines: [String: Int] = [:]
         _ = try t.optionalTable("roles") { r in
             for role in r.keys {
+                roleLines[role] = r.line(of: role) ?? line
                 let users = try r.stringArray(role, default: [])
                 if users.contains(where: \.isEmpty) { throw r.error(role, "a user name must not be empty") }
                 roles[role] = users
@@ -309,6 +312,7 @@ public struct BotConfigFile: Sendable {
             b.presence = presence
             b.flow = flow
             b.roles = roles
+            b.roleLines = roleLines
             b.timeZone = timeZone
             b.http = http
             b.webhookSecrets = webhookSecrets

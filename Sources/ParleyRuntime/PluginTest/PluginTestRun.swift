@@ -114,11 +114,16 @@ public actor PluginTestHost {
 
     /// Builds the run, loads the plugins and runs the steps; `emit` is called on the harness's thread.
     /// With a journal directory, state and history persist there between runs.
+    /// Returns the roles the plugins' commands need (`Bot.commandsByRole`).
+    @discardableResult
     public func run(options: BotOptions, plugins: [(name: String, source: [UInt8])], steps: [ScriptStep],
-                    journal: String? = nil, emit: @Sendable (BotAction) -> Void) throws {
+                    journal: String? = nil, emit: @Sendable (BotAction) -> Void) throws -> [String: [String]] {
+        var roles: [String: [String]] = [:]
         try withRun(options: options, plugins: plugins, journal: journal, emit: emit) { run in
             try run.run(steps, emit: emit)
+            roles = run.bot.commandsByRole
         }
+        return roles
     }
 
     /// Opens the store (a journal, or memory), builds the run and loads the plugins.

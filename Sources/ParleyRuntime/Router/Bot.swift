@@ -86,6 +86,16 @@ public final class Bot: PluginServices {
     public var log: (String) -> Void = { _ in }
 
     var plugins: [Plugin] = []
+
+    /// Each role the loaded plugins' commands need, with those commands
+    /// (`!name`, sorted): what `parley check` holds `[bot.roles]` against.
+    public var commandsByRole: [String: [String]] {
+        var out: [String: [String]] = [:]
+        for p in plugins {
+            for (name, info) in p.commands { for role in info.roles { out[role, default: []].append("!" + name) } }
+        }
+        return out.mapValues { $0.sorted() }
+    }
     var rosters: [String: [String: Bool]] = [:]
     var typingOn: [String: (plugin: String, since: Double)] = [:]
     var timers: [TimerEntry] = []   // sorted by (due, order)
