@@ -107,6 +107,7 @@ function ParleyLog.error(...) end
 ---@field max_characters? integer Longest message in characters (StreamChat: 300), checked per line.
 ---@field max_bytes? integer Longest message in bytes.
 ---@field forbidden string[] Text this transport can never carry (`bot.send` refuses it).
+---@field controls boolean Whether sent text may hold control characters (StreamChat: false; `bot.send` refuses them).
 
 ---@class ParleyTimerOptions
 ---@field name? string Saves the timer in the journal under this name, so it survives a restart (unique per plugin: a new timer with the same name replaces the old one; names starting with "#" are reserved).

@@ -88,6 +88,20 @@ static const char *find_forbidden(parley_ctx *c, const char *text, size_t len) {
     return NULL;
 }
 
+/* The first control character a raw terminal would act on, as a code point;
+ * -1 when there is none. StreamChat.isControl's set (C0 but tab; DEL; C1,
+ * which UTF-8 writes as C2 80..9F) less LF and CR, which split a text into
+ * messages. */
+static long find_control(const char *text, size_t len) {
+    const unsigned char *s = (const unsigned char *)text;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char b = s[i];
+        if ((b < 0x20 && b != '\t' && b != '\n' && b != '\r') || b == 0x7F) return b;
+        if (b == 0xC2 && i + 1 < len && s[i + 1] >= 0x80 && s[i + 1] <= 0x9F) return s[i + 1];
+    }
+    return -1;
+}
+
 static int is_bot_room(const parley_ctx *c, const char *room, size_t rl) {
     if (c->rooms == NULL) return 1;
     const char *p = c->rooms, *end = c->rooms + c->rooms_len;
@@ -135,6 +149,11 @@ static int nat_send(lua_State *L) {
     const char *bad = find_forbidden(c, text, tl);
     if (bad) {
         snprintf(msg, sizeof msg, "message contains '%.40s', which this transport forbids", bad);
+        return refuse(L, c, Q_FORBIDDEN, msg);
+    }
+    long control = c->refuse_controls ? find_control(text, tl) : -1;
+    if (control >= 0) {
+        snprintf(msg, sizeof msg, "message contains the control character U+%04lX, which this transport cannot carry", control);
         return refuse(L, c, Q_FORBIDDEN, msg);
     }
     /* One reservation for the whole action: this is every reply's path. */

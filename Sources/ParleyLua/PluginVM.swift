@@ -74,6 +74,8 @@ public struct VMSetup: Sendable {
     public var hostFunctions: [String: Int32]
     /// Substrings the transport forbids in sent text.
     public var forbiddenSubstrings: [String]
+    /// Whether `bot.send` refuses control characters (the transport cannot carry them).
+    public var refuseControls = false
     /// The rooms `bot.send` may name; empty: any (the harness).
     public var rooms: [String] = []
     /// Strings written with `ValueWriter.writeCommon(i)` (event field names).
@@ -164,6 +166,7 @@ public final class PluginVM {
             throw PluginFailure(.runtime, "plugin VM setup failed: \(message)")
         }
         apply(limits: limits, forbidden: setup.forbiddenSubstrings, rooms: setup.rooms)
+        if let L = state, let c = parley_ctx_of(L) { c.pointee.refuse_controls = setup.refuseControls ? 1 : 0 }
         parley_ctx_of(L)?.pointee.zone = setup.zone.flatMap { UnsafePointer(bitPattern: $0.address) }
     }
 

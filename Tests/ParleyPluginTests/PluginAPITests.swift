@@ -593,6 +593,35 @@ struct PluginAPITests {
         #expect(a.contains { $0.errorKind == .quota })
     }
 
+    /// StreamChat cannot carry control characters: `bot.send` and a reason
+    /// refuse them at the call (C0 but tab and line breaks, DEL, C1), where
+    /// the plugin sees it, and a text of several lines still goes out.
+    @Test func controlCharactersAreRefusedWhereTheTransportCannotCarryThem() async throws {
+        var o = BotOptions(name: "parley")
+        o.transport = .streamchat
+        let p = #"""
+        bot.command("x", function(m)
+          for _, s in ipairs({ "bell\7", "del\127x", "esc\27[31m", "nul\0x", "c1\u{85}x", "vt\vx", "ff\fx" }) do
+            local ok, err = bot.send(m.room, s)
+            bot.log.info(tostring(ok) .. " " .. tostring(err))
+          end
+          bot.log.info(tostring(bot.send(m.room, "tab\there\r\nand a line")) .. " " .. tostring(bot.transport.controls))
+          local ok, err = bot.kick(m.room, "troll", "go\7")
+          bot.log.info(tostring(ok) .. " " .. err)
+        end)
+        """#
+        let a = try await run(plugins: [("p", p)], script: message("!x"), options: o)
+        let refused = ["0007", "007F", "001B", "0000", "0085", "000B", "000C"].map {
+            "nil message contains the control character U+\($0), which this transport cannot carry"
+        }
+        #expect(logs(a) == refused + ["true false", "nil the reason contains the control character U+0007, which streamchat cannot carry"],
+                "\(logs(a))")
+        #expect(texts(a) == ["tab\there\r\nand a line"])
+        // Where the transport carries them, they pass.
+        let socket = try await run(plugins: [("p", #"bot.command("x", function(m) m:reply("bell\7") end)"#)], script: message("!x"))
+        #expect(texts(socket) == ["bell\u{07}"])
+    }
+
     /// Mistakes a plugin author makes, each refused where it is made rather than lost later.
     @Test func mistakesAreRefusedWhereTheyAreMade() async throws {
         let p = #"""

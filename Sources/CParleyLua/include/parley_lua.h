@@ -134,6 +134,10 @@ typedef struct parley_ctx {
     /* Substrings a transport forbids in user text (NUL-separated list). */
     char *forbidden;
     size_t forbidden_len;
+    /* Nonzero: the transport cannot carry control characters (C0 but tab and
+     * line breaks, DEL, C1), so bot.send refuses them instead of the link
+     * dropping the text later. */
+    int refuse_controls;
     /* The bot's rooms (NUL-separated list; NULL: any room): a send elsewhere
      * is refused when it is made, not dropped by the transport later. */
     char *rooms;

@@ -1,4 +1,5 @@
 import ParleyLua
+import ParleyWire
 
 /// What a transport can do, declared once by each transport so the router and
 /// the plugins degrade gracefully where it lacks something. Plugins read it
@@ -26,14 +27,18 @@ public struct TransportCapabilities: Sendable, Equatable {
     public var maxBytes: Int?
     /// Text the transport can never carry (protocol tokens).
     public var forbiddenSubstrings: [String]
+    /// Whether sent text may hold control characters (C0 but tab and line
+    /// breaks, DEL, C1); where not, `bot.send` refuses them.
+    public var controls: Bool
     /// Each line of a text goes out as a message of its own (StreamChat's
     /// frames end at a line): the rate cap charges a text a token per line.
     public var linesAreMessages: Bool
 
     public init(name: String, rooms: Bool = true, typing: Bool = true, roster: Bool = true, serverHistory: Bool = false,
                 kick: Bool = false, mute: Bool = false, delete: Bool = false, maxCharacters: Int? = nil, maxBytes: Int? = nil, forbiddenSubstrings: [String] = [],
-                linesAreMessages: Bool = false) {
+                linesAreMessages: Bool = false, controls: Bool = true) {
         self.linesAreMessages = linesAreMessages
+        self.controls = controls
         self.name = name
         self.rooms = rooms
         self.typing = typing
@@ -55,7 +60,7 @@ public struct TransportCapabilities: Sendable, Equatable {
         var fields: [(String, LuaValue)] = [
             ("name", .string(name)), ("rooms", .bool(rooms)), ("typing", .bool(typing)), ("roster", .bool(roster)),
             ("history", .bool(serverHistory)), ("kick", .bool(kick)), ("mute", .bool(mute)), ("delete", .bool(delete)),
-            ("forbidden", .list(forbiddenSubstrings.map { .string($0) })),
+            ("forbidden", .list(forbiddenSubstrings.map { .string($0) })), ("controls", .bool(controls)),
         ]
         if let maxCharacters { fields.append(("max_characters", .int(Int64(maxCharacters)))) }
         if let maxBytes { fields.append(("max_bytes", .int(Int64(maxBytes)))) }
@@ -82,6 +87,14 @@ public struct TransportCapabilities: Sendable, Equatable {
             }
         }
         return max(1, lines)
+    }
+
+    /// The control character in `text` that this transport cannot carry, as
+    /// words (`U+0007`), or nil. `bot.send` makes the same check in C.
+    package func controlProblem(_ text: String) -> String? {
+        guard !controls, let u = text.unicodeScalars.first(where: StreamChat.isControl) else { return nil }
+        let hex = String(u.value, radix: 16, uppercase: true)
+        return "the control character U+\(String(repeating: "0", count: max(0, 4 - hex.count)) + hex), which \(name) cannot carry"
     }
 
     /// Why `text` is too long in characters for this transport, checked line

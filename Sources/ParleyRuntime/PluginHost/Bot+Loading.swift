@@ -51,6 +51,7 @@ extension Bot {
             randomSeed: options.randomSeed, hostFunctions: HostFunction.table,
             forbiddenSubstrings: options.transport.forbiddenSubstrings, commonStrings: EventKey.names)
         setup.transport = options.transport.luaValue
+        setup.refuseControls = !options.transport.controls
         setup.rooms = options.rooms
         setup.zone = ZoneTable.address(for: options.timeZone)
         let vm: PluginVM

@@ -23,6 +23,7 @@ extension Plugin {
         if let token = transport.forbiddenSubstrings.first(where: { !$0.isEmpty && reason.contains($0) }) {
             return .success([.nil, .string("the reason contains '\(token)', which \(transport.name) forbids")])
         }
+        if let control = transport.controlProblem(reason) { return .success([.nil, .string("the reason contains \(control)")]) }
         if verb != "delete", target == services.name { return .success([.nil, .string("the bot cannot \(verb) itself")]) }
         let action: ModerationAction
         switch verb {

@@ -186,7 +186,8 @@ final class SocketChatRoom: Sendable {
         }
     }
 
-    /// The longest nickname, in characters: a name is shown in every list and line.
+    /// The longest nickname, in characters: a name is shown in every list and
+    /// line. The web chat's name box (`Web/chat.html`) takes as many.
     static let maxNicknameCharacters = 64
 
     /// Why a nickname cannot be used, or nil.

@@ -11,7 +11,8 @@ extension TransportCapabilities {
     /// Kick and mute (Parley's server obeys its moderators); no delete: messages have no ids.
     public static let streamchat = TransportCapabilities(
         name: "streamchat", rooms: false, typing: false, roster: false, serverHistory: false, kick: true, mute: true,
-        maxCharacters: StreamChat.maxCharacters, forbiddenSubstrings: StreamChat.forbiddenTokens, linesAreMessages: true)
+        maxCharacters: StreamChat.maxCharacters, forbiddenSubstrings: StreamChat.forbiddenTokens, linesAreMessages: true,
+        controls: false)
 }
 
 /// The StreamChat raw TCP protocol as a `Transport`.

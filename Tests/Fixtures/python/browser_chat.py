@@ -109,7 +109,11 @@ def chat(url, shots, _):
         print(f"ok: typing shown: {typing}")
         a.save_screenshot(os.path.join(shots, "web-chat.png"))
 
-        long_name = "Xavier" + "x" * 26    # the longest name the page takes: it must wrap, not widen the page
+        # The longest name the page takes, which is the server's limit (64):
+        # the server accepts it, and it must wrap, not widen the page.
+        long_name = "Xavier" + "x" * 58
+        if b.get(url) or b.find_element(By.ID, "nickname").get_attribute("maxlength") != str(len(long_name)):
+            raise Failure("the page's name limit is not the server's 64 characters")
         join(b, url, long_name)
         say(a, "hello from the first window")
         until("the second window sees the first's message",
@@ -132,7 +136,7 @@ def chat(url, shots, _):
 
 def hostile(url, shots, _):
     with session(shots, "web-chat-hostile") as d:
-        nick = "<img src=x onerror=alert(1)>"   # within the 32 characters a name may have
+        nick = "<img src=x onerror=alert(1)>"   # within the 64 characters a name may have
         join(d, url, nick)
         text = '<b>bold?</b><script>window.pwned=3</script><img src=x onerror="window.pwned=4">'
         say(d, text)
