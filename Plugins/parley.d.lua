@@ -214,7 +214,8 @@ function bot.send(room, text) end
 --- Show or hide the bot's typing indicator (debounced; stops by itself after 5 s or when the bot sends).
 ---@param room string
 ---@param on? boolean default true
----@return true
+---@return true|nil ok
+---@return string? err for a room the bot is not in
 function bot.typing(room, on) end
 
 --- A page of the room's history (what the bot saw and sent).
@@ -297,6 +298,7 @@ function bot.webhook(path, fn) end
 ---@param fn? fun(ok: true|nil, reason: string?) Told later how the server answered.
 ---@return true|nil ok
 ---@return string? err "not supported by <transport>" where the chat cannot.
+---@overload fun(room: string, user: string, fn: fun(ok: true|nil, reason: string?)): true|nil, string?
 function bot.kick(room, user, reason, fn) end
 
 --- Silence `user` in `room` for `seconds` (1..604800) once this handler committed.
@@ -307,6 +309,7 @@ function bot.kick(room, user, reason, fn) end
 ---@param fn? fun(ok: true|nil, reason: string?) Told later how the server answered.
 ---@return true|nil ok
 ---@return string? err
+---@overload fun(room: string, user: string, seconds: number, fn: fun(ok: true|nil, reason: string?)): true|nil, string?
 function bot.mute(room, user, seconds, reason, fn) end
 
 --- Delete the message `id` (`msg.id`) from `room` once this handler committed.

@@ -122,12 +122,25 @@ static int refuse_room(lua_State *L, parley_ctx *c, const char *room, size_t rl)
     return refuse(L, c, Q_ROOM, msg);
 }
 
+static int raise_at_plugin(lua_State *L);
+
+/* Argument `arg` as a string (a number converts, as Lua's own functions
+ * take it), or an error worded as the other API functions word theirs:
+ * "bot.send: the room must be a string, got nil", at the plugin's line. */
+static const char *string_arg(lua_State *L, int arg, size_t *len, const char *fn, const char *what) {
+    int t = lua_type(L, arg);
+    if (t == LUA_TSTRING || t == LUA_TNUMBER) return lua_tolstring(L, arg, len);
+    lua_pushfstring(L, "%s: %s must be a string, got %s", fn, what, luaL_typename(L, arg));
+    raise_at_plugin(L);
+    return NULL;
+}
+
 /* bot.send(room, text) -> true | nil, reason */
 static int nat_send(lua_State *L) {
     parley_ctx *c = parley_ctx_of(L);
     size_t rl, tl;
-    const char *room = luaL_checklstring(L, 1, &rl);
-    const char *text = luaL_checklstring(L, 2, &tl);
+    const char *room = string_arg(L, 1, &rl, "bot.send", "the room");
+    const char *text = string_arg(L, 2, &tl, "bot.send", "the text");
     char msg[160];
     if (c->sends_used >= c->sends_per_event) {
         snprintf(msg, sizeof msg, "send quota exceeded: at most %d sends per event", c->sends_per_event);
@@ -173,10 +186,13 @@ static int nat_send(lua_State *L) {
 static int nat_typing(lua_State *L) {
     parley_ctx *c = parley_ctx_of(L);
     size_t rl;
-    const char *room = luaL_checklstring(L, 1, &rl);
-    /* "yes" or 0 would be read as on: only true, false, or nothing (on). */
-    if (!lua_isnone(L, 2) && !lua_isboolean(L, 2)) return luaL_typeerror(L, 2, "boolean");
-    uint8_t on = lua_isnone(L, 2) ? 1 : (uint8_t)lua_toboolean(L, 2);
+    const char *room = string_arg(L, 1, &rl, "bot.typing", "the room");
+    /* "yes" or 0 would be read as on: only true, false, or nothing (nil: on). */
+    if (!lua_isnoneornil(L, 2) && !lua_isboolean(L, 2)) {
+        lua_pushfstring(L, "bot.typing: on must be true or false, got %s", luaL_typename(L, 2));
+        return raise_at_plugin(L);
+    }
+    uint8_t on = lua_isnoneornil(L, 2) ? 1 : (uint8_t)lua_toboolean(L, 2);
     int here = is_event_room(c, room, rl);
     if (!here && !is_bot_room(c, room, rl)) return refuse_room(L, c, room, rl);
     uint8_t *w = parley_buf_extend(&c->actions, 1 + room_size(here, rl) + 1);

@@ -182,6 +182,8 @@ struct PluginAPITests {
         let p = #"bot.command("say", function(m, args) m:reply(#args .. ":" .. table.concat(args, ",") .. ":" .. args.raw) end)"#
         let script = [message("!say a  b"), message("parley: say x"), message("@parley say y"),
                       message("Parley, SAY z"), message("parleyx say no"), message("say no"), message("!"),
+                      // A sentence that starts with the name is not addressed to the bot.
+                      message("parley say no"), message("parley said no"), message("  parley: say no"), message("@parleyx say no"),
                       message("!say a b \t "), message("!say   "), message("!say"), message("!say é\tü  ß\u{0B}x")]
             .joined(separator: "\n")
         // Blanks around the arguments are not part of `args.raw`; any of
@@ -720,9 +722,12 @@ struct PluginAPITests {
         bot.command("n", function(msg) msg:reply(5) end)
         bot.command("y", function(msg) bot.typing(msg.room, "yes") end)
         bot.command("z", function(msg) bot.cancel(nil) end)
+        bot.command("s", function(msg) bot.send(nil, "x") end)
+        bot.command("t", function(msg) local ok, err = pcall(bot.send, msg.room, nil); msg:reply(err) end)
+        bot.command("u", function(msg) msg:reply(tostring(bot.typing(msg.room, nil))) end)
         """#
         // A success between failures: five in a row would disable the plugin.
-        let got = try await run(plugins: [("p", p)], script: ["a", "b", "n", "c", "d", "n", "e", "f", "g", "n", "y", "z"].map { message("!" + $0) }.joined(separator: "\n"))
+        let got = try await run(plugins: [("p", p)], script: ["a", "b", "n", "c", "d", "n", "e", "f", "g", "n", "y", "z", "n", "s", "t", "u"].map { message("!" + $0) }.joined(separator: "\n"))
         let said = got.compactMap { a -> String? in
             if case .error(_, let text) = a.kind { return String(text.split(separator: "\n").first ?? "") }
             return a.sentText
@@ -739,8 +744,12 @@ struct PluginAPITests {
             "p.lua:9: bot.kick: the room and the user must be non-empty strings",
             "p.lua:10: bot.every: the interval must be a number of seconds",
             "5",
-            "p.lua:12: bad argument #2 to 'typing' (boolean expected, got string)",
+            "p.lua:12: bot.typing: on must be true or false, got string",
             "p.lua:13: bot.cancel: expected a timer's id or name",
+            "5",
+            "p.lua:14: bot.send: the room must be a string, got nil",
+            "p.lua:15: bot.send: the text must be a string, got nil",
+            "true",
         ], "\(said)")
     }
 }

@@ -43,10 +43,13 @@ local function parse_command(text)
   if prefix ~= "" and sub(text, 1, #prefix) == prefix then
     rest = sub(text, #prefix + 1)
   else
-    local t = match(text, "^%s*@?(.*)$")
+    -- "name: cmd", "name, cmd" or "@name cmd": a sentence that merely
+    -- starts with the bot's name ("max said hi") is not addressed to it.
+    local at = byte(text, 1) == 64 -- "@"
+    local t = at and sub(text, 2) or text
     if lower(sub(t, 1, #name)) == lname then
       local after = sub(t, #name + 1)
-      rest = match(after, "^[:,]?%s+(.*)$") or match(after, "^[:,](%S.*)$")
+      rest = match(after, "^[:,]%s*(%S.*)$") or (at and match(after, "^%s+(%S.*)$"))
     end
   end
   if not rest then return nil end
