@@ -23,6 +23,9 @@ public struct JournalSummary: Sendable, Hashable {
     /// Torn tail in the last segment that the next `open` will truncate.
     public var tornTailBytes: Int64
     public var warnings: [String]
+    /// A last segment whose header is incomplete: a crash while it was made,
+    /// or a copy cut short. The next `open` removes it.
+    public var tornHeaderSegment: String? = nil
 }
 
 /// What `Journal.salvage` did.
@@ -81,7 +84,8 @@ extension Journal {
             snapshotSequence: scan.base?.sequence,
             snapshotBytes: scan.base?.payload.count,
             tornTailBytes: scan.tornBytes,
-            warnings: scan.warnings)
+            warnings: scan.warnings,
+            tornHeaderSegment: scan.tornHeaderSegment)
     }
 
     /// Explicit salvage: keeps everything before the first damage and moves

@@ -20,6 +20,8 @@ struct JournalCommand: AsyncParsableCommand {
         @Argument(help: "The journal directory.") var directory: String
         @Flag(help: "Keep everything before the first damage and move the rest to a .broken file.")
         var salvage = false
+        @Flag(help: "Also exit 1 on a torn tail or a torn segment header, which a crash leaves but a stopped bot's journal never has (check a restored backup with it).")
+        var strict = false
 
         func run() async throws {
             do {
@@ -41,8 +43,19 @@ struct JournalCommand: AsyncParsableCommand {
                 CommandOutput.print("ok: \(s.records) records in \(s.transactions) transactions, \(s.segments) segments, \(s.bytes) bytes")
                 CommandOutput.print("last sequence: \(s.lastSequence)" + (s.snapshotSequence.map { ", snapshot through \($0)" } ?? ""))
                 CommandOutput.print("rooms: \(rooms), plugins: \(plugins)")
-                if s.tornTailBytes > 0 { CommandOutput.print("torn tail: \(s.tornTailBytes) bytes (an interrupted write; the next open truncates it)") }
+                if s.tornTailBytes > 0 {
+                    CommandOutput.print("torn tail: \(s.tornTailBytes) bytes (an interrupted write, or its last record damaged; the next open truncates it)")
+                }
+                if let torn = s.tornHeaderSegment {
+                    CommandOutput.print("torn segment: \(torn) has an incomplete header (a crash while it was made, or a copy cut short; the next open removes it)")
+                }
                 for w in s.warnings { CommandOutput.print("warning: \(w)") }
+                if strict, s.tornTailBytes > 0 || s.tornHeaderSegment != nil {
+                    CommandOutput.print("parley: journal \(directory) is not as a stopped bot leaves it (--strict): see the torn lines above", to: .error)
+                    throw ExitCode(1)
+                }
+            } catch let exit as ExitCode {
+                throw exit
             } catch {
                 CommandOutput.print("parley: \(error)", to: .error)
                 throw ExitCode(1)

@@ -116,6 +116,9 @@ struct JournalCLITests {
         let size = try #require(try FileManager.default.attributesOfItem(atPath: segment)[.size] as? Int)
         let v = try CLITests.parley(["journal", "verify", journal])
         #expect(v.status == 0 && v.stdout.contains("torn tail: 5 bytes"), "\(v.stdout)\(v.stderr)")
+        // A stopped bot leaves no torn tail: --strict, for a restored backup, fails on one.
+        let strict = try CLITests.parley(["journal", "verify", "--strict", journal])
+        #expect(strict.status == 1 && strict.stderr.contains("is not as a stopped bot leaves it (--strict)"), "\(strict.stderr)")
         #expect(try CLITests.parley(["journal", "dump", journal]).stdout.split(separator: "\n").count == 8)
         #expect(try FileManager.default.attributesOfItem(atPath: segment)[.size] as? Int == size)
 
@@ -124,14 +127,22 @@ struct JournalCLITests {
         let e = try CLITests.parley(["journal", "verify", empty])
         #expect(e.status == 1 && e.stderr.contains("parley: \(empty) holds no journal: no segment or snapshot files"), "\(e.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: empty).isEmpty)
-        // A first segment whose header a crash cut short is an empty journal, as the bot opens it.
+        // A first segment whose header a crash cut short is an empty journal, as
+        // the bot opens it; a copy cut short looks the same, so it is named,
+        // and --strict fails on it.
         for size in [0, 10] {
             let short = dir.appendingPathComponent("short\(size)").path
             try FileManager.default.createDirectory(atPath: short, withIntermediateDirectories: false)
             try Data(repeating: 0x50, count: size).write(to: URL(fileURLWithPath: short + "/00000000000000000001.seg"))
             let r = try CLITests.parley(["journal", "verify", short])
             #expect(r.status == 0 && r.stdout.contains("0 records"), "\(size) bytes: \(r.stdout)\(r.stderr)")
+            #expect(r.stdout.contains("torn segment: \(short)/00000000000000000001.seg has an incomplete header"), "\(r.stdout)")
+            #expect(try CLITests.parley(["journal", "verify", "--strict", short]).status == 1)
         }
+        // A sound journal passes --strict.
+        let (soundDir, sound, _) = try makeJournal()
+        defer { try? FileManager.default.removeItem(at: soundDir) }
+        #expect(try CLITests.parley(["journal", "verify", "--strict", sound]).status == 0)
         let typo = dir.appendingPathComponent("jounral").path
         for command in [["verify"], ["dump"], ["compact"]] {
             let r = try CLITests.parley(["journal"] + command + [typo])
