@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import ParleyConfig
 import ParleyCore
+import ParleyNet
 import ParleyRuntime
 import ServiceLifecycle
 
@@ -64,7 +65,23 @@ struct RunCommand: AsyncParsableCommand {
             file.bots = file.bots.filter { part.owns($0.name) }
             logger.info("shard \(part): \(file.bots.count) of \(all) bots")
         }
+        // A journal `run` could not write would fail when it first needs a
+        // new file, maybe hours from now: refused here, as `check` reports it.
+        let unwritable = file.bots.compactMap { bot in
+            bot.journal.flatMap(JournalAccess.problem).map { "\(file.path):\(bot.journalLine): \($0)" }
+        }
+        if !unwritable.isEmpty {
+            for line in unwritable.prefix(10) { logger.error("\(line)") }
+            if unwritable.count > 10 { logger.error("… and \(unwritable.count - 10) more bots' journals") }
+            throw ExitCode(2)
+        }
         let (listen, token) = try HTTPOptionsParsing.read(http: http, tokenEnv: httpTokenEnv)
+        if let listen {
+            do { try await HTTPServer.probe(host: listen.host, port: listen.port) } catch {
+                logger.error("--http \(listen.host):\(listen.port): \(NetworkErrors.describe(error)); no bot was started")
+                throw ExitCode(1)
+            }
+        }
         // Metrics are recorded only when something serves them.
         if listen != nil { _ = HTTPServer.registry }
         var serverLog = logger

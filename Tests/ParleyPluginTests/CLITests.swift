@@ -391,6 +391,11 @@ struct CheckCommandTests {
         chmod(journal.appendingPathComponent("LOCK").path, 0o444)
         let r = try CLITests.parley(["check", config.path], through: through)
         #expect(r.status == 2 && r.stderr.contains("bot.toml:3: journal \(journal.path) holds LOCK, a file this user may not read and write"), "\(r.stderr)")
+        // `run` refuses it too, before any bot starts, instead of failing when
+        // the journal first needs a file.
+        let run = try CLITests.parley(["run", config.path], timeout: 30, through: through)
+        #expect(run.status == 2 && run.stderr.contains("bot.toml:3: journal \(journal.path) holds LOCK, a file this user may not read and write"), "\(run.stderr)")
+        #expect(!run.stderr.contains("bot loop"), "\(run.stderr)")
     }
 
     /// A plugin's runtime error shows its own frames only, not the prelude's or the host's.
@@ -442,9 +447,9 @@ struct PortInUseTests {
         defer { close(held.fd) }
         let r = try CLITests.parley(["run", config.path, "--http", String(held.port)], timeout: 30)
         #expect(r.status == 1, "\(r.stderr)")
-        #expect(r.stderr.contains("stopped: --http 127.0.0.1:\(held.port): Address already in use"), "\(r.stderr)")
-        // The bot left before the run ended.
-        #expect(r.stderr.contains("shutting down: the bot drains its outbox and leaves"), "\(r.stderr)")
+        #expect(r.stderr.contains("--http 127.0.0.1:\(held.port): Address already in use; no bot was started"), "\(r.stderr)")
+        // Found before any bot started, so none had to leave.
+        #expect(!r.stderr.contains("shutting down") && !r.stderr.contains("bot loop"), "\(r.stderr)")
     }
 
     /// SIGTERM while a bot waits on a server that accepts and never answers

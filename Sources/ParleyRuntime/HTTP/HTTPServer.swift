@@ -83,6 +83,17 @@ public enum HTTPServer {
         return registry
     }()
 
+    /// Binds `host:port` and lets it go, so an address in use or not this
+    /// host's is found before any bot connects rather than after they all
+    /// started. Another process may still take it in between: then the
+    /// server's own bind fails, as before.
+    public static func probe(host: String, port: Int) async throws {
+        let channel = try await ServerBootstrap(group: loop)
+            .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+            .bind(host: host, port: port).get()
+        try await channel.close().get()
+    }
+
     /// The server's own event loop. The embedded chat servers and the
     /// transports' timers use NIO's shared group, which a fleet's join storm
     /// can keep busy for tens of seconds: a probe or a page must not queue
