@@ -104,6 +104,9 @@ public actor BotRunner {
     let loops: BotLoops
     /// The transport's: every log line and outcome of this bot is masked with it.
     let redactor: Redactor
+    /// Whether a plain stop is logged by the bot (`stopped`); a fleet's
+    /// bots leave it to `Fleet`, which says it once for all of them.
+    let logsPlainStop: Bool
     /// The observer's. Each line gets this bot's name and transport as
     /// metadata when it is logged: a logger of its own would hold them in a
     /// dictionary per bot for good.
@@ -194,8 +197,10 @@ public actor BotRunner {
         loops.release(executor)
     }
 
-    public init(spec: BotSpec, observer: RuntimeObserver, loops: BotLoops = .shared, seed: UInt64? = nil) {
+    public init(spec: BotSpec, observer: RuntimeObserver, loops: BotLoops = .shared, seed: UInt64? = nil,
+                logsPlainStop: Bool = true) {
         self.name = spec.options.name
+        self.logsPlainStop = logsPlainStop
         self.spec = spec
         self.observer = observer
         self.loops = loops
@@ -230,7 +235,11 @@ public actor BotRunner {
             warnUndelivered(because: outcome == .stopped ? drainEnd ?? "they were still waiting when the bot left" : "the bot stopped: \(outcome)")
             if let host { onLoop(host) { $0.close() } }
             hostClosed = true
-            log(.info, outcome == .stopped ? "stopped" : "stopped: \(outcome)")
+            if outcome != .stopped {
+                log(.info, "stopped: \(outcome)")
+            } else if logsPlainStop {
+                log(.info, "stopped")
+            }
             return outcome
         }
     }

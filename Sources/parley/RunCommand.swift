@@ -52,6 +52,7 @@ struct RunCommand: AsyncParsableCommand {
     func run() async throws {
         let logger = logging.bootstrap()
         var file: BotConfigFile
+        let startedWith = InputFile.read(config)
         do {
             file = try BotConfigFile.load(path: config)
         } catch {
@@ -108,7 +109,12 @@ struct RunCommand: AsyncParsableCommand {
         // SIGHUP reloads every plugin (file changes are picked up by themselves).
         signal(SIGHUP, SIG_IGN)
         let hangup = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .global())
-        hangup.setEventHandler { Task { await fleet.fleet.reloadPlugins() } }
+        hangup.setEventHandler { [config] in
+            Task {
+                await fleet.fleet.reloadPlugins()
+                Self.sayConfigChanges(config, startedWith: startedWith, logger: logger)
+            }
+        }
         hangup.resume()
         var services: [any Service] = []
         if let listen {
@@ -130,6 +136,24 @@ struct RunCommand: AsyncParsableCommand {
         }
         hangup.cancel()
         throw ExitCode(Self.exitStatus(fleet.outcomes))
+    }
+
+    /// SIGHUP reloads plugin files only. A config edited since the start is
+    /// said, so the operator who sent SIGHUP after editing it is not left to
+    /// think it applied, and one that no longer loads is found now rather
+    /// than at the next restart.
+    static func sayConfigChanges(_ path: String, startedWith: Data?, logger: Logger) {
+        guard let now = InputFile.read(path) else {
+            logger.error("\(path) cannot be read now; the bots run on with the config they started with, and a restart would exit 2")
+            return
+        }
+        guard now != startedWith else { return }
+        do {
+            _ = try BotConfigFile.load(path: path)
+            logger.warning("\(path) changed since the start and is not applied: SIGHUP reloads plugin files only; restart to apply it")
+        } catch {
+            logger.error("\(path) changed since the start and no longer loads: \(error.description); the bots run on with the config they started with, and a restart would exit 2")
+        }
     }
 
     /// 0 only when the bots were asked to stop (or some ran on until then):

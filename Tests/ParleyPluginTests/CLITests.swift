@@ -475,6 +475,46 @@ struct PortInUseTests {
         #expect(p.terminationStatus == 0)
     }
 
+    /// SIGHUP reloads plugins only: a config edited since the start is said
+    /// to be not applied, and one that no longer loads is said at once.
+    @Test func aHangupSaysTheConfigChangedAndIsNotApplied() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let config = dir.appendingPathComponent("bot.toml")
+        let echo = packageRoot.appendingPathComponent("Plugins/echo.lua").path
+        let text = "[[bot]]\nname = \"b\"\nplugins = [\"\(echo)\"]\n"
+        try text.write(to: config, atomically: true, encoding: .utf8)
+        let log = dir.appendingPathComponent("stderr")
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: CLITests.binary)
+        p.arguments = ["run", config.path]
+        p.standardError = try FileHandle(forWritingTo: log)
+        p.standardOutput = FileHandle.nullDevice
+        try p.run()
+        defer { if p.isRunning { p.terminate(); p.waitUntilExit() } }
+        func logged(_ s: String) -> Bool {
+            for _ in 0..<100 {
+                if (try? String(contentsOf: log, encoding: .utf8))?.contains(s) == true { return true }
+                Thread.sleep(forTimeInterval: 0.1)
+            }
+            return false
+        }
+        #expect(logged("1 bot loop") || logged("bot loops"))
+        kill(p.processIdentifier, SIGHUP)
+        #expect(logged("plugin echo reloaded"))
+        try (text + "prefix = \"?\"\n").write(to: config, atomically: true, encoding: .utf8)
+        kill(p.processIdentifier, SIGHUP)
+        #expect(logged("\(config.path) changed since the start and is not applied: SIGHUP reloads plugin files only; restart to apply it"))
+        try (text + "nonsense = = =\n").write(to: config, atomically: true, encoding: .utf8)
+        kill(p.processIdentifier, SIGHUP)
+        #expect(logged("\(config.path) changed since the start and no longer loads: "))
+        #expect(logged("the bots run on with the config they started with, and a restart would exit 2"))
+        p.terminate()
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0)
+    }
+
     /// A fleet that ended by itself is no clean shutdown: every bot kicked
     /// (STOMP's `kick_policy = "stop"`) exits 4, for a supervisor to see. The
     /// broker is a python stub that answers CONNECT and receipts and, once

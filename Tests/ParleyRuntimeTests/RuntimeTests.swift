@@ -361,6 +361,44 @@ struct HotReloadTests {
         await alice.leave()
     }
 
+    /// A fleet that shares a plugin file logs a reload, a failed one, an
+    /// unreadable file at SIGHUP and the stop once each, plus one line for
+    /// the other bots, not once per bot.
+    @Test func aFleetSumsUpItsReloadsAndItsStop() async throws {
+        let server = try await StreamChatServer.start(.init())
+        defer { Task { await server.shutdown() } }
+        let first = try botSpec(name: "bot1", port: server.port, plugins: [("ver", Self.version("v1"))])
+        let file = first.plugins[0].path
+        var specs = [first]
+        for n in 2...3 {
+            var spec = try botSpec(name: "bot\(n)", port: server.port, plugins: [])
+            spec.plugins = first.plugins
+            specs.append(spec)
+        }
+        let rec = Recorder()
+        let fleet = Fleet(specs: specs, observer: rec.observer)
+        let run = Task { await fleet.run(watchPlugins: true) }
+        for r in fleet.runners { #expect(await eventually { await r.state == .online }) }
+
+        try Self.version("v2").write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(await eventually { !rec.logs(containing: "plugin ver reloaded in 2 more bots that load it").isEmpty }, "\(rec.logs.map(\.text))")
+        #expect(rec.logs(containing: "plugin ver reloaded").count == 2)
+        try "bot.command(\"ver\", function(msg) end".write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(await eventually { !rec.logs(containing: "plugin ver not reloaded in 2 more bots that load it; the old version keeps running").isEmpty })
+        #expect(rec.logs.filter { $0.text.hasPrefix("syntax:") }.count == 1, "one bot shows the error: \(rec.logs.map(\.text))")
+        // SIGHUP with the file gone: the file is at fault, not the plugin.
+        try FileManager.default.removeItem(atPath: file)
+        await fleet.reloadPlugins()
+        #expect(rec.logs.filter { $0.level == .warn && $0.text.hasPrefix("plugin ver not reloaded: cannot read \(file)") && $0.text.hasSuffix("the loaded version runs on") }.count == 1,
+                "\(rec.logs.map(\.text))")
+        #expect(!rec.logs(containing: "plugin ver not reloaded in 2 more bots that load it: cannot read").isEmpty)
+        #expect(rec.logs.filter { $0.text.hasPrefix("runtime:") }.isEmpty, "\(rec.logs.map(\.text))")
+        await fleet.stop()
+        _ = await run.value
+        #expect(rec.logs(containing: "all 3 bots stopped").count == 1)
+        #expect(rec.logs.filter { $0.text == "stopped" }.isEmpty, "\(rec.logs.map(\.text))")
+    }
+
     /// A plugin that failed to load at start has no old version: once its
     /// file is fixed it loads, in its place in the load order.
     @Test func aPluginThatFailedAtStartLoadsOnceFixed() async throws {

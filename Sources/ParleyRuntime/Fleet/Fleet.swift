@@ -44,7 +44,7 @@ public actor Fleet {
     private var stopped = false
 
     public init(specs: [BotSpec], observer: RuntimeObserver, loops: BotLoops = .shared) {
-        runners = specs.map { BotRunner(spec: $0, observer: observer, loops: loops) }
+        runners = specs.map { BotRunner(spec: $0, observer: observer, loops: loops, logsPlainStop: specs.count == 1) }
         self.observer = observer
     }
 
@@ -60,6 +60,12 @@ public actor Fleet {
             }
             var out = [BotOutcome](repeating: .stopped, count: runners.count)
             for await (i, o) in group { out[i] = o }
+            // Each bot logged an ending other than a plain stop itself.
+            let stopped = out.filter { $0 == .stopped }.count
+            if runners.count > 1, stopped > 0 {
+                let text = stopped == runners.count ? "all \(stopped) bots stopped" : "\(stopped) of \(runners.count) bots stopped"
+                observer.log(LogRecord(time: Date().timeIntervalSince1970, bot: "parley", plugin: nil, level: .info, text: text))
+            }
             return out
         }
     }
@@ -75,7 +81,40 @@ public actor Fleet {
 
     /// Reloads every bot's plugins from their files (SIGHUP).
     public func reloadPlugins() async {
-        for r in runners { await r.reloadPlugins() }
+        for (_, loaders) in pluginUsers() { await reload(loaders) }
+    }
+
+    /// Each plugin file, in the order bots load them, with every bot that loads it.
+    private func pluginUsers() -> [(path: String, loaders: [(runner: BotRunner, plugin: String)])] {
+        var order: [String] = []
+        var users: [String: [(runner: BotRunner, plugin: String)]] = [:]
+        for r in runners {
+            for p in r.plugins {
+                if users[p.path] == nil { order.append(p.path) }
+                users[p.path, default: []].append((r, p.name))
+            }
+        }
+        return order.map { ($0, users[$0]!) }
+    }
+
+    /// Reloads one file in every bot that loads it. The first bot says what
+    /// came of it in full (the plugin's load error included); the others are
+    /// summed up in a line per outcome, so a fleet of 1,000 logs two lines,
+    /// not 2,000 alike ones.
+    private func reload(_ loaders: [(runner: BotRunner, plugin: String)]) async {
+        guard let first = loaders.first else { return }
+        await first.runner.reload(first.plugin)
+        var others: [BotHost.Reload: Int] = [:], order: [BotHost.Reload] = []
+        for l in loaders.dropFirst() {
+            guard let outcome = await l.runner.reload(l.plugin, quiet: true) else { continue }
+            if others[outcome] == nil { order.append(outcome) }
+            others[outcome, default: 0] += 1
+        }
+        for outcome in order {
+            let n = others[outcome]!
+            let (level, text) = outcome.line(first.plugin, among: " in \(n) more bot\(n == 1 ? "" : "s") that load\(n == 1 ? "s" : "") it")
+            observer.log(LogRecord(time: Date().timeIntervalSince1970, bot: first.runner.name, plugin: nil, level: level, text: text))
+        }
     }
 
     /// Polls each distinct plugin file once a second, however many bots load
@@ -83,12 +122,9 @@ public actor Fleet {
     /// that goes missing is said once, when it goes: the loaded version runs
     /// on, and the file loads again when it is back.
     private func watchPluginFiles() async {
-        var users: [String: [(runner: BotRunner, plugin: String)]] = [:]
-        for r in runners {
-            for p in r.plugins { users[p.path, default: []].append((r, p.name)) }
-        }
-        var seen = users.keys.reduce(into: [String: FileStamp]()) { $0[$1] = FileStamp(of: $1) }
-        var missing = Set(users.keys.filter { seen[$0] == nil })
+        let users = pluginUsers()
+        var seen = users.reduce(into: [String: FileStamp]()) { $0[$1.path] = FileStamp(of: $1.path) }
+        var missing = Set(users.map(\.path).filter { seen[$0] == nil })
         while !Task.isCancelled, !stopped {
             try? await Task.sleep(for: .seconds(1))
             for (path, loaders) in users {
@@ -99,7 +135,7 @@ public actor Fleet {
                 missing.remove(path)
                 guard now != seen[path] else { continue }
                 seen[path] = now
-                for l in loaders { await l.runner.reload(l.plugin) }
+                await reload(loaders)
             }
         }
     }

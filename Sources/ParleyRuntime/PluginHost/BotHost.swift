@@ -88,10 +88,25 @@ actor BotHost {
     var nextDue: Double? { bot?.nextDue }
 
     /// What a hot reload came to.
-    enum Reload: Sendable {
+    enum Reload: Sendable, Hashable {
         case reloaded, loaded
         /// The new version failed; `running` says whether an old one runs on.
         case failed(running: Bool)
+        /// The file could not be read (why); nothing changed.
+        case unreadable(String, running: Bool)
+
+        /// The log line, for one bot (`among` empty) or for more that load
+        /// the same file (`among` " in 999 more bots that load it").
+        func line(_ plugin: String, among: String = "") -> (level: LogRecord.Level, text: String) {
+            switch self {
+            case .reloaded: (.info, "plugin \(plugin) reloaded\(among)")
+            case .loaded: (.info, "plugin \(plugin) loaded\(among) (it did not load at start)")
+            case .failed(running: true): (.error, "plugin \(plugin) not reloaded\(among); the old version keeps running")
+            case .failed(running: false): (.error, "plugin \(plugin) still does not load\(among), and does not run")
+            case .unreadable(let why, let running):
+                (.warn, "plugin \(plugin) not reloaded\(among): \(why); " + (running ? "the loaded version runs on" : "it does not run"))
+            }
+        }
     }
 
     /// Hot reload of one plugin from its file; the old version keeps running
@@ -103,7 +118,9 @@ actor BotHost {
         var out = try bot.advance(to: Self.now())
         switch Self.read(file) {
         case .failure(let unreadable):
-            return (.failed(running: running), out + [unreadable.action], bot.nextDue)
+            // The file, not the plugin, is at fault: said as the outcome, not as a plugin error.
+            guard case .error(_, let why) = unreadable.action.kind else { return (.failed(running: running), out, bot.nextDue) }
+            return (.unreadable(why, running: running), out, bot.nextDue)
         case .success(let source) where running:
             let (ok, actions) = try bot.reloadPlugin(name: name, source: source)
             out += actions

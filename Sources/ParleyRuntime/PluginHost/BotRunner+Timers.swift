@@ -35,26 +35,30 @@ extension BotRunner {
     /// The plugins this bot loads, for whoever watches their files (`Fleet`).
     public nonisolated var plugins: [BotSpec.PluginFile] { spec.plugins }
 
-    /// Reloads every plugin (SIGHUP).
-    public func reloadPlugins() async {
-        for p in spec.plugins { await reload(p.name) }
-    }
 
-    /// Loads a new version of one plugin; the old one keeps running if it fails.
-    public func reload(_ plugin: String) async {
-        guard let host, failure == nil, !closing else { return }
+    /// Loads a new version of one plugin; the old one keeps running if it
+    /// fails. `quiet`: the caller sums up this bot's outcome with others'
+    /// (`Fleet`), so neither it nor the plugin's load errors are logged here
+    /// (they are still counted).
+    @discardableResult
+    func reload(_ plugin: String, quiet: Bool = false) async -> BotHost.Reload? {
+        guard let host, failure == nil, !closing else { return nil }
         do {
             let (outcome, actions, due) = try onLoop(host) { try $0.reload(plugin: plugin) }
-            switch outcome {
-            case .reloaded: log(.info, "plugin \(plugin) reloaded")
-            case .loaded: log(.info, "plugin \(plugin) loaded (it did not load at start)")
-            case .failed(running: true): log(.error, "plugin \(plugin) not reloaded; the old version keeps running")
-            case .failed(running: false): log(.error, "plugin \(plugin) still does not load, and does not run")
+            if !quiet {
+                let (level, text) = outcome.line(plugin)
+                log(level, text)
             }
-            accept(actions)
+            accept(quiet ? actions.filter { a in
+                guard case .error(let kind, _) = a.kind else { return true }
+                RuntimeMetrics.pluginError(kind)
+                return false
+            } : actions)
             rescheduleTimers(due)
+            return outcome
         } catch {
             journalFailed(error)
+            return nil
         }
     }
 }
