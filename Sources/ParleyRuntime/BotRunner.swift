@@ -104,9 +104,9 @@ public actor BotRunner {
     let loops: BotLoops
     /// The transport's: every log line and outcome of this bot is masked with it.
     let redactor: Redactor
-    /// Whether a plain stop is logged by the bot (`stopped`); a fleet's
-    /// bots leave it to `Fleet`, which says it once for all of them.
-    let logsPlainStop: Bool
+    /// The bot's fleet, when it has more bots than this one: what all of
+    /// them say alike is said there once (coming online, a plain stop).
+    let fleetLines: FleetLines?
     /// The observer's. Each line gets this bot's name and transport as
     /// metadata when it is logged: a logger of its own would hold them in a
     /// dictionary per bot for good.
@@ -197,10 +197,14 @@ public actor BotRunner {
         loops.release(executor)
     }
 
-    public init(spec: BotSpec, observer: RuntimeObserver, loops: BotLoops = .shared, seed: UInt64? = nil,
-                logsPlainStop: Bool = true) {
+    public init(spec: BotSpec, observer: RuntimeObserver, loops: BotLoops = .shared, seed: UInt64? = nil) {
+        self.init(spec: spec, observer: observer, loops: loops, seed: seed, fleetLines: nil)
+    }
+
+    init(spec: BotSpec, observer: RuntimeObserver, loops: BotLoops = .shared, seed: UInt64? = nil,
+         fleetLines: FleetLines?) {
         self.name = spec.options.name
-        self.logsPlainStop = logsPlainStop
+        self.fleetLines = fleetLines
         self.spec = spec
         self.observer = observer
         self.loops = loops
@@ -237,7 +241,7 @@ public actor BotRunner {
             hostClosed = true
             if outcome != .stopped {
                 log(.info, "stopped: \(outcome)")
-            } else if logsPlainStop {
+            } else if fleetLines == nil {
                 log(.info, "stopped")
             }
             return outcome

@@ -379,6 +379,9 @@ struct HotReloadTests {
         let fleet = Fleet(specs: specs, observer: rec.observer)
         let run = Task { await fleet.run(watchPlugins: true) }
         for r in fleet.runners { #expect(await eventually { await r.state == .online }) }
+        // Each bot's first time online is a line, and the last one's is the whole fleet's.
+        #expect(await eventually { rec.logs(containing: "all 3 bots online, ").count == 1 }, "\(rec.logs.map(\.text))")
+        #expect(rec.logs.filter { $0.text == "online (streamchat)" }.map(\.bot).sorted() == ["bot1", "bot2", "bot3"], "\(rec.logs.map(\.text))")
 
         try Self.version("v2").write(toFile: file, atomically: true, encoding: .utf8)
         #expect(await eventually { !rec.logs(containing: "plugin ver reloaded in 2 more bots that load it").isEmpty }, "\(rec.logs.map(\.text))")

@@ -44,7 +44,8 @@ public actor Fleet {
     private var stopped = false
 
     public init(specs: [BotSpec], observer: RuntimeObserver, loops: BotLoops = .shared) {
-        runners = specs.map { BotRunner(spec: $0, observer: observer, loops: loops, logsPlainStop: specs.count == 1) }
+        let lines = specs.count > 1 ? FleetLines(size: specs.count) : nil
+        runners = specs.map { BotRunner(spec: $0, observer: observer, loops: loops, fleetLines: lines) }
         self.observer = observer
     }
 

@@ -25,8 +25,8 @@ public struct RuntimeObserver: Sendable {
     public var sent: @Sendable (_ bot: String, _ plugin: String, _ room: String, _ text: String) -> Void = { _, _, _, _ in }
     public var connection: @Sendable (_ bot: String, _ state: ConnectionState) -> Void = { _, _ in }
     /// Shared by every bot reporting here (copies share it): a fleet's
-    /// connect failures in the log, at most `FailureLines.perSecond` a second.
-    let connectFailures = FailureLines()
+    /// connect failures in the log, at most `HeldLines.perSecond` a second.
+    let connectFailures = HeldLines(noun: "connect failures")
 
     /// Log lines to `logger`.
     public init(logger: Logger) { self.logger = logger }
@@ -54,13 +54,18 @@ extension LogRecord.Level {
     }
 }
 
-/// Connect failures of a whole fleet in the log. In an outage every bot fails
-/// on every attempt, and a thousand of them would bury everything else: past
-/// ten lines a second (a burst of ten) the rest are counted, and the count
-/// goes out with the next line let through. One failing bot is never held back.
-final class FailureLines: Sendable {
+/// Lines every bot of a fleet says at about one time: connect failures (in
+/// an outage every bot fails on every attempt) and coming online. A thousand
+/// of them would bury everything else: past ten lines a second (a burst of
+/// ten) the rest are counted, and the count goes out with the next line let
+/// through. One bot alone is never held back.
+final class HeldLines: Sendable {
     static let perSecond = 10.0
     private let state = Mutex<(tokens: Double, at: Double, held: Int)>((perSecond, 0, 0))
+    /// What the lines are, in the count: "connect failures".
+    let noun: String
+
+    init(noun: String) { self.noun = noun }
 
     /// Nil when the line is held back; else what to add to it (the count of
     /// those held back since the last one, if any).
@@ -74,7 +79,31 @@ final class FailureLines: Sendable {
             }
             s.tokens -= 1
             defer { s.held = 0 }
-            return s.held == 0 ? "" : " (and \(s.held) more connect failure\(s.held == 1 ? "" : "s") of this process held back)"
+            return s.held == 0 ? "" : " (and \(s.held) more \(noun) of this process held back)"
         }
+    }
+}
+
+/// What a fleet's log says of all its bots at once, so that 10,000 bots do
+/// not log 10,000 alike lines: each bot's first `online` (through
+/// `HeldLines`), the moment the last of them came online, and the stop.
+final class FleetLines: Sendable {
+    let size: Int
+    let online = HeldLines(noun: "bots online")
+    private let cameOnline = Mutex(0)
+    private let start = ContinuousClock.now
+
+    init(size: Int) { self.size = size }
+
+    /// Counts a bot's first time online; the line that says the whole fleet
+    /// is, when this was the last of them.
+    func firstOnline() -> String? {
+        let n = cameOnline.withLock { n in
+            n += 1
+            return n
+        }
+        guard n == size else { return nil }
+        let took = (Double((ContinuousClock.now - start).wholeMilliseconds) / 1000).formatted(.number.precision(.fractionLength(1)))
+        return "all \(size) bots online, \(took) s after the start"
     }
 }

@@ -104,6 +104,16 @@ extension BotRunner {
             // The other half of "link lost": an operator reading the log sees the outage end.
             let away = (onlineSince - offlineSince).formatted(.number.precision(.fractionLength(1)))
             log(.info, "back online after \(away) s offline (reconnect \(stats.reconnects))")
+        } else {
+            // The first time: a start that went well is as plain in the log as one that did not.
+            let rooms = spec.options.rooms.isEmpty ? "" : ", rooms \(spec.options.rooms.joined(separator: ", "))"
+            let line = "online (\(spec.transport.capabilities.name)\(rooms))"
+            if let fleet = fleetLines {
+                if let more = fleet.online.admit(now: BotHost.now()) { log(.info, line + more) }
+                if let all = fleet.firstOnline() { observer.log(LogRecord(time: BotHost.now(), bot: "parley", plugin: nil, level: .info, text: all)) }
+            } else {
+                log(.info, line)
+            }
         }
         everOnline = true
         setState(.online)

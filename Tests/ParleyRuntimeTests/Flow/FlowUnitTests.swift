@@ -365,14 +365,14 @@ struct FlowUnitTests {
     /// A fleet's connect failures: ten lines a second at most, the rest
     /// counted into the next line let through; one failing bot is never held.
     @Test func aFleetsConnectFailuresAreRateLimitedWithACount() {
-        let lines = FailureLines()
+        let lines = HeldLines(noun: "connect failures")
         let first = (0..<25).map { _ in lines.admit(now: 100) }
         #expect(first.compactMap { $0 }.count == 10)
         #expect(first.compactMap { $0 }.allSatisfy { $0.isEmpty })
         #expect(lines.admit(now: 100.5) == " (and 15 more connect failures of this process held back)")
         #expect(lines.admit(now: 100.5) == "")
         // One bot failing every half second is never held back.
-        let one = FailureLines()
+        let one = HeldLines(noun: "connect failures")
         #expect((0..<20).allSatisfy { one.admit(now: Double($0) * 0.5) == "" })
     }
 }
