@@ -10,6 +10,7 @@ final class ReadLog: Sendable {
     private struct State {
         var read: Set<String> = []
         var deferred: ConfigError?
+        var missing: ConfigError?
     }
 
     private let state = Mutex(State())
@@ -33,5 +34,14 @@ final class ReadLog: Sendable {
 
     var deferredError: ConfigError? {
         state.withLock { $0.deferred }
+    }
+
+    /// Keeps the first only, as `deferError` does.
+    func deferMissing(_ error: ConfigError) {
+        state.withLock { if $0.missing == nil { $0.missing = error } }
+    }
+
+    var missingError: ConfigError? {
+        state.withLock { $0.missing }
     }
 }

@@ -66,6 +66,14 @@ public struct TableReader: Sendable {
 
     // MARK: Marking
 
+    /// Something the table lacks, reported when the read finishes and only
+    /// if no key is unknown: a key written in the wrong place (`email` in
+    /// `[[bot]]` for `[bot.rest] email`) is then named at its own line,
+    /// instead of being hidden behind "needs rest.email".
+    public func missing(_ error: ConfigError) {
+        log.deferMissing(error)
+    }
+
     /// Accepts keys without reading them, so they are not reported as unknown.
     public func ignore(_ keys: String...) {
         for key in keys { log.markRead(key) }
@@ -140,6 +148,7 @@ public struct TableReader: Sendable {
             throw ConfigError(kind: .unknownKey, file: file, line: entry.keyPosition.line, column: entry.keyPosition.column,
                               key: KeyPath.display(path + [entry.key]), message: message)
         }
+        if let missing = log.missingError { throw missing }
     }
 }
 

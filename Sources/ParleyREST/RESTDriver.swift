@@ -10,8 +10,9 @@ extension RESTTransport {
         options.caFile = try TransportTLS.caFile(options.caFile, in: bot, table: "rest")
         if bot.chosen {
             // Checked here, once: a REST bot without these could never log in.
+            // Said after the unknown keys: `email` at the bot's level is the likelier slip.
             if options.email.isEmpty || options.password.isEmpty {
-                throw bot.table.error("rest", "a REST bot needs rest.email and rest.password (or rest.password_env)")
+                bot.table.missing(bot.table.error("rest", "a REST bot needs rest.email and rest.password (or rest.password_env)"))
             }
             if let bad = bot.rooms.first(where: { RESTOptions.splitRoom($0) == nil }) {
                 throw bot.table.error("rooms", "'\(bad)' is not workspace/channel (REST rooms name a workspace and one of its channels)")

@@ -29,6 +29,11 @@ public struct PresenceOptions: Sendable, Equatable {
         o.backoffInitial = try t.double("backoff_initial", default: o.backoffInitial, range: 0.001...3600)
         o.backoffFactor = try t.double("backoff_factor", default: o.backoffFactor, range: 1...100)
         o.backoffMax = try t.double("backoff_max", default: o.backoffMax, range: 0.001...86_400)
+        // The cap would win from the first attempt: the operator meant something else.
+        if o.backoffInitial > o.backoffMax {
+            throw t.error(t.contains("backoff_max") ? "backoff_max" : "backoff_initial",
+                          "backoff_initial (\(o.backoffInitial.formatted()) s) is more than backoff_max (\(o.backoffMax.formatted()) s), which caps every wait")
+        }
         let attempts = try t.int("max_attempts", default: 0, range: 0...1_000_000)
         o.maxAttempts = attempts == 0 ? nil : attempts
         o.outboxExpiry = try t.double("outbox_expiry", default: o.outboxExpiry, range: 0...604_800)

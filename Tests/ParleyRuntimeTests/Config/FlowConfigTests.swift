@@ -37,4 +37,12 @@ import ParleyTestSupport
         #expect(error("[bot.flow]\nsend_rat = 5\n").contains("send_rat"))
         #expect(error("[bot.limits]\noutbox_sends = 0\n").contains("outbox_sends"))
     }
+
+    /// A first backoff above the cap would never apply: said at the cap's line.
+    @Test func aBackoffThatStartsAboveItsCapIsRefused() throws {
+        let e = error("[bot.presence]\nbackoff_initial = 60\nbackoff_max = 1\n")
+        #expect(e.contains("flow-bot.toml:5") && e.contains("backoff_initial (60 s) is more than backoff_max (1 s)"), "\(e)")
+        #expect(error("[bot.presence]\nbackoff_initial = 60\n").contains("backoff_max (30 s)"))
+        #expect(try parse("[bot.presence]\nbackoff_initial = 5\nbackoff_max = 5\n").presence.backoffMax == 5)
+    }
 }

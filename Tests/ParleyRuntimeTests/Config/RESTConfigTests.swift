@@ -92,6 +92,9 @@ import ParleyTestSupport
     @Test func mistakesNameTheKey() {
         #expect(error("").contains("rest.email"))
         #expect(error("[bot.rest]\nemail = \"a@b\"\n").contains("password"))
+        // Credentials written at the bot's level are named where they are, not as missing.
+        let misplaced = error("email = \"a@b\"\npassword = \"pw\"\n")
+        #expect(misplaced.contains("bot.toml:5") && misplaced.contains("unknown key 'bot.email'"), "\(misplaced)")
         #expect(error(Self.account + "backfil = 5\n").contains("backfil"))
         #expect(error(Self.account + "backfill = -1\n").contains("backfill"))
         #expect(error(Self.account + "channel_in_path = \"slug\"\n").contains("channel_in_path"))

@@ -49,4 +49,20 @@ struct DeployFilesTests {
         #expect(r.status == 0, "\(r.stdout)")
         #expect(r.stdout.contains("shard 0/3") && r.stdout.contains("ok: 30 bots"), "\(r.stdout)")
     }
+
+    /// The image's default command runs the config the Dockerfile copies in,
+    /// with the plugins where the Dockerfile puts them.
+    @Test func theImagesDefaultConfigChecksAsTheImageLaysItOut() async throws {
+        let docker = try String(contentsOf: packageRoot.appendingPathComponent("deploy/Dockerfile"), encoding: .utf8)
+        #expect(docker.contains(#"CMD ["run", "/etc/parley/bot.toml""#))
+        #expect(docker.contains("COPY deploy/bot.toml /etc/parley/bot.toml") && docker.contains("COPY Plugins /etc/parley/plugins"))
+        let etc = try temporaryDirectory()
+        try FileManager.default.copyItem(at: packageRoot.appendingPathComponent("Plugins"), to: etc.appendingPathComponent("plugins"))
+        try String(contentsOf: packageRoot.appendingPathComponent("deploy/bot.toml"), encoding: .utf8)
+            .replacingOccurrences(of: "\"/data/", with: "\"" + etc.path + "/data/")
+            .write(to: etc.appendingPathComponent("bot.toml"), atomically: true, encoding: .utf8)
+        let out = Pipe()
+        let r = await finish(try launchParley(["check", etc.appendingPathComponent("bot.toml").path], stdout: out), stdout: out)
+        #expect(r.status == 0 && r.stdout.contains("ok: 1 bot"), "\(r.stdout)")
+    }
 }
