@@ -119,6 +119,8 @@ struct PluginTestCommand: AsyncParsableCommand {
             throw e
         } catch let e as ScriptError {
             throw UsageFailure(message: e.description)
+        } catch let e as PluginTestRun.TooManyFirings {
+            throw UsageFailure(message: e.description)
         } catch {
             CommandOutput.print("parley: \(error); stopping", to: .error)
             throw ExitCode(1)

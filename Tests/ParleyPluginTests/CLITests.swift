@@ -398,6 +398,23 @@ struct CheckCommandTests {
         #expect(!run.stderr.contains("bot loop"), "\(run.stderr)")
     }
 
+    /// An advance that would fire a timer billions of times stops at a bound
+    /// and says so, instead of running for hours.
+    @Test func aHugeAdvanceStopsAtItsBound() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let plugin = dir.appendingPathComponent("tick.lua")
+        try "bot.every(2, function() end)\n".write(to: plugin, atomically: true, encoding: .utf8)
+        let started = Date()
+        let r = try CLITests.parley(["plugin", "test", plugin.path, "--events", "-"], stdin: #"{"type":"advance","seconds":1e10}"# + "\n", timeout: 60)
+        #expect(r.status == 2, "\(r.stderr)")
+        #expect(r.stderr.contains("advance of 10,000,000,000 s: the plugins' timers fired 100,000 times and were still due; advance in smaller steps"), "\(r.stderr)")
+        #expect(Date().timeIntervalSince(started) < 30)
+        // A day of it is fine: 43,200 firings.
+        let day = try CLITests.parley(["plugin", "test", plugin.path, "--events", "-"], stdin: #"{"type":"advance","seconds":86400}"# + "\n", timeout: 60)
+        #expect(day.status == 0, "\(day.stderr)")
+    }
+
     /// A plugin's runtime error shows its own frames only, not the prelude's or the host's.
     @Test func aTracebackShowsThePluginsOwnFrames() throws {
         let dir = try temporaryDirectory()

@@ -11,6 +11,18 @@ import ParleyLua
 public final class PluginTestRun {
     /// 2026-01-01T00:00:00Z: the virtual clock's start.
     public static let startTime: Double = 1_767_225_600
+    /// Timer firings one `advance` step may make (about a second of work):
+    /// past it the step fails instead of running for hours.
+    public static let maxFiringsPerAdvance = 100_000
+
+    /// An `advance` step whose timers would fire more than `maxFiringsPerAdvance` times.
+    public struct TooManyFirings: Error, CustomStringConvertible {
+        public var seconds: Double
+        public var description: String {
+            "advance of \(seconds.formatted()) s: the plugins' timers fired \(PluginTestRun.maxFiringsPerAdvance.formatted()) times "
+                + "and were still due; advance in smaller steps"
+        }
+    }
 
     public let bot: Bot
     /// `http_reply` steps not yet taken by a request.
@@ -64,15 +76,21 @@ public final class PluginTestRun {
     }
 
     /// Runs the script, handing every action to `emit` as it happens.
-    public func run(_ steps: [ScriptStep], emit: (BotAction) -> Void) throws(StoreError) {
+    public func run(_ steps: [ScriptStep], emit: (BotAction) -> Void) throws {
         for step in steps { try run(step, emit: emit) }
     }
 
-    public func run(_ step: ScriptStep, emit: (BotAction) -> Void) throws(StoreError) {
+    public func run(_ step: ScriptStep, emit: (BotAction) -> Void) throws {
         let actions: [BotAction]
         switch step {
         case .event(let e): actions = try bot.handle(e)
-        case .advance(let s): actions = try bot.advance(to: bot.now + s)
+        case .advance(let s):
+            let (fired, complete) = try bot.advance(to: bot.now + s, firingAtMost: Self.maxFiringsPerAdvance)
+            guard complete else {
+                try hand(fired, to: emit)
+                throw TooManyFirings(seconds: s)
+            }
+            actions = fired
         case .httpReply(let r):
             replies.append(r)
             return
