@@ -29,6 +29,7 @@
 #include "blocks.h"
 
 #include <lauxlib.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -76,16 +77,36 @@ static int past_deadline(parley_ctx *c) {
 
 static void hook(lua_State *L, lua_Debug *ar);
 
-/* Mark the budget as spent and raise. Never returns. */
+/* "file:line: " of the innermost frame with a line (the plugin's: the
+ * prelude has none, and a charging native is C), or "". Level 0 is the
+ * function running: in the hook, the plugin's own. */
+static void plugin_where(lua_State *L, char *out, size_t size) {
+    lua_Debug ar;
+    out[0] = '\0';
+    for (int level = 0; lua_getstack(L, level, &ar); level++) {
+        if (lua_getinfo(L, "Sl", &ar) && ar.currentline > 0) {
+            snprintf(out, size, "%s:%d: ", ar.short_src, ar.currentline);
+            return;
+        }
+    }
+}
+
+/* Mark the budget as spent and raise. Never returns. The first trip of an
+ * event says where the plugin was; every later one repeats it. */
 static void trip(lua_State *L, parley_ctx *c, int why) {
-    if (!c->tripped) c->tripped = why;
+    if (!c->tripped) {
+        c->tripped = why;
+        plugin_where(L, c->trip_where, sizeof c->trip_where);
+    }
     /* Sticky: raise again on the very next instruction of this thread. */
     lua_sethook(L, hook, LUA_MASKCOUNT, 1);
     if (c->tripped == PARLEY_TRIP_DEADLINE)
-        luaL_error(L, "time budget exceeded (%d ms per event)",
-                   (int)(c->wall_limit_ns / 1000000ull));
-    luaL_error(L, "instruction budget exceeded (%I instructions per event)",
-               (lua_Integer)c->instr_limit);
+        lua_pushfstring(L, "%stime budget exceeded (%d ms per event)", c->trip_where,
+                        (int)(c->wall_limit_ns / 1000000ull));
+    else
+        lua_pushfstring(L, "%sinstruction budget exceeded (%I instructions per event)", c->trip_where,
+                        (lua_Integer)c->instr_limit);
+    lua_error(L);
 }
 
 static void hook(lua_State *L, lua_Debug *ar) {

@@ -703,6 +703,32 @@ struct PluginAPITests {
         #expect(got == ["nil this bot is not in room 'nowhere' (rooms: lobby)", "true nil"], "\(got)")
     }
 
+    /// A budget error names the line where the budget ran out, even when a
+    /// pcall caught it there and it was raised again further on.
+    @Test func aBudgetErrorNamesWhereTheBudgetRanOutThroughAPcall() async throws {
+        var o = BotOptions(name: "parley")
+        o.limits.instructions = 200_000
+        let p = #"""
+        local function spin()
+          local x = 0
+          while true do x = x + 1 end
+        end
+        bot.command("a", function(msg)
+          local ok = pcall(spin)
+          msg:reply("after pcall")
+        end)
+        bot.command("b", function(msg) spin() end)
+        """#
+        let a = try await run(plugins: [("p", p)], script: [message("!a"), message("!b")].joined(separator: "\n"), options: o)
+        let budget = a.compactMap { action -> String? in
+            guard case .error(.budget, let text) = action.kind else { return nil }
+            return String(text.split(separator: "\n").first ?? "")
+        }
+        #expect(budget == ["p.lua:3: instruction budget exceeded (200000 instructions per event)",
+                           "p.lua:3: instruction budget exceeded (200000 instructions per event)"], "\(a)")
+        #expect(texts(a).isEmpty, "the handler stopped at its budget")
+    }
+
     /// An API call that fails names the plugin's line that made it. A plugin's
     /// `return f(...)` hands its frame to f and Lua keeps no line for it: the
     /// error says so, rather than naming a line that made no such call. The

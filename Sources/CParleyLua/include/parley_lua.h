@@ -109,6 +109,10 @@ typedef struct parley_ctx {
     int deadline_clock;       /* the clock of deadline_ns, chosen per event (budget.c) */
     int hook_period;          /* count-hook period in instructions */
     int tripped;              /* PARLEY_TRIP_*; sticky for the event */
+    /* "pb.lua:3: ": the plugin's line where the budget ran out, which every
+     * later raise of the trip names (a pcall that caught the first one would
+     * otherwise have the error blame the line after it). */
+    char trip_where[96];
 
     /* ---- memory ---- */
     size_t mem_used;
