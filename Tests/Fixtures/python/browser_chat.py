@@ -220,13 +220,15 @@ def moderated(url, shots, _):
 
 def lost(url, shots, _):
     """The server goes away under a joined page (the test stops it once Lou is
-    in): the box closes with what was typed still in it, and the people list
-    empties, rather than a message vanishing into a closed socket."""
+    in, and starts it again on the same port a few seconds later): the box
+    closes with what was typed still in it, and the people list empties,
+    rather than a message vanishing into a closed socket; then the page
+    reconnects by itself, rejoins as Lou, and what was typed goes out."""
     with session(shots, "web-chat-lost") as d:
         join(d, url, "Lou")
         d.find_element(By.ID, "text").send_keys("typed before the loss")
         print("ok: joined as Lou", flush=True)
-        until("the loss noticed", lambda: d.find_element(By.ID, "status").text == "Disconnected", timeout=30)
+        until("the loss noticed", lambda: d.find_element(By.ID, "status").text.startswith("Disconnected: reconnecting in"), timeout=30)
         until("the message box closed", lambda: not d.find_element(By.ID, "text").is_enabled())
         if d.find_element(By.ID, "send").is_enabled():
             raise Failure("the Send button still works after the connection closed")
@@ -234,10 +236,19 @@ def lost(url, shots, _):
             raise Failure("what was typed is gone")
         if d.find_elements(By.CSS_SELECTOR, "#people li"):
             raise Failure("the people list still shows who was online")
-        if not any(w is None and "connection to the server closed" in t for w, t in lines(d)):
+        if not any(w is None and "connection to the server was lost. Reconnecting" in t for w, t in lines(d)):
             raise Failure("no notice of the loss")
-        print("ok: the box is closed, what was typed stays, the people list is empty")
+        print("ok: the box is closed, what was typed stays, the people list is empty", flush=True)
         d.save_screenshot(os.path.join(shots, "web-chat-lost.png"))
+        until("back in the room", lambda: any(w is None and "Reconnected: back in the room as Lou" in t for w, t in lines(d)), timeout=60)
+        until("the message box open again", lambda: d.find_element(By.ID, "text").is_enabled())
+        if d.find_element(By.ID, "status").text != "Connected as Lou":
+            raise Failure("status after the reconnect: " + d.find_element(By.ID, "status").text)
+        until("Lou in the people list again",
+              lambda: "Lou" in [li.get_attribute("textContent") for li in d.find_elements(By.CSS_SELECTOR, "#people li")])
+        d.find_element(By.ID, "text").send_keys(Keys.ENTER)
+        until("what was typed sent after the reconnect", lambda: ("Lou", "typed before the loss") in lines(d))
+        print("ok: reconnected by itself as Lou, and what was typed went out")
 
 
 def demo(url, shots, _):

@@ -134,19 +134,28 @@ struct WebChatBrowserTests {
     }
 
     /// The server goes away under a joined page: its message box closes,
-    /// keeping what was typed, and the people list empties.
-    @Test func aLostConnectionClosesTheMessageBox() async throws {
+    /// keeping what was typed, and the people list empties. Back on the same
+    /// port, the page reconnects by itself and rejoins under its name.
+    @Test func aLostConnectionClosesTheMessageBoxAndThePageComesBack() async throws {
         let server = try await SocketChatServer.start(.init())
-        let watcher = try await Person("watcher", transport: SocketIOTransport(endpoint: SocketIOEndpoint(host: "127.0.0.1", port: server.port),
+        let port = server.port
+        let watcher = try await Person("watcher", transport: SocketIOTransport(endpoint: SocketIOEndpoint(host: "127.0.0.1", port: port),
                                                                             name: "watcher", connectTimeout: 5))
-        let page = Task { try await Self.browser(url: "http://127.0.0.1:\(server.port)/", scenario: "lost") }
+        let page = Task { try await Self.browser(url: "http://127.0.0.1:\(port)/", scenario: "lost") }
         #expect(await eventually(60) { watcher.joins(of: "Lou") >= 1 })
         try await Task.sleep(for: .seconds(1.5))   // the page types into its box
+        await watcher.leave()
         await server.shutdown()
+        // Down long enough for the page to see it and fail a reconnect or two.
+        try await Task.sleep(for: .seconds(4))
+        var again = SocketChatServer.Configuration()
+        again.port = port
+        let restarted = try await SocketChatServer.start(again)
+        defer { Task { await restarted.shutdown() } }
         let out = try await page.value
         #expect(out.status == 0, "\(out.text)")
         #expect(out.text.contains("the box is closed, what was typed stays, the people list is empty"), "\(out.text)")
-        await watcher.leave()
+        #expect(out.text.contains("reconnected by itself as Lou, and what was typed went out"), "\(out.text)")
     }
 
     @Test func thePageShipsInTheBinaryWithItsSecurityHeaders() async throws {

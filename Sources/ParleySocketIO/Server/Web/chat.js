@@ -8,6 +8,7 @@
 
 const MAX_CHARS = 1000;        // longest message the page sends
 const TYPING_IDLE_MS = 3000;   // "typing" ends this long after the last key
+const RETRY_MAX_S = 30;        // reconnect waits double up to this
 
 const $ = (id) => document.getElementById(id);
 const room = new URLSearchParams(location.search).get("room");
@@ -26,6 +27,10 @@ let nextAck = 1;
 const acks = new Map();        // ack id -> function(args)
 let typingTimer = null;
 let droppedNotice = false;     // the server said why the last message was dropped
+let joined = false;            // in the room at least once since the form
+let stayOut = false;           // removed by the server: the page does not come back by itself
+let retries = 0;               // reconnect attempts since the link was lost
+let retryTimer = null;
 const PLACEHOLDER = $("text").placeholder;
 
 $("room-name").textContent = room ? "· " + room : "· lobby";
@@ -70,17 +75,37 @@ function boxOpen(open) {
   for (const id of ["text", "send"]) $(id).toggleAttribute("disabled", !open);
 }
 
-// Removed from the room (kicked, or the server ended the session): nothing
-// typed now could be sent, so the box says so instead of losing it.
-function removed(why) {
+// Out of the room for now: the box closes (keeping what was typed), and the
+// people list and typing line empty, as nobody here is told who is in.
+function outOfRoom(why, placeholder) {
   status(why);
   boxOpen(false);
-  $("text").placeholder = "Reload the page to join again";
-  $("people").replaceChildren();   // no longer in the room, so no longer told who is
+  $("text").placeholder = placeholder;
+  $("people").replaceChildren();
+  $("typing").textContent = "";
+}
+
+// Removed from the room (kicked, or the server ended the session): the page
+// stays out, and says how to come back.
+function removed(why) {
+  stayOut = true;
+  outOfRoom(why, "Reload the page to join again");
+}
+
+// The link dropped (a server restart, a network blip): try again after a
+// wait that doubles up to RETRY_MAX_S, with jitter so that a restarted
+// server is not met by every page at once; then rejoin under the same name.
+function lost() {
+  if (retries === 0) notice("The connection to the server was lost. Reconnecting…");
+  const wait = Math.min(RETRY_MAX_S, 2 ** retries) * (0.5 + Math.random() / 2);
+  retries += 1;
+  outOfRoom(`Disconnected: reconnecting in ${Math.max(1, Math.round(wait))} s`, "Reconnecting…");
+  retryTimer = setTimeout(() => { retryTimer = null; connect(); }, wait * 1000);
 }
 
 // Engine.IO packet "4" carries Socket.IO; "42" is an event, "43" an ack.
 function emit(name, args, onAck) {
+  if (!ws || ws.readyState !== WebSocket.OPEN) return;
   let id = "";
   if (onAck) {
     id = String(nextAck++);
@@ -95,11 +120,13 @@ function connect() {
   status("Connecting…");
   ws.onmessage = (e) => engineIO(String(e.data));
   ws.onclose = () => {
-    if (!nick) return status("Disconnected");
-    // Out of the room as surely as a kick: the box closes (keeping what was
-    // typed) and the people list empties, as nobody here is told who is in.
-    notice("The connection to the server closed. Reload the page to join again.");
-    removed("Disconnected");
+    if (!nick || stayOut) return;
+    // Never in the room: the form is still up, and says so.
+    if (!joined) {
+      nick = "";
+      return status("Could not connect to the server");
+    }
+    lost();
   };
 }
 
@@ -126,8 +153,12 @@ function socketIO(packet) {
       status(`Connected as ${nick}`);
       boxOpen(true);
       $("text").placeholder = PLACEHOLDER;
+      if (retries > 0) notice(`Reconnected: back in the room as ${nick}.`);
+      retries = 0;
+      joined = true;
       // Refused (a moderator's name, on a server with a moderator token; an
-      // empty or over-long name): back to the form, which says why.
+      // empty or over-long name; the name taken while this page was away):
+      // back to the form, which says why.
       emit("connectUser", [nick], (answer) => {
         if (Array.isArray(answer) && answer[0] === false) backToForm(`Not joined: ${answer[1]}`);
       });
@@ -249,6 +280,11 @@ $("say").addEventListener("submit", (e) => {
 // Out of the room and back at the join form, which says why.
 function backToForm(why) {
   nick = "";
+  joined = false;
+  stayOut = false;
+  retries = 0;
+  if (retryTimer !== null) clearTimeout(retryTimer);
+  retryTimer = null;
   ws.onclose = null;   // leaving is not a lost connection
   ws.close();
   $("chat").hidden = true;
