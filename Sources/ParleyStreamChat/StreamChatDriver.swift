@@ -13,7 +13,10 @@ extension StreamChatTransport {
 extension StreamChatOptions: TransportOptions {
     public func makeTransport(for bot: TransportTarget) throws(ConfigError) -> any Transport {
         let a = try bot.address(transport: StreamChatTransport.driver.name)
-        return StreamChatTransport(host: a.host, port: a.port, name: bot.name, options: self,
+        var options = self
+        // On the embedded server the bot is a moderator: it sends the server's token.
+        if bot.server == nil, let token = bot.embeddedAuth["token"] { options.moderatorToken = token }
+        return StreamChatTransport(host: a.host, port: a.port, name: bot.name, options: options,
                                    connectTimeout: bot.connectTimeout, log: bot.log)
     }
 }

@@ -23,6 +23,9 @@ public struct StreamChatOptions: Sendable, Equatable {
     /// dropped, and the send stays in the outbox. 0: a send counts once written to the
     /// socket, and one written into a link that has silently died is lost.
     public var echoTimeout: Double = 10
+    /// Sent before `USR_NAME` (`TOKEN::…::END`): on a Parley server with a
+    /// moderator token, what lets a moderator's name in. Never logged.
+    public var moderatorToken: String?
 
     public init() {}
 
@@ -37,6 +40,10 @@ public struct StreamChatOptions: Sendable, Equatable {
             count: try t.int("keepalive_count", default: probes.count, range: 1...100))
         o.keepalive = try t.bool("keepalive", default: true) ? keepalive : nil
         o.unterminatedFlush = try t.double("unterminated_flush", default: o.unterminatedFlush, range: 0.01...60)
+        o.moderatorToken = try t.secret("moderator_token")
+        if let token = o.moderatorToken, let problem = StreamChat.checkName(token) {
+            throw t.error(t.contains("moderator_token") ? "moderator_token" : "moderator_token_env", "the token cannot go in a StreamChat frame: \(problem)")
+        }
         return o
     }
 

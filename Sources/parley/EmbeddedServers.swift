@@ -8,16 +8,17 @@ import ParleyStreamChat
 public final class EmbeddedServers: Sendable {
     public let streamchat: StreamChatServer?
     public let socketio: SocketChatServer?
-    /// The Socket.IO server's moderators and their token: only a client that
-    /// connects with it may use a moderator's name (a web chat visitor cannot).
-    private let socketioModerators: Set<String>
-    private let socketioToken: String?
+    /// Each server's moderators, by transport, and their token: only a client
+    /// that presents it may use a moderator's name (a web chat visitor, or
+    /// anyone else on the machine, cannot).
+    private let moderators: [String: Set<String>]
+    private let token: String?
 
-    private init(streamchat: StreamChatServer?, socketio: SocketChatServer?, socketioModerators: Set<String>, socketioToken: String?) {
+    private init(streamchat: StreamChatServer?, socketio: SocketChatServer?, moderators: [String: Set<String>], token: String?) {
         self.streamchat = streamchat
         self.socketio = socketio
-        self.socketioModerators = socketioModerators
-        self.socketioToken = socketioToken
+        self.moderators = moderators
+        self.token = token
     }
 
     /// Starts what `bots` need: a server for each transport some bot without
@@ -37,14 +38,15 @@ public final class EmbeddedServers: Sendable {
     public static func start(_ transports: Set<String>, moderators: [String: [String]] = [:],
                              log: @escaping @Sendable (String) -> Void = { _ in }) async throws -> EmbeddedServers {
         let sc = StreamChatTransport.driver.name, sio = SocketIOTransport.driver.name
-        let streamchat = transports.contains(sc)
-            ? try await StreamChatServer.start(.init(moderators: moderators[sc] ?? [], log: { log("streamchat: \($0)") })) : nil
-        let socketio: SocketChatServer?
         // Made per run and handed only to the bots: nobody outside the process knows it.
-        let token = (moderators[sio] ?? []).isEmpty ? nil : (0..<32).map { _ in
+        let token = moderators.values.allSatisfy(\.isEmpty) ? nil : (0..<32).map { _ in
             let byte = UInt8.random(in: 0...255)
             return (byte < 16 ? "0" : "") + String(byte, radix: 16)
         }.joined()
+        let streamchat = transports.contains(sc)
+            ? try await StreamChatServer.start(.init(moderators: moderators[sc] ?? [], moderatorToken: token,
+                                                     log: { log("streamchat: \($0)") })) : nil
+        let socketio: SocketChatServer?
         do {
             socketio = transports.contains(sio)
                 ? try await SocketChatServer.start(.init(moderators: moderators[sio] ?? [], moderatorToken: token,
@@ -53,30 +55,35 @@ public final class EmbeddedServers: Sendable {
             await streamchat?.shutdown()
             throw error
         }
-        return EmbeddedServers(streamchat: streamchat, socketio: socketio, socketioModerators: Set(moderators[sio] ?? []), socketioToken: token)
+        return EmbeddedServers(streamchat: streamchat, socketio: socketio, moderators: moderators.mapValues(Set.init), token: token)
     }
 
     /// A transport with default options for `name` on the embedded server of
     /// `transport` (the demo's bots and people); nil when that server is not running.
     public func transport(_ transport: String, name: String) -> (any Transport)? {
         switch transport {
-        case StreamChatTransport.driver.name: streamchat.map { StreamChatTransport(host: "127.0.0.1", port: $0.port, name: name) }
+        case StreamChatTransport.driver.name:
+            streamchat.map {
+                var options = StreamChatOptions()
+                if moderators[transport]?.contains(name) == true { options.moderatorToken = token }
+                return StreamChatTransport(host: "127.0.0.1", port: $0.port, name: name, options: options)
+            }
         case SocketIOTransport.driver.name:
             socketio.map {
                 var options = SocketIOOptions()
-                if socketioModerators.contains(name) { options.auth = socketioAuth }
+                if moderators[transport]?.contains(name) == true { options.auth = token.map { ["token": $0] } }
                 return SocketIOTransport(endpoint: SocketIOEndpoint(host: "127.0.0.1", port: $0.port), name: name, options: options)
             }
         default: nil
         }
     }
 
-    /// The moderator token's CONNECT payload, for the bots of the Socket.IO server.
-    private var socketioAuth: [String: String]? { socketioToken.map { ["token": $0] } }
-
-    /// What the bots on each server connect with, by transport name, for `BotSpecs.make`.
+    /// What the bots on each server present, by transport name, for
+    /// `BotSpecs.make`: the moderator token (a Socket.IO CONNECT's `auth`,
+    /// StreamChat's `TOKEN` frame).
     public var auth: [String: [String: String]] {
-        socketioAuth.map { [SocketIOTransport.driver.name: $0] } ?? [:]
+        guard let token else { return [:] }
+        return Dictionary(uniqueKeysWithValues: moderators.keys.map { ($0, ["token": token]) })
     }
 
     /// Where each one listens, by transport name, for `BotSpecs.make`.

@@ -50,7 +50,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("moderator"), help: ArgumentHelp("A name whose kick, mute and delete requests the servers obey (repeat for several). Names are not authenticated, unless --moderator-token-env.", valueName: "name"))
     var moderators: [String] = []
 
-    @Option(name: .customLong("moderator-token-env"), help: ArgumentHelp("Socket.IO: the environment variable holding a token; a moderator's name (and its rights) is then only for a client whose CONNECT carries {\"token\": TOKEN} ([bot.socketio.auth] token).", valueName: "NAME"))
+    @Option(name: .customLong("moderator-token-env"), help: ArgumentHelp("The environment variable holding a token; a moderator's name (and its rights) is then only for a client that presents it: on Socket.IO a CONNECT carrying {\"token\": TOKEN} ([bot.socketio.auth] token), on StreamChat a TOKEN::TOKEN::END frame before USR_NAME ([bot.streamchat] moderator_token).", valueName: "NAME"))
     var moderatorTokenEnv: String?
 
     /// The token `--moderator-token-env` names: set and not empty, else a usage error.
@@ -111,6 +111,7 @@ struct ServeCommand: AsyncParsableCommand {
                 maxConnections: maxConnections,
                 maxOutboundBytes: maxQueuedKB * 1024,
                 moderators: moderators,
+                moderatorToken: try moderatorToken(),
                 log: log
             )
             let server = try await StreamChatServer.start(config)

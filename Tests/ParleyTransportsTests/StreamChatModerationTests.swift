@@ -95,6 +95,34 @@ struct StreamChatModerationTests {
         }
     }
 
+    /// With a moderator token, a moderator's name is only for a connection
+    /// that sent the token first: anyone else is refused the name and
+    /// dropped, and other names need no token.
+    @Test func aModeratorsNameNeedsTheTokenWhenTheServerHasOne() async throws {
+        let log = LogSink()
+        try await withServer(.init(moderators: ["mod"], moderatorToken: "s3cret-token", log: log.log)) { server in
+            let impostor = try RawClient(port: server.port)
+            try impostor.send("USR_NAME::mod::END")
+            #expect(try impostor.line() == #"::REFUSED::"mod" is a moderator's name: only a client that sends the moderator token first may use it"#)
+            #expect(impostor.closedByServer())
+            let wrong = try RawClient(port: server.port)
+            try wrong.send("TOKEN::guess::ENDUSR_NAME::mod::END")
+            #expect(try wrong.line().hasPrefix(#"::REFUSED::"mod" is a moderator's name"#))
+            #expect(wrong.closedByServer())
+            let bob = try join("bob", port: server.port)
+            let mod = try RawClient(port: server.port)
+            try mod.send("TOKEN::s3cret-token::ENDUSR_NAME::mod::END")
+            #expect(try bob.line() == "mod has joined")
+            try mod.skip(until: "mod has joined")
+            try mod.send("KICK::bob::bye::END")
+            #expect(try mod.lines(3) == ["::KICKED::bob::bye", "bob has left", "::OK"])
+            // A token after the name is refused, and the token never reaches the log.
+            try mod.send("TOKEN::s3cret-token::END")
+            #expect(await eventually { log.contains("refused TOKEN from 127.0.0.1:") })
+            #expect(!log.contains("s3cret"))
+        }
+    }
+
     @Test func aModerationFrameBeforeUserNameIsRefused() async throws {
         try await withServer(Self.config) { server in
             let anon = try RawClient(port: server.port)
@@ -146,6 +174,26 @@ struct StreamChatBotModerationTests {
             // The session is still fine for chat.
             try await session.send(OutgoingMessage(id: "m1", room: "lobby", text: "all quiet"))
             await session.leave()
+        }
+    }
+
+    /// The bot sends `moderator_token` before its name; without it, on a
+    /// server that has one, its session ends saying why.
+    @Test func theBotPresentsItsModeratorToken() async throws {
+        try await withServer(.init(moderators: ["bot"], moderatorToken: "s3cret-token")) { server in
+            var options = StreamChatOptions()
+            options.echoTimeout = 5
+            options.moderatorToken = "s3cret-token"
+            let session = try await StreamChatTransport(host: "127.0.0.1", port: server.port, name: "bot", options: options, connectTimeout: 5).connect()
+            let bob = try join("bob", port: server.port)
+            try await session.moderate(.kick(room: "lobby", user: "bob", reason: "spam"))
+            #expect(try bob.skip(until: "::KICKED::bob::spam").allSatisfy { $0 == "bot has joined" })
+            await session.leave()
+
+            let refused = try await Self.transport(server.port, name: "bot").connect()
+            var ended: (any Error)?
+            do { for try await _ in refused.events {} } catch { ended = error }
+            #expect("\(ended.map { "\($0)" } ?? "")".contains("the server refused the bot's name: \"bot\" is a moderator's name"), "\(String(describing: ended))")
         }
     }
 

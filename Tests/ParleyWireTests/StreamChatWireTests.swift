@@ -77,7 +77,7 @@ struct StreamChatTextTests {
 struct ClientFrameDecoderTests {
     static let frames: [StreamChat.ClientFrame] = [
         .userName("zoë 👍🏽"), .message("hi"), .message("a:b: c ::EN"), .message(String(repeating: thumb, count: 3)),
-        .message(""), .leave,
+        .message(""), .leave, .token("s3cret"),
     ]
     static let stream = frames.flatMap(\.encoded)
 

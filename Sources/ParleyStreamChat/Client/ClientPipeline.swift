@@ -110,6 +110,10 @@ final class StreamChatClientHandler: ChannelInboundHandler, RemovableChannelHand
     private var heardFromServer = false
     /// Why a moderator removed the bot, said in the session's end (the server closes the link next).
     private var kickedBecause: String?
+    /// Whether the server said the bot joined: a refusal before that is of its name.
+    private var joined = false
+    /// Why the server refused the bot's name (a moderator's, without the token).
+    private var nameRefused: String?
 
     init(events: TransportEvents, leaving: NIOLockedValueBox<Bool>, echoes: EchoWaiters, replies: EchoWaiters,
          name: String, options: StreamChatOptions, log: @escaping @Sendable (String) -> Void) {
@@ -146,7 +150,9 @@ final class StreamChatClientHandler: ChannelInboundHandler, RemovableChannelHand
         }
         let room = StreamChat.room
         switch parsed {
-        case .joined(let user): events.yield(.chat(.join(room: room, user: user, time: nil)))
+        case .joined(let user):
+            if user == name { joined = true }
+            events.yield(.chat(.join(room: room, user: user, time: nil)))
         case .left(let user): events.yield(.chat(.leave(room: room, user: user, time: nil)))
         case .message(let user, let text):
             if user == name { echoes.answered() }
@@ -160,6 +166,7 @@ final class StreamChatClientHandler: ChannelInboundHandler, RemovableChannelHand
             echoes.answered()
             log("streamchat: the server dropped a message: the bot is muted for \(StreamChat.format(seconds: seconds)) s more (\(reason))")
         case .ok: replies.answered()
+        case .refused(let reason) where !joined: nameRefused = reason
         case .refused(let reason): replies.answered(.failure(TransportError(.refused, reason)))
         }
     }
@@ -182,6 +189,8 @@ final class StreamChatClientHandler: ChannelInboundHandler, RemovableChannelHand
             finish(nil)
         } else if let reason = kickedBecause {
             finish(TransportError(.closed, "a moderator removed the bot from the room: \(reason)"))
+        } else if let reason = nameRefused {
+            finish(TransportError(.closed, "the server refused the bot's name: \(reason) (set moderator_token in [bot.streamchat])"))
         } else {
             finish(TransportError(.closed, "the server closed the connection"))
         }

@@ -83,7 +83,8 @@ public struct StreamChatTransport: Transport {
             throw TransportError(.connect, "cannot connect to StreamChat server \(host):\(port): \(NetworkErrors.describe(error))")
         }
         do {
-            try await channel.writeAndFlush(ByteBuffer(bytes: StreamChat.ClientFrame.userName(name).encoded)).get()
+            let token = options.moderatorToken.map { StreamChat.ClientFrame.token($0).encoded } ?? []
+            try await channel.writeAndFlush(ByteBuffer(bytes: token + StreamChat.ClientFrame.userName(name).encoded)).get()
         } catch {
             channel.close(promise: nil)
             throw TransportError(.closed, "connection to \(host):\(port) lost while announcing: \(error)")

@@ -1,4 +1,5 @@
 import NIOCore
+import ParleyCore
 import ParleyWire
 
 /// One client's side of the protocol, behind `StreamChatFrameDecoder`:
@@ -22,6 +23,8 @@ final class StreamChatConnectionHandler: ChannelInboundHandler {
     private var id: Hub.ConnectionID?
     /// Set by a valid `USR_NAME`; cleared once `has left` went out.
     private var name: String?
+    /// What a `TOKEN` frame before `USR_NAME` said.
+    private var token: String?
     /// Once set, nothing more is read from this client.
     private var isClosing = false
     private var peer = "?"
@@ -114,6 +117,10 @@ final class StreamChatConnectionHandler: ChannelInboundHandler {
             } else if let problem = StreamChat.checkName(newName) {
                 // A control character too: every client prints the name in `has joined` lines.
                 drop(context, "invalid name: \(problem)")
+            } else if let secret = config.moderatorToken, config.moderators.contains(newName),
+                      !(token.map { Redactor.matches($0, secret: secret) } ?? false) {
+                let why = "\(Hub.quoted(newName)) is a moderator's name: only a client that sends the moderator token first may use it"
+                drop(context, why, saying: .refused(why))
             } else {
                 name = newName
                 loginDeadline?.cancel()
@@ -140,6 +147,9 @@ final class StreamChatConnectionHandler: ChannelInboundHandler {
             // it, and then behind the writes that drain made.
             // A client that never reads them gets a few seconds, not forever.
             Hub.closeAfterQueuedLines(context.channel)
+        case .token(let presented):
+            // Read once, before the name it vouches for; never logged.
+            if name != nil { refuse("TOKEN", because: "sent after USR_NAME") } else { token = presented }
         case .kick(let user, let reason):
             moderate("KICK", reason: reason, context) { hub.kick(user, reason: reason, by: id) }
         case .mute(let user, let seconds, let reason):
@@ -181,11 +191,15 @@ final class StreamChatConnectionHandler: ChannelInboundHandler {
         config.log("refused \(frame) from \(who): \(reason)")
     }
 
-    private func drop(_ context: ChannelHandlerContext, _ reason: String) {
+    /// Closes the client; `saying` is a last line it gets first (one not in
+    /// the room yet has no room lines queued ahead of it).
+    private func drop(_ context: ChannelHandlerContext, _ reason: String, saying last: StreamChat.ServerLine? = nil) {
         isClosing = true
         hub.countDropped()
         config.log("dropped \(who): \(reason)")
-        context.close(promise: nil)
+        guard let last else { return context.close(promise: nil) }
+        let channel = context.channel
+        context.writeAndFlush(NIOAny(ByteBuffer(bytes: last.encoded))).whenComplete { _ in channel.close(promise: nil) }
     }
 
     /// `127.0.0.1:5555 (bob)`, or just the address before a name is known.

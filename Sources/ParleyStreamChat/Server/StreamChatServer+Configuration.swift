@@ -25,9 +25,14 @@ extension StreamChatServer {
         /// A client with this many bytes queued for it (it does not read) is
         /// dropped, so a stalled reader cannot make every broadcast grow its queue.
         public var maxOutboundBytes: Int
-        /// The names whose `KICK` and `MUTE` frames are obeyed. Names are not
-        /// authenticated on StreamChat: trust them only where the names are.
+        /// The names whose `KICK` and `MUTE` frames are obeyed. Without a
+        /// `moderatorToken` anyone may connect under one: trust them only
+        /// where the names are.
         public var moderators: [String]
+        /// When set, a moderator's name is taken only by a connection that
+        /// sent `TOKEN::{moderatorToken}::END` before its `USR_NAME`; any
+        /// other is refused the name and dropped.
+        public var moderatorToken: String?
         /// Receives one line per notable event: dropped clients, refused frames.
         public var log: @Sendable (String) -> Void
         /// Sees every line the room broadcasts (joins, leaves, relayed
@@ -46,6 +51,7 @@ extension StreamChatServer {
             maxConnections: Int = 20_000,
             maxOutboundBytes: Int = 4 * 1024 * 1024,
             moderators: [String] = [],
+            moderatorToken: String? = nil,
             log: @escaping @Sendable (String) -> Void = { _ in }
         ) {
             self.host = host
@@ -56,6 +62,7 @@ extension StreamChatServer {
             self.maxConnections = maxConnections
             self.maxOutboundBytes = maxOutboundBytes
             self.moderators = moderators
+            self.moderatorToken = moderatorToken
             self.log = log
         }
     }

@@ -100,6 +100,9 @@ extension StreamChat {
         case kick(user: String, reason: String)
         /// A moderator silences `user` for `seconds`.
         case mute(user: String, seconds: Double, reason: String)
+        /// The server's moderator token, sent before `USR_NAME`: on a server
+        /// that has one, only a connection that sent it may take a moderator's name.
+        case token(String)
 
         /// The frame's bytes (no delimiter: `::END` ends it).
         public var encoded: [UInt8] {
@@ -109,6 +112,7 @@ extension StreamChat {
             case .leave: Array("LEAVE::::END".utf8)
             case .kick(let u, let r): Array("KICK::\(u)::\(r)::END".utf8)
             case .mute(let u, let s, let r): Array("MUTE::\(u)::\(StreamChat.format(seconds: s))::\(r)::END".utf8)
+            case .token(let t): Array("TOKEN::\(t)::END".utf8)
             }
         }
     }
@@ -164,6 +168,7 @@ extension StreamChat {
             if frame.elementsEqual(StreamChat.prefixes[2]) { return .leave }
             if frame.starts(with: StreamChat.prefixes[3]) { return try Self.kick(frame.dropFirst(6)) }
             if frame.starts(with: StreamChat.prefixes[4]) { return try Self.mute(frame.dropFirst(6)) }
+            if frame.starts(with: StreamChat.prefixes[5]) { return .token(String(decoding: frame.dropFirst(7), as: UTF8.self)) }
             throw FrameError(message: "unknown frame: \(StreamChat.preview(frame))")
         }
 
@@ -187,7 +192,7 @@ extension StreamChat {
 
     static let endToken = Array("::END".utf8)
     static let prefixes = [Array("USR_NAME::".utf8), Array("MSG::".utf8), Array("LEAVE::".utf8),
-                           Array("KICK::".utf8), Array("MUTE::".utf8)]
+                           Array("KICK::".utf8), Array("MUTE::".utf8), Array("TOKEN::".utf8)]
     static let forbiddenTokenBytes = forbiddenTokens.map { Array($0.utf8) }
     static let separator = Array("::".utf8)
 

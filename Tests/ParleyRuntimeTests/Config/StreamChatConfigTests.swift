@@ -27,6 +27,17 @@ import ParleyTestSupport
         #expect(try parse("name = \"b\"\n[bot.streamchat]\nkeepalive = false\n").streamchat.keepalive == nil)
     }
 
+    /// `moderator_token` (or `_env`) is what the bot presents before its name;
+    /// one that cannot go in a frame is refused at its line.
+    @Test func theModeratorTokenIsReadAndChecked() throws {
+        #expect(try parse("name = \"b\"\n").streamchat.moderatorToken == nil)
+        #expect(try parse("name = \"b\"\n[bot.streamchat]\nmoderator_token = \"abc123\"\n").streamchat.moderatorToken == "abc123")
+        let bad = errorText { _ = try parse("name = \"b\"\n[bot.streamchat]\nmoderator_token = \"a::b\"\n") }
+        #expect(bad.contains("streamchat-bot.toml:4") && bad.contains("cannot go in a StreamChat frame"), "\(bad)")
+        setenv("PARLEY_TEST_SC_TOKEN", "from-env", 1)
+        #expect(try parse("name = \"b\"\n[bot.streamchat]\nmoderator_token_env = \"PARLEY_TEST_SC_TOKEN\"\n").streamchat.moderatorToken == "from-env")
+    }
+
     @Test func aNameWithAFrameTokenIsRefused() {
         let e = errorText { _ = try parse("name = \"bad::name\"\n") }
         #expect(e.contains("streamchat-bot.toml:2") && e.contains("bad::name") && e.contains("'::'"), "\(e)")
