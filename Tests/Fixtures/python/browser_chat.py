@@ -298,7 +298,16 @@ def dashboard(url, shots, chat_url):
         until("the broken plugin's error count", lambda: errors() == "runtime 1")
         print("ok: a plugin's errors are counted by kind")
         until("its log line", lambda: "broken" in d.find_element(By.ID, "logs").text)
-        print("ok: the plugin's error is among the last log lines")
+        times = [float(li.get_attribute("data-time")) for li in d.find_elements(By.CSS_SELECTOR, "#logs li")]
+        if times != sorted(times, reverse=True):
+            raise Failure(f"the log lines are not newest first: {times}")
+        print("ok: the plugin's error is among the last log lines, newest first")
+        # A laptop's window: every card's plugin table fits, nothing scrolls sideways.
+        d.set_window_size(1280, 800)
+        wide = d.execute_script("return [...document.querySelectorAll('.card')].map(c => c.scrollWidth - c.clientWidth)")
+        if any(w > 0 for w in wide):
+            raise Failure(f"at 1280 px a card's table is wider than the card: {wide}")
+        print("ok: at 1280 px every card's table fits")
         d.save_screenshot(os.path.join(shots, "dashboard.png"))
 
 

@@ -85,10 +85,11 @@ function render(report) {
   $("fleet").textContent = report.botCount > report.bots.length
     ? `${report.botCount} bots; the first ${report.bots.length} are shown.` : `${report.botCount} bot${report.botCount === 1 ? "" : "s"}.`;
   $("bots").replaceChildren(...report.bots.map((b) => card(b, report.time)));
-  $("logs").replaceChildren(...report.logs.map((l) => {
+  // Newest first: what just happened is at the top, not below every card.
+  $("logs").replaceChildren(...report.logs.slice().reverse().map((l) => {
     const who = [l.bot, l.plugin].filter(Boolean).join("/");
     const time = new Date(l.time * 1000).toLocaleTimeString();
-    return el("li", { class: l.level }, `${time} ${l.level} ${who ? who + ": " : ""}${l.text}`);
+    return el("li", { class: l.level, "data-time": String(l.time) }, `${time} ${l.level} ${who ? who + ": " : ""}${l.text}`);
   }));
 }
 
