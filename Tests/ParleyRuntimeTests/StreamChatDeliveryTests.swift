@@ -131,15 +131,16 @@ struct StreamChatDeliveryTests {
         defer { server.close(promise: nil) }
         let port = server.localAddress!.port!
         var options = StreamChatOptions()
-        options.echoTimeout = 1
+        // Five times the server's 0.4 s between lines: a loaded machine may hold a line back a second.
+        options.echoTimeout = 2
         let plugin = #"bot.on("connection", function(ev) if ev.state == "online" then bot.send("lobby", "hello, crowd") end end)"#
         let rec = Recorder()
         let transport = StreamChatTransport(host: "127.0.0.1", port: port, name: "bot", options: options, connectTimeout: 5)
         let runner = BotRunner(spec: try botSpec(name: "bot", port: port, plugins: [("hello", plugin)], transport: transport),
                                observer: rec.observer)
         let run = Task { await runner.run() }
-        // The echo comes 3 s after the send, three echo timeouts, with a join every 0.4 s before it.
-        #expect(await eventually(10) { rec.sent.contains { $0.text == "hello, crowd" } }, "\(rec.logs.map(\.text))")
+        // The echo comes 6 s after the send, three echo timeouts, with a join every 0.4 s before it.
+        #expect(await eventually(15) { rec.sent.contains { $0.text == "hello, crowd" } }, "\(rec.logs.map(\.text))")
         #expect(await runner.stats.reconnects == 0, "\(rec.logs.map(\.text))")
         await runner.stop()
         _ = await run.value
@@ -155,7 +156,7 @@ struct StreamChatDeliveryTests {
     }
 }
 
-/// A StreamChat server that is behind: each MSG is echoed 3 s late, with a
+/// A StreamChat server that is behind: each MSG is echoed 6 s late, with a
 /// line about someone else every 0.4 s until then.
 private final class BehindServer: ChannelInboundHandler, Sendable {
     typealias InboundIn = ByteBuffer
@@ -165,12 +166,12 @@ private final class BehindServer: ChannelInboundHandler, Sendable {
         let channel = context.channel
         for part in text.components(separatedBy: "::END") where part.hasPrefix("MSG::") {
             let echo = "bot::" + part.dropFirst("MSG::".count) + "\n"
-            for i in 1...7 {
+            for i in 1...14 {
                 channel.eventLoop.scheduleTask(in: .milliseconds(Int64(i) * 400)) {
                     channel.writeAndFlush(ByteBuffer(string: "guest\(i) has joined\n"), promise: nil)
                 }
             }
-            channel.eventLoop.scheduleTask(in: .seconds(3)) { channel.writeAndFlush(ByteBuffer(string: echo), promise: nil) }
+            channel.eventLoop.scheduleTask(in: .seconds(6)) { channel.writeAndFlush(ByteBuffer(string: echo), promise: nil) }
         }
     }
 }

@@ -99,14 +99,16 @@ struct ProbeTests {
         #expect(took < .seconds(10), "the shutdown took \(took) with /events open")
     }
 
-    /// A bot that could not start (its journal is a file) while the others
+    /// A bot that could not start (its journal is damaged) while the others
     /// run: `/readyz` says it failed and why, not `offline`, and so does the
     /// dashboard's state. The process runs on for the others.
     @Test func aBotThatCouldNotStartIsNamedFailedWithItsReason() async throws {
         let server = try await StreamChatServer.start(.init())
         defer { Task { await server.shutdown() } }
         let dir = try temporaryDirectory()
-        try "not a directory".write(to: dir.appendingPathComponent("taken"), atomically: true, encoding: .utf8)
+        let taken = dir.appendingPathComponent("taken")
+        try FileManager.default.createDirectory(at: taken, withIntermediateDirectories: true)
+        try Data(repeating: 0x78, count: 8192).write(to: taken.appendingPathComponent("00000000000000000001.seg"))
         try """
         [[bot]]
         name = "good"
