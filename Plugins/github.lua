@@ -12,14 +12,19 @@
 -- 401 to any request whose X-Hub-Signature-256 does not match, before this
 -- plugin sees it.
 
-local room = bot.config.room or "dev"
+local room = bot.settings({ room = "dev" }).room
 
--- A commit subject can be as long as its author liked: the room gets the start of it.
+-- A commit subject can be as long as its author liked: the room gets its
+-- first 200 characters. utf8.offset finds where the 201st begins.
 local function subject(message)
   local first = message:match("^[^\r\n]*")
-  if #first > 200 then first = first:sub(1, 200):gsub("[\128-\191]*$", ""):gsub("[\192-\255]$", "") .. "…" end
+  local cut = utf8.len(first) and utf8.offset(first, 201)
+  if cut and cut <= #first then first = first:sub(1, cut - 1) .. "…" end
   return first
 end
+
+-- A field of the payload that should be text; anything else reads as `missing`.
+local function text(v, missing) return type(v) == "string" and v ~= "" and v or missing end
 
 bot.webhook("push", function(req)
   local event = req.headers["x-github-event"]
@@ -32,24 +37,31 @@ bot.webhook("push", function(req)
      or (push.commits ~= nil and type(push.commits) ~= "table") then
     return { status = 400, body = "not a push payload" }
   end
-  local who = type(push.pusher) == "table" and push.pusher.name or "someone"
-  local repo = push.repository.full_name or "?"
+  local who = text(type(push.pusher) == "table" and push.pusher.name, "someone")
+  local repo = text(push.repository.full_name, "?")
   local tag = push.ref:match("^refs/tags/(.+)")
   local branch = push.ref:gsub("^refs/heads/", "")
+  local commits = push.commits or {}
   local line
   if push.deleted then
     line = ("%s deleted %s %s of %s"):format(who, tag and "tag" or "branch", tag or branch, repo)
   elseif tag then
     line = ("%s pushed tag %s to %s"):format(who, tag, repo)
+  elseif #commits == 0 then
+    -- A new branch at an existing commit, or a force-push back: no new commits to count.
+    line = ("%s %s branch %s of %s"):format(who, push.created and "created" or "moved", branch, repo)
   else
-    local commits = push.commits or {}
     line = ("%s pushed %d commit%s to %s of %s"):format(who, #commits, #commits == 1 and "" or "s", branch, repo)
     -- The first line of the newest commit's message says what it was about.
     local head = commits[#commits]
-    if type(head) == "table" and type(head.message) == "string" then line = line .. ": " .. subject(head.message) end
+    local said = type(head) == "table" and text(head.message) and subject(head.message)
+    if said and said ~= "" then line = line .. ": " .. said end
   end
-  -- A refused send (the outbox full, say) is a failure GitHub should see and retry.
-  local ok, why = bot.send(room, line)
+  -- Names and subjects come from outside: bot.fit cuts the line to what the
+  -- chat carries (StreamChat: 300 characters) and breaks up its frame tokens.
+  -- A send still refused (the outbox full, say) is a failure GitHub should
+  -- see and retry.
+  local ok, why = bot.send(room, bot.fit(line))
   if not ok then return { status = 503, body = "not announced: " .. why } end
   -- Returning nothing answers 204; once answered, the send is in the journal.
 end)

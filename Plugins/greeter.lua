@@ -8,17 +8,21 @@
 --                                            -- (a dropped connection, a quick rejoin)
 --                                            -- is not greeted again
 --
--- `bot.config` is this plugin's table from the bot config; it is an empty
--- table when the config says nothing, so indexing it is always safe.
+-- bot.settings fills in the defaults below for what the config leaves out,
+-- and refuses a misspelt key ("welcom") or a value of the wrong type
+-- (regreet_after = "600") when the plugin loads, not when someone joins.
 --
 -- What it remembers, in bot.state (so it survives restarts):
 --   "seen:ROOM:USER" = the last time USER joined or left ROOM (os.time()).
 -- Joins and leaves both count, so someone who was in the room a minute ago
 -- is never greeted twice, even if the bot missed their leave.
 
-local welcome = bot.config.welcome or "Welcome, {user}!"
-local welcome_back = bot.config.welcome_back or "Welcome back, {user}!"
-local regreet_after = bot.config.regreet_after or 600
+local settings = bot.settings({
+  welcome = "Welcome, {user}!",
+  welcome_back = "Welcome back, {user}!",
+  regreet_after = 600,
+})
+local welcome, welcome_back, regreet_after = settings.welcome, settings.welcome_back, settings.regreet_after
 
 -- Fill {user}/{room} placeholders. A table as the gsub replacement looks each
 -- placeholder name up; unknown names are left as they are.

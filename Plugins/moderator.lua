@@ -139,8 +139,10 @@ end
 -- A name as the bot says it in the room: cut at 40 characters, so a very
 -- long one still leaves room for the warning in the chat's message limit.
 local function named(user)
+  -- utf8.offset gives where the 41st character starts; past the end (#user + 1)
+  -- when the name has exactly 40, which then needs no cut.
   local cut = utf8.len(user) and utf8.offset(user, 41)
-  return cut and user:sub(1, cut - 1) .. "…" or user
+  return cut and cut <= #user and user:sub(1, cut - 1) .. "…" or user
 end
 
 -- A value in an audit line, quoted when it holds a space, `=`, a quote or a
@@ -333,22 +335,32 @@ end)
 -- Parley refuse everyone else before the handler runs.
 local mods = { roles = { "moderator" } }
 
--- The whole rest of the line is the name: "!strikes bad guy" is about "bad guy".
+-- The whole rest of the line is the name, as typed: "!strikes bad  guy" is
+-- about "bad  guy" (args.raw keeps the inner spacing; args would lose it).
 bot.command("strikes", function(msg, args)
-  local user = table.concat(args, " ")
+  local user = args.raw
   if user == "" then return msg:reply("usage: !strikes USER") end
   local n = strikes(user, os.time()).n
   msg:reply(("%s has %d strike%s."):format(named(user), n, n == 1 and "" or "s"))
 end, { help = "how many strikes a user has", usage = "USER", roles = mods.roles })
 
 bot.command("pardon", function(msg, args)
-  local user = table.concat(args, " ")
+  local user = args.raw
   if user == "" then return msg:reply("usage: !pardon USER") end
   local s = bot.state.get(key(user))
   if not s then return msg:reply(("%s has no strikes to forgive."):format(named(user))) end
   bot.state.set(key(user), nil)
   bot.log.info(("audit user=%s action=pardon by=%s room=%s"):format(field(user), field(msg.user), field(msg.room)))
-  local seconds = mute_left(s, msg.room, os.time())
-  msg:reply(("%s is forgiven.%s"):format(named(user), seconds
-    and (" The mute running now ends in %d s: the chat has no unmute."):format(seconds) or ""))
+  -- Mutes running in any room, not only the one the pardon was typed in.
+  local now, running = os.time(), {}
+  for room in pairs(s.muted or {}) do
+    local seconds = mute_left(s, room, now)
+    if seconds then running[#running + 1] = ("%s (%d s)"):format(room, seconds) end
+  end
+  if #running == 0 and mute_left(s, msg.room, now) then   -- an older record's one mute for every room
+    running[1] = ("%s (%d s)"):format(msg.room, mute_left(s, msg.room, now))
+  end
+  table.sort(running)
+  msg:reply(("%s is forgiven.%s"):format(named(user), #running > 0
+    and (" A mute still runs, in %s: the chat has no unmute."):format(table.concat(running, ", ")) or ""))
 end, { help = "forgive all of a user's strikes", usage = "USER", roles = mods.roles })

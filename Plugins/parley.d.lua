@@ -211,6 +211,20 @@ function bot.roles(user) end
 ---@return string? err
 function bot.send(room, text) end
 
+--- `text` as the transport carries it, for text from outside the chat: forbidden
+--- tokens broken up (`MSG::` → `MSG:`), control characters it cannot carry made
+--- spaces, each line cut to its character limit and the whole to `message_bytes`.
+---@param text string
+---@return string
+function bot.fit(text) end
+
+--- `bot.config` with `defaults` filled in; a key not among them, or a value of
+--- another type than its default's, is an error when the plugin loads.
+---@generic T: table
+---@param defaults T
+---@return T
+function bot.settings(defaults) end
+
 --- Show or hide the bot's typing indicator (debounced; stops by itself after 5 s or when the bot sends).
 ---@param room string
 ---@param on? boolean default true

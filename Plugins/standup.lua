@@ -14,11 +14,10 @@
 -- The schedule survives restarts, and one missed while the bot was down is
 -- sent once when it is back (a late reminder beats none).
 
-local cfg = bot.config
-local room = cfg.room or "lobby"
-local text = cfg.text or "Stand-up in five minutes!"
+local cfg = bot.settings({ room = "lobby", at = "55 8 * * mon-fri", text = "Stand-up in five minutes!" })
+local room, text = cfg.room, cfg.text
 
-bot.cron(cfg.at or "55 8 * * mon-fri", function()
+bot.cron(cfg.at, function()
   -- A skip lives in bot.state, so it survives a restart too.
   if bot.state.get("skip") then
     bot.state.set("skip", nil)

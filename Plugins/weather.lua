@@ -13,7 +13,7 @@
 -- as an event of its own (with its own budget), with `res` or, when the
 -- request failed, with nil and the reason.
 
-local url = bot.config.url or "https://api.example.com/weather?city={city}"
+local url = bot.settings({ url = "https://api.example.com/weather?city={city}" }).url
 
 -- Spaces and other special characters may not appear in a URL as they are.
 local function encode(text)
@@ -23,7 +23,8 @@ end
 bot.command("weather", function(msg, args)
   local city = args.raw
   if city == "" then return msg:reply("usage: !weather CITY") end
-  if #city > 100 then return msg:reply("That is a long name for a city.") end
+  -- utf8.len counts characters ("Zürich" is 6), or is nil for bytes that are not UTF-8.
+  if (utf8.len(city) or math.huge) > 100 then return msg:reply("That is a long name for a city.") end
   -- A function as gsub's replacement: "%" in the encoded city is then not special.
   local target = url:gsub("{city}", function() return encode(city) end)
   local id, err = bot.http({ url = target, timeout = 5 }, function(res, why)
@@ -39,7 +40,9 @@ bot.command("weather", function(msg, args)
     if type(w) ~= "table" or type(w.sky) ~= "string" or type(w.temp) ~= "number" then
       return msg:reply("Sorry, I could not read the forecast.")
     end
-    msg:reply(("%s: %s, %s°C"):format(type(w.city) == "string" and w.city or city, w.sky, w.temp))
+    -- The service's words are not ours: bot.fit cuts them to what the chat
+    -- carries (StreamChat: 300 characters, no frame tokens).
+    msg:reply(bot.fit(("%s: %s, %s°C"):format(type(w.city) == "string" and w.city or city, w.sky, w.temp)))
   end)
   -- Refused at once: not in [bot.http] allow, or too many requests.
   if not id then msg:reply("Sorry, I can't ask right now (" .. err .. ").") end

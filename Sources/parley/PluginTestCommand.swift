@@ -61,7 +61,14 @@ struct PluginTestCommand: AsyncParsableCommand {
         var options = BotOptions(name: name ?? "parley")
         if let config {
             do {
-                options = try BotConfigFile.load(path: config).bot(named: name).botOptions
+                let file = try BotConfigFile.load(path: config)
+                let bot = try file.bot(named: name)
+                options = bot.botOptions
+                // The configured transport's text rules, so a test refuses what the live bot's transport would.
+                let placeholders = Dictionary(uniqueKeysWithValues: EmbeddedServers.transports.map { ($0, HostPort(host: "127.0.0.1", port: 1)) })
+                if let spec = try? BotSpecs.make(file, embedded: placeholders, log: { _, _ in }).first(where: { $0.options.name == bot.name }) {
+                    options.transport = options.transport.withTextRules(of: spec.transport.capabilities)
+                }
             } catch {
                 throw UsageFailure(message: error.description)
             }

@@ -51,7 +51,7 @@ import Testing
     @Test func helpListsWhatTheAskingUserMayRunFromEveryPlugin() async throws {
         let script = [message("!help", user: "mallory"), message("!help", user: "alice"),
                       message("!help kick", user: "mallory"), message("parley: help roll"), message("!help nope"),
-                      message("!help !roll"), message("!help !nope")]
+                      message("!help !roll"), message("parley: help !nope")]
             .joined(separator: "\n")
         let actions = try await run(plugins: [("fun", Self.fun), ("mod", Self.moderation)], script: script, options: Self.options)
         #expect(texts(actions) == [
@@ -59,7 +59,8 @@ import Testing
             "Commands: !kick, !ping, !roll, !warn. !help NAME tells more.",
             "!kick USER: remove a user (needs the moderator role)",
             "!roll: roll a die",
-            "No command !nope. !help lists them.",
+            // A prefixed `!help nope` reaches every bot in the room: one that
+            // does not know it stays silent. Asked by name, it says so.
             "!roll: roll a die",
             "No command !nope. !help lists them.",
         ])
@@ -93,9 +94,13 @@ import Testing
         #expect(texts(try await run(plugins: [("quiet", quiet)], script: script)) == [])
     }
 
+    /// A bot whose commands all need a role the user lacks has nothing to
+    /// offer a prefixed `!help`, which the room's other bots answer too: it
+    /// stays silent; asked by name, it says so.
     @Test func commandsTheUserMayNotRunAreNotListed() async throws {
         let guarded = #"bot.command("ban", function(m) m:reply("banned") end, { roles = { "moderator" } })"#
-        #expect(texts(try await run(plugins: [("mod", guarded)], script: message("!help"))) == ["No commands you may run here."])
+        let script = [message("!help"), message("parley: help"), message("@parley help")].joined(separator: "\n")
+        #expect(texts(try await run(plugins: [("mod", guarded)], script: script)) == ["No commands you may run here.", "No commands you may run here."])
     }
 
     @Test func botRolesReadsTheConfig() async throws {

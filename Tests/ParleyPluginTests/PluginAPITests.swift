@@ -703,6 +703,51 @@ struct PluginAPITests {
         #expect(got == ["nil this bot is not in room 'nowhere' (rooms: lobby)", "true nil"], "\(got)")
     }
 
+    /// `bot.fit` makes outside text something `bot.send` takes: frame tokens
+    /// broken up, control characters made spaces, each line cut to the
+    /// transport's characters and the whole to the plugin's bytes.
+    @Test func fitCutsOutsideTextToWhatTheTransportCarries() async throws {
+        var o = BotOptions(name: "parley")
+        o.transport = .streamchat
+        o.limits.messageBytes = 1000
+        let p = #"""
+        bot.command("f", function(m)
+          local long = string.rep("é", 400)
+          for _, t in ipairs({ "a MSG:: b ::END c MSG:::", "bell\7 and\27 esc", long, "short\n" .. long, string.rep("ab\n", 600) }) do
+            local fitted = bot.fit(t)
+            local ok, err = bot.send(m.room, fitted)
+            bot.log.info(("%s %d %s"):format(tostring(ok), utf8.len(fitted), err or fitted:sub(1, 24)))
+          end
+        end)
+        """#
+        let a = try await run(plugins: [("p", p)], script: message("!f"), options: o)
+        // "MSG:::" loses a colon twice: the first cut leaves "MSG::" again.
+        #expect(logs(a) == ["true 20 a MSG: b ::EN c MSG:", "true 14 bell  and  esc", "true 300 éééééééééééé",
+                            "true 306 short\nééééééééé", "true 998 ab\nab\nab\nab\nab\nab\nab\nab\n"], "\(logs(a))")
+        // Where nothing needs it, the text comes back as it was.
+        let plain = try await run(plugins: [("p", #"bot.command("f", function(m) m:reply(bot.fit("bell\7 ok")) end)"#)], script: message("!f"))
+        #expect(texts(plain) == ["bell\u{07} ok"])
+    }
+
+    /// `bot.settings` fills in defaults and refuses, at load and at the
+    /// plugin's line, a key it does not know or a value of another type.
+    @Test func settingsFillInDefaultsAndRefuseTyposAndTypes() async throws {
+        var o = BotOptions(name: "parley")
+        let p = #"""
+        local s = bot.settings({ room = "lobby", every = 60, loud = false })
+        bot.command("s", function(m) m:reply(("%s %s %s"):format(s.room, s.every, s.loud)) end)
+        """#
+        o.pluginConfig["p"] = .record([("every", .int(5))])
+        #expect(texts(try await run(plugins: [("p", p)], script: message("!s"), options: o)) == ["lobby 5 false"])
+        o.pluginConfig["p"] = .record([("evry", .int(5))])
+        let typo = try await run(plugins: [("p", p)], script: message("!s"), options: o)
+        #expect(typo.compactMap(\.errorText).first?.hasPrefix(#"p.lua:1: unknown setting "evry"; the settings are every, loud, room"#) == true, "\(typo)")
+        o.pluginConfig["p"] = .record([("loud", .string("yes"))])
+        let typed = try await run(plugins: [("p", p)], script: message("!s"), options: o)
+        #expect(typed.compactMap(\.errorText).first?.hasPrefix("p.lua:1: setting loud must be a boolean (its default is false), got a string") == true, "\(typed)")
+        #expect(texts(typed).isEmpty, "the plugin did not load")
+    }
+
     /// A budget error names the line where the budget ran out, even when a
     /// pcall caught it there and it was raised again further on.
     @Test func aBudgetErrorNamesWhereTheBudgetRanOutThroughAPcall() async throws {

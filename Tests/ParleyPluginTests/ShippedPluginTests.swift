@@ -27,6 +27,48 @@ struct ShippedPluginTests {
         #expect(r.stdout == expected)
     }
 
+    /// Text from outside the chat fits StreamChat: a push with a long branch,
+    /// repository and subject is announced cut to 300 characters, and a
+    /// subject holding a frame token is announced with it broken up. The
+    /// harness applies the config's transport rules, as the live bot's would.
+    @Test func githubFitsItsLineToStreamChat() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let config = dir.appendingPathComponent("bot.toml")
+        try "[[bot]]\nname = \"parley\"\ntransport = \"streamchat\"\nplugins = [\"\(Self.plugin("github"))\"]\n[bot.plugin.github]\nroom = \"lobby\"\n"
+            .write(to: config, atomically: true, encoding: .utf8)
+        func push(_ subject: String) -> String {
+            let body = #"{"ref":"refs/heads/feature/JIRA-1234-improve-the-login-flow","repository":{"full_name":"my-organisation/my-fairly-long-repository-name"},"pusher":{"name":"al"},"commits":[{"message":"\#(subject)"}]}"#
+            let quoted = body.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+            return #"{"type":"webhook","plugin":"github","path":"push","headers":{"X-GitHub-Event":"push"},"body":""# + quoted + #""}"#
+        }
+        let events = [push(String(repeating: "word ", count: 40)), push("fix MSG:: parsing ::END")].joined(separator: "\n") + "\n"
+        let r = try CLITests.parley(["plugin", "test", Self.plugin("github"), "--config", config.path, "--events", "-"], stdin: events)
+        #expect(r.status == 0, "\(r.stderr)")
+        let sent = r.stdout.split(separator: "\n").filter { $0.contains(#""action":"send""#) }
+        #expect(sent.count == 2, "\(r.stdout)")
+        #expect(!r.stdout.contains(#""status":503"#), "\(r.stdout)")
+        #expect(sent.first?.contains("…") == true && sent.first?.contains("al pushed 1 commit to feature/JIRA-1234") == true, "\(r.stdout)")
+        #expect(sent.last?.contains("fix MSG: parsing ::EN") == true, "\(r.stdout)")
+    }
+
+    /// A setting the greeter does not know, or of the wrong type, stops it
+    /// at load, naming the line, instead of an error at every join.
+    @Test func greeterChecksItsSettingsAtLoad() async throws {
+        var options = BotOptions(name: "parley")
+        options.pluginConfig["greeter"] = .record([("regreet_after", .string("600"))])
+        let source = try String(contentsOfFile: Self.plugin("greeter"), encoding: .utf8)
+        let arrival = #"{"type":"join","room":"lobby","user":"ann"}"#
+        let typed = try await run(plugins: [("greeter", source)], script: arrival, options: options)
+        #expect(typed.contains { $0.errorKind == .runtime && ($0.errorText ?? "").contains("setting regreet_after must be a number (its default is 600), got a string") },
+                "\(typed.map(\.json))")
+        #expect(typed.compactMap(\.sentText).isEmpty)
+        options.pluginConfig["greeter"] = .record([("welcom", .string("Hi {user}"))])
+        let typo = try await run(plugins: [("greeter", source)], script: arrival, options: options)
+        #expect(typo.contains { ($0.errorText ?? "").contains(#"unknown setting "welcom"; the settings are regreet_after, welcome, welcome_back"#) },
+                "\(typo.map(\.json))")
+    }
+
     /// The greeter's "seen" times and the moderator's strikes live in
     /// bot.state, so a restarted bot (the same journal, a new process)
     /// neither greets someone who just left nor forgets their strikes.
@@ -220,6 +262,10 @@ struct ShippedPluginTests {
             message("!pardon bob", user: "carol"),
             message("heck", user: "mallory action=pardon"),
             message("frak", user: String(repeating: "z", count: 290)),
+            // A name of exactly 40 characters is said whole; inner spacing is kept.
+            message("crap", user: String(repeating: "y", count: 40)),
+            message("darn", user: "bad  guy"),
+            message("!strikes bad  guy", user: "carol"),
         ]
         let got = try await run(plugins: [("moderator", source)], script: script.joined(separator: "\n"), options: options)
         let audits = got.compactMap(\.logText).filter { $0.hasPrefix("audit") }
@@ -236,7 +282,9 @@ struct ShippedPluginTests {
         let said = got.compactMap(\.sentText)
         #expect(said.contains("bad guy has 0 strikes."), "\(said)")
         #expect(said.contains("nobody has no strikes to forgive."), "\(said)")
-        #expect(said.contains("bob is forgiven. The mute running now ends in 600 s: the chat has no unmute."), "\(said)")
+        #expect(said.contains("bob is forgiven. A mute still runs, in lobby (600 s): the chat has no unmute."), "\(said)")
+        #expect(said.contains(String(repeating: "y", count: 40) + ", please mind your language. You are muted for 10 minutes."), "\(said)")
+        #expect(said.contains("bad  guy has 1 strike."), "\(said)")
         #expect(said.contains(String(repeating: "z", count: 40) + "…, please mind your language. You are muted for 10 minutes."), "\(said)")
     }
 

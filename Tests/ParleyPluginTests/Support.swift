@@ -34,4 +34,5 @@ extension BotAction {
     var sentText: String? { if case .send(_, let t) = kind { return t } else { return nil } }
     var errorKind: PluginErrorKind? { if case .error(let k, _) = kind { return k } else { return nil } }
     var logText: String? { if case .log(_, let t) = kind { return t } else { return nil } }
+    var errorText: String? { if case .error(_, let t) = kind { return t } else { return nil } }
 }

@@ -55,6 +55,19 @@ public struct TransportCapabilities: Sendable, Equatable {
     /// The harness's transport: everything, no limits beyond the plugin's own.
     public static let harness = TransportCapabilities(name: "harness", kick: true, mute: true, delete: true)
 
+    /// These capabilities with `other`'s rules for text (length, forbidden
+    /// tokens, control characters, a message per line): `parley plugin test
+    /// --config` refuses what the configured transport would.
+    public func withTextRules(of other: TransportCapabilities) -> TransportCapabilities {
+        var c = self
+        c.maxCharacters = other.maxCharacters
+        c.maxBytes = other.maxBytes
+        c.forbiddenSubstrings = other.forbiddenSubstrings
+        c.controls = other.controls
+        c.linesAreMessages = other.linesAreMessages
+        return c
+    }
+
     /// `bot.transport` as the plugin sees it.
     package var luaValue: LuaValue {
         var fields: [(String, LuaValue)] = [
@@ -95,6 +108,40 @@ public struct TransportCapabilities: Sendable, Equatable {
         guard !controls, let u = text.unicodeScalars.first(where: StreamChat.isControl) else { return nil }
         let hex = String(u.value, radix: 16, uppercase: true)
         return "the control character U+\(String(repeating: "0", count: max(0, 4 - hex.count)) + hex), which \(name) cannot carry"
+    }
+
+    /// `text` as this transport carries it, for text from outside (a web
+    /// API, a payload, a user's words quoted back): each forbidden token
+    /// loses its last character (`MSG::` → `MSG:`), a control character it
+    /// cannot carry becomes a space, each line is cut to `maxCharacters` and
+    /// the whole to `maxBytes`, with "…" where cut. `bot.send` then takes it,
+    /// unless it is blank or a quota is spent.
+    package func fit(_ text: String, maxBytes: Int) -> String {
+        var t = text
+        if !controls, t.unicodeScalars.contains(where: { StreamChat.isControl($0) && $0 != "\n" && $0 != "\r" }) {
+            var scalars = String.UnicodeScalarView()
+            for u in t.unicodeScalars { scalars.append(StreamChat.isControl(u) && u != "\n" && u != "\r" ? " " : u) }
+            t = String(scalars)
+        }
+        // Each replacement shortens the text, so a token that a replacement makes anew is met on a later round.
+        for token in forbiddenSubstrings where !token.isEmpty {
+            while let r = t.range(of: token) { t.replaceSubrange(r, with: token.dropLast()) }
+        }
+        if let max = maxCharacters, max > 1 {
+            t = t.split(separator: "\n", omittingEmptySubsequences: false)
+                .map { $0.count > max ? String($0.prefix(max - 1)) + "…" : String($0) }
+                .joined(separator: "\n")
+        }
+        if t.utf8.count > maxBytes {
+            var kept = "", bytes = 3   // "…" is three bytes
+            for c in t {
+                bytes += c.utf8.count
+                if bytes > maxBytes { break }
+                kept.append(c)
+            }
+            t = kept + "…"
+        }
+        return t
     }
 
     /// Why `text` is too long in characters for this transport, checked line

@@ -6,7 +6,7 @@ import ParleyStore
 enum HostFunction: Int32, CaseIterable {
     case stateGet = 1, stateSet, timerAdd, timerCancel, history, roster, checkLength, away
     case commandInfo, roles, help, mayRun, jsonEncode, jsonDecode, httpRequest, webhookAdd, webhookReply, moderate, preludeExtension
-    case answersHelp
+    case answersHelp, fit
 
     var luaName: String {
         switch self {
@@ -30,6 +30,7 @@ enum HostFunction: Int32, CaseIterable {
         case .moderate: "moderate"
         case .preludeExtension: "extension"
         case .answersHelp: "answers_help"
+        case .fit: "fit"
         }
     }
 
@@ -37,7 +38,7 @@ enum HostFunction: Int32, CaseIterable {
     /// (`native.host(id)`): not in every VM's table of natives.
     var extensionOnly: Bool {
         switch self {
-        case .commandInfo, .help, .mayRun, .httpRequest, .webhookAdd, .webhookReply, .moderate: true
+        case .commandInfo, .help, .mayRun, .httpRequest, .webhookAdd, .webhookReply, .moderate, .fit: true
         default: false
         }
     }
@@ -65,7 +66,7 @@ protocol PluginServices: AnyObject {
     /// The roles `[bot.roles]` gives a user, sorted.
     func roles(of user: String) -> [String]
     /// The built-in `help` command's answer to `user`, or nil when a plugin has its own.
-    func helpText(for user: String, command: String?) -> String?
+    func helpText(for user: String, command: String?, byName: Bool) -> String?
     /// Whether `plugin` answers the built-in `help` now: the first enabled one in load order.
     func answersHelp(_ plugin: Plugin) -> Bool
     /// A command as people type it: `!kick`, or `parley: kick` without a prefix.

@@ -41,7 +41,8 @@ extension Plugin {
     func help(_ a: [LuaValue]) -> Result<[LuaValue], HostCallError> {
         guard let user = a.first?.stringValue else { return .success([.nil]) }
         let command = a.count > 1 ? a[1].stringValue : nil
-        return .success([services.helpText(for: user, command: command).map { .string($0) } ?? .nil])
+        let byName = a.count > 2 && a[2] == .bool(true)
+        return .success([services.helpText(for: user, command: command, byName: byName).map { .string($0) } ?? .nil])
     }
 
     /// `may_run(user, command)`: true, or false with the refusal to send

@@ -129,6 +129,9 @@ final class Plugin: HostFunctions {
         case .webhookReply: return webhookReply(a)
         case .moderate: return moderate(a)
         case .answersHelp: return .success([.bool(services.answersHelp(self))])
+        case .fit:
+            guard let text = a.first?.stringValue else { return .failure(HostCallError("bot.fit: the text must be a string")) }
+            return .success([.string(services.transport.fit(text, maxBytes: limits.messageBytes))])
         case .preludeExtension:
             // Only the prelude holds this function: a prelude extension's bytecode by name.
             guard let name = a.first?.stringValue, let code = Prelude.extensions[name] else {

@@ -7,7 +7,7 @@
 -- a VM the first time its plugin reaches for them (see LAZY below), so a
 -- fleet of simulated people does not carry them: prelude_commands.lua
 -- (bot.command and the built-in help) and prelude_extras.lua (bot.cron,
--- bot.http, bot.webhook, bot.kick, bot.mute, bot.delete).
+-- bot.http, bot.webhook, bot.fit, bot.settings, bot.kick, bot.mute, bot.delete).
 local native, setup = ...
 local type, tostring, pairs, rawget = type, tostring, pairs, rawget
 -- A check here fails at the plugin's line that called the API, as a host
@@ -157,7 +157,7 @@ local core = {
 -- loads it. Neither is reachable from plugin code, and no text a plugin
 -- made ever reaches load_chunk.
 local LAZY = { command = "commands", cron = "extras", http = "extras", webhook = "extras",
-               kick = "extras", mute = "extras", delete = "extras" }
+               kick = "extras", mute = "extras", delete = "extras", fit = "extras", settings = "extras" }
 local loaded = {}
 local extension, load_chunk = native.extension, native.load_chunk
 local function extend(which)

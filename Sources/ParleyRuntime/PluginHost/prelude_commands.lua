@@ -39,10 +39,11 @@ end
 
 -- "!cmd args", or addressed by name: "parley: cmd", "parley, cmd", "@parley cmd".
 local function parse_command(text)
-  local rest
+  local rest, by_name
   if prefix ~= "" and sub(text, 1, #prefix) == prefix then
     rest = sub(text, #prefix + 1)
   else
+    by_name = true
     -- "name: cmd", "name, cmd" or "@name cmd": a sentence that merely
     -- starts with the bot's name ("max said hi") is not addressed to it.
     local at = byte(text, 1) == 64 -- "@"
@@ -64,7 +65,7 @@ local function parse_command(text)
     e = e - 1
   end
   if e < #args then args = sub(args, 1, e) end
-  return cmd, args
+  return cmd, args, by_name
 end
 
 -- The built-in `help`: the first enabled plugin in load order answers it for the
@@ -74,13 +75,13 @@ end
 local help_text, may_run, log_warn = host(@help@), host(@may_run@), core.log_warn
 
 core.commands = function(msg, text)
-  local cmd, argtext = parse_command(text)
+  local cmd, argtext, by_name = parse_command(text)
   if not cmd then return end
   cmd = lower(cmd)
   local list = commands[cmd]
   if not list then
     if cmd == "help" and answers_help() then
-      local reply = help_text(msg.user, match(argtext, "^(%S+)"))
+      local reply = help_text(msg.user, match(argtext, "^(%S+)"), by_name == true)
       if reply then send(msg.room, reply) end
     end
     return

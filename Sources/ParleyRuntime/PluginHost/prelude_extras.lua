@@ -1,6 +1,7 @@
 -- A prelude extension (see prelude.lua): schedules, the world outside the
 -- chat, and moderation. Loaded into a plugin's VM the first time it reaches
--- for bot.cron, bot.http, bot.webhook, bot.kick, bot.mute or bot.delete.
+-- for bot.cron, bot.http, bot.webhook, bot.fit, bot.settings, bot.kick,
+-- bot.mute or bot.delete.
 -- @NAME@ is the id of the host function NAME (filled in by Prelude.swift).
 local bot, core = ...
 local host = core.host
@@ -27,6 +28,43 @@ function bot.http(req, fn)
   local id, err = http_request(req)
   if id then callbacks[id] = fn end
   return id, err
+end
+
+-- bot.settings(defaults): bot.config with the defaults filled in. A key the
+-- plugin does not know (a typo) or a value of another type than its
+-- default's is an error at load, at the plugin's line, rather than a
+-- setting silently ignored or an error on every event it touches.
+function bot.settings(defaults)
+  if type(defaults) ~= "table" then fail("bot.settings: expected a table of defaults, got " .. type(defaults)) end
+  local names = {}
+  for k in pairs(defaults) do names[#names + 1] = tostring(k) end
+  table.sort(names)
+  local given, out = bot.config, {}
+  for k, v in pairs(given) do
+    local d = defaults[k]
+    if d == nil then
+      fail(("unknown setting %q; the settings are %s"):format(tostring(k), table.concat(names, ", ")))
+    end
+    if type(v) ~= type(d) then
+      fail(("setting %s must be a %s (its default is %s), got a %s"):format(k, type(d), tostring(d), type(v)))
+    end
+  end
+  for k, d in pairs(defaults) do
+    local v = given[k]
+    if v == nil then v = d end
+    out[k] = v
+  end
+  return out
+end
+
+-- bot.fit(text): the text as this transport carries it (the host cuts it to
+-- the limits, breaks up forbidden tokens), for text from outside the chat.
+local fit = host(@fit@)
+function bot.fit(text)
+  local t = type(text)
+  if t ~= "string" and t ~= "number" then fail("bot.fit: the text must be a string, got " .. t) end
+  local fitted = fit(tostring(text))
+  return fitted
 end
 
 -- Moderation: each returns true, or nil and why ("not supported by stomp").

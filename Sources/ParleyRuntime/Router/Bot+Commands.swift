@@ -11,7 +11,10 @@ extension Bot {
     /// NAME` shows one command's usage. nil, and the bot stays silent, when it
     /// has no commands (a room of greeters would each answer otherwise), or
     /// when a plugin registered its own `help` command: then that one answers.
-    func helpText(for user: String, command: String?) -> String? {
+    /// A prefixed `!help` reaches every bot in the room, so a bot with nothing
+    /// to offer (no such command, none the user may run) stays silent rather
+    /// than contradict the one that has; asked by name (`bot: help`), it says so.
+    func helpText(for user: String, command: String?, byName: Bool) -> String? {
         let live = plugins.filter { !$0.isDisabled }
         if !live.contains(where: { !$0.commands.isEmpty }) || live.contains(where: { $0.commands["help"] != nil }) { return nil }
         let userRoles = Set(roles(of: user))
@@ -22,7 +25,7 @@ extension Bot {
             let prefix = options.commandPrefix.lowercased()
             if !prefix.isEmpty, command.hasPrefix(prefix), command.count > prefix.count { command.removeFirst(prefix.count) }
             guard let info = live.lazy.compactMap({ $0.commands[command] }).first else {
-                return "No command \(shown(command: command)). \(shown(command: "help")) lists them."
+                return byName ? "No command \(shown(command: command)). \(shown(command: "help")) lists them." : nil
             }
             var line = shown(command: command)
             if let usage = info.usage, !usage.isEmpty { line += " " + usage }
@@ -32,7 +35,7 @@ extension Bot {
         }
         var names = Set<String>()
         for p in live { for (n, c) in p.commands where mayRun(c) { names.insert(n) } }
-        guard !names.isEmpty else { return "No commands you may run here." }
+        guard !names.isEmpty else { return byName ? "No commands you may run here." : nil }
         let list = names.sorted().map { shown(command: $0) }.joined(separator: ", ")
         return "Commands: \(list). \(shown(command: "help")) NAME tells more."
     }
