@@ -127,6 +127,10 @@ final class PollingLink: EngineIOLink {
         return written.futureResult
     }
 
+    /// Packets one POST carries at most: python-engineio refuses more (its
+    /// `max_decode_packets`) by dropping the whole POST while answering 200.
+    static let maxPacketsPerPost = 16
+
     /// Sends what is queued, one POST at a time, until the queue is empty.
     private func kick() {
         let start = state.withLockedValue { s -> Bool in
@@ -138,8 +142,14 @@ final class PollingLink: EngineIOLink {
         Task {
             while true {
                 let (batch, stopped) = state.withLockedValue { s -> ([([EngineIO.Packet], EventLoopPromise<Void>?)], Bool) in
-                    let b = s.queue
-                    s.queue = []
+                    // Whole writes, up to a POST's packets (one bigger write alone, cut below).
+                    var n = 0, packets = 0
+                    while n < s.queue.count, n == 0 || packets + s.queue[n].0.count <= Self.maxPacketsPerPost {
+                        packets += s.queue[n].0.count
+                        n += 1
+                    }
+                    let b = Array(s.queue.prefix(n))
+                    s.queue.removeFirst(n)
                     if b.isEmpty { s.posting = false }
                     return (b, s.stopped)
                 }
@@ -148,10 +158,13 @@ final class PollingLink: EngineIOLink {
                     for (_, p) in batch { p?.fail(TransportError(.closed, "the polling session is closed")) }
                     continue
                 }
-                let body = EngineIO.encodePayload(batch.flatMap(\.0))
+                let packets = batch.flatMap(\.0)
                 do {
-                    _ = try await HTTPClients.request(client: client, url: endpoint.url(transport: .polling, sid: sid), method: .POST,
-                                               headers: headers, body: body, timeout: getTimeout, limit: 4096)
+                    for start in stride(from: 0, to: packets.count, by: Self.maxPacketsPerPost) {
+                        let body = EngineIO.encodePayload(Array(packets[start..<min(start + Self.maxPacketsPerPost, packets.count)]))
+                        _ = try await HTTPClients.request(client: client, url: endpoint.url(transport: .polling, sid: sid), method: .POST,
+                                                   headers: headers, body: body, timeout: getTimeout, limit: 4096)
+                    }
                     for (_, p) in batch { p?.succeed() }
                 } catch {
                     let e = error as? TransportError ?? TransportError(.closed, "polling send failed: \(error)")

@@ -74,6 +74,8 @@ public struct SocketIOTransport: Transport {
         let nameTaken = NIOLockedValueBox<Set<String>>([])
         let name = self.name
         let log = self.log
+        let unconfirmed = UnconfirmedSends()
+        let acked = options.ackSends
         let settings = EngineIOConnection.Settings(
             endpoint: endpoint, links: options.transports, headers: options.headers, caFile: options.caFile,
             connectTimeout: connectTimeout, loop: loop)
@@ -113,6 +115,12 @@ public struct SocketIOTransport: Transport {
                 events.finish(throwing: TransportError(.closed, "the server refused namespace \(namespace): \(message)"))
             }
         }, ended: { error in
+            // Without acks a send counts once written: say how many of those the lost link may have taken.
+            if error != nil, !acked, let n = unconfirmed.recent(), n > 0 {
+                log("socketio: \(n) send\(n == 1 ? "" : "s") written in the last \(Int(UnconfirmedSends.window)) s before the link was lost "
+                    + "had no acknowledgement (ack_sends is off): the server may not have \(n == 1 ? "it" : "them"); "
+                    + "ack_sends = true makes each wait for the server's ack")
+            }
             events.finish(throwing: error)
         }, log: log)
         // However the session ends (a refusal, a lost link, the consumer gone), the link goes with it.
@@ -130,7 +138,7 @@ public struct SocketIOTransport: Transport {
             throw error
         }
         return SocketIOSession(client: client, events: events, name: name, options: options,
-                               loop: loop ?? MultiThreadedEventLoopGroup.singleton.any(),
+                               loop: loop ?? MultiThreadedEventLoopGroup.singleton.any(), unconfirmed: unconfirmed,
                                namespaceOf: Dictionary(namespaces.map { ($0.room, $0.namespace) }, uniquingKeysWith: { a, _ in a }))
     }
 }
@@ -144,11 +152,14 @@ final class SocketIOSession: TransportSession {
     private let namespaceOf: [String: String]
     /// The link's loop: a batch with nothing to write is answered there.
     private let loop: any EventLoop
+    /// Sends written without an ack, for the line a lost link logs.
+    private let unconfirmed: UnconfirmedSends
 
     init(client: SocketIOClient, events: TransportEvents, name: String, options: SocketIOOptions, loop: any EventLoop,
-         namespaceOf: [String: String]) {
+         unconfirmed: UnconfirmedSends, namespaceOf: [String: String]) {
         self.client = client
         self.loop = loop
+        self.unconfirmed = unconfirmed
         self.events = events
         self.name = name
         self.options = options
@@ -181,6 +192,7 @@ final class SocketIOSession: TransportSession {
             }
         }
         var packets: [EngineIO.Packet] = []
+        unconfirmed.wrote(batch.count)
         // Building a packet fails only on what this message is (its room, its size).
         return writeAsOne(batch, on: loop, encode: { m in
             packets += try client.packets(options.events.chatMessage, [.string(name), .string(m.text)],
@@ -220,3 +232,27 @@ final class SocketIOSession: TransportSession {
         client.abort()
     }
 }
+
+/// Sends written without an ack in the last `window` seconds: what a lost
+/// link may have taken with it, for its log line. Counted per second.
+final class UnconfirmedSends: Sendable {
+    static let window = 60.0
+    private let seconds = NIOLockedValueBox<[(second: Int, count: Int)]>([])
+
+    func wrote(_ n: Int) {
+        let now = Int(NIODeadline.now().uptimeNanoseconds / 1_000_000_000)
+        seconds.withLockedValue { s in
+            if s.last?.second == now { s[s.count - 1].count += n } else { s.append((now, n)) }
+            s.removeAll { $0.second <= now - Int(Self.window) }
+        }
+    }
+
+    /// How many were written within the window; nil when none ever were.
+    func recent() -> Int? {
+        let now = Int(NIODeadline.now().uptimeNanoseconds / 1_000_000_000)
+        return seconds.withLockedValue { s in
+            s.isEmpty ? nil : s.filter { $0.second > now - Int(Self.window) }.reduce(0) { $0 + $1.count }
+        }
+    }
+}
+

@@ -167,12 +167,15 @@ struct SocketIOScenarioTests {
     }
 
     /// A polling-only server: the bot's WebSocket attempt is refused and it
-    /// falls back to long-polling, then works as usual.
+    /// falls back to long-polling, then works as usual. A burst of sends goes
+    /// out in POSTs of at most 16 packets: python-engineio drops a bigger one
+    /// whole, answering 200.
     @Test(arguments: SocketServerKind.allCases)
     func aPollingOnlyServerIsReachedByLongPolling(_ kind: SocketServerKind) async throws {
         let server = try await SocketServer.start(kind, .init(pollingOnly: true))
         let rec = Recorder()
-        let (bot, run) = try startBot(server, recorder: rec)
+        let burst = #"bot.command("burst", function(m) for i = 1, 20 do bot.send(m.room, "b" .. i) end end)"#
+        let (bot, run) = try startBot(server, plugins: [("burst", burst)], recorder: rec)
         #expect(await eventually { await bot.state == .online })
         var polling = SocketIOOptions()
         polling.transports = [.polling]
@@ -180,10 +183,33 @@ struct SocketIOScenarioTests {
         #expect(await eventually { alice.texts(from: "parley").contains("Welcome, alice!") })
         try await alice.say("!echo over polling")
         #expect(await eventually { alice.texts(from: "parley").contains("over polling") })
+        try await alice.say("!burst")
+        let all = (1...20).map { "b\($0)" }
+        #expect(await eventually { alice.texts(from: "parley").filter { $0.hasPrefix("b") } == all }, "\(alice.texts(from: "parley"))")
         await alice.leave()
         await bot.stop()
         _ = await run.value
         await server.stop()
+    }
+
+    /// Without `ack_sends` a send counts once written: a link lost soon after
+    /// says how many such sends it may have taken with it.
+    @Test func aLostLinkSaysHowManyUnacknowledgedSendsItMayHaveTaken() async throws {
+        let server = try await SocketServer.start(.embedded)
+        let lines = Mutex<[String]>([])
+        let rec = Recorder()
+        let hello = #"bot.on("connection", function(ev) if ev.state == "online" then bot.send("lobby", "one"); bot.send("lobby", "two") end end)"#
+        var spec = try botSpec(name: "parley", port: 0, plugins: [("hello", hello)],
+                               transport: server.transport("parley", log: { line in lines.withLock { $0.append(line) } }))
+        spec.presence.backoffInitial = 30   // stays away once the link is gone
+        let bot = BotRunner(spec: spec, observer: rec.observer)
+        let run = Task { await bot.run() }
+        #expect(await eventually { rec.sent.count == 2 })
+        await server.stop()
+        #expect(await eventually { lines.withLock { $0.contains { $0.hasPrefix("socketio: 2 sends written in the last 60 s before the link was lost had no acknowledgement (ack_sends is off)") } } },
+                "\(lines.withLock { $0 })")
+        await bot.stop()
+        _ = await run.value
     }
 
     /// `transports = ["polling", "websocket"]`: start polling, upgrade with the probe.
