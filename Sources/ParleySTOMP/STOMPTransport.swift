@@ -90,16 +90,27 @@ public struct STOMPTransport: Transport {
         }, log: log)
         events.onTermination = { client.abort() }
         do {
+            // Each failure names its room and destination: with many rooms, the one the broker refuses.
             for s in subscriptions {
-                try await client.request(STOMPFrame("SUBSCRIBE", [("id", s.id), ("destination", s.destination), ("ack", "auto")]),
-                                         timeout: connectTimeout)
+                do {
+                    try await client.request(STOMPFrame("SUBSCRIBE", [("id", s.id), ("destination", s.destination), ("ack", "auto")]),
+                                             timeout: connectTimeout)
+                } catch let e as TransportError {
+                    throw TransportError(e.kind, "\(s.room.map { "room \($0): " } ?? "")the SUBSCRIBE to \(s.destination) failed: \(e.message)")
+                }
             }
             // With a receipt: a send destination the broker refuses fails the
             // connect with its reason (and presence backs off) rather than
-            // ending every session a moment after it began.
+            // ending every session a moment after it began. A SEND's receipt
+            // is waited for as long as any send's (`receipt_timeout`).
             if options.announce, !options.types.join.isEmpty {
                 for room in rooms {
-                    try await client.request(mapper.send(type: options.types.join, room: room, text: ""), timeout: connectTimeout)
+                    let announce = mapper.send(type: options.types.join, room: room, text: "")
+                    do {
+                        try await client.request(announce, timeout: min(connectTimeout, options.receiptTimeout))
+                    } catch let e as TransportError {
+                        throw TransportError(e.kind, "room \(room): the join announce to \(announce[header: "destination"] ?? "?") failed: \(e.message)")
+                    }
                 }
             }
         } catch {

@@ -55,6 +55,8 @@ public struct SocketIOOptions: Sendable, Equatable {
         o.transports = parsed
         o.path = try t.string("path", default: o.path)
         if !o.path.hasPrefix("/") { throw t.error("path", "the path must start with '/' (e.g. \"/socket.io/\")") }
+        // Servers answer 404 without the trailing slash; the JS client adds it too.
+        if !o.path.hasSuffix("/") { o.path += "/" }
         o.headers = try stringTable(t, "headers") ?? [:]
         o.query = try stringTable(t, "query") ?? [:]
         o.auth = try stringTable(t, "auth")

@@ -46,6 +46,8 @@ import ParleyTestSupport
         #expect(b.socketio == SocketIOOptions())
         #expect(b.socketio.transports == [.websocket, .polling])
         #expect(b.socketio.path == "/socket.io/")
+        // The trailing slash servers need is added, as the JS client adds it.
+        #expect(try parse("[bot.socketio]\npath = \"/socket.io\"\n").socketio.path == "/socket.io/")
         #expect(b.socketio.events.newMessage == "newChatMessage")
         #expect(b.socketio.events.chatMessage == "chatMessage")
     }

@@ -95,6 +95,21 @@ extension RabbitMQTests {
             await proxy.stop()
         }
 
+        /// A subscription RabbitMQ refuses fails the connect naming its room
+        /// and destination: with many rooms, which one the broker refused.
+        @Test func aRefusedSubscriptionNamesItsRoomAndDestination() async throws {
+            try await RabbitMQ.require()
+            let room = RabbitMQ.freshRoom()
+            let rec = Recorder()
+            let log = TransportLog()
+            let options = RabbitMQ.options { $0.subscribe = "/topic/bad/{room}" }
+            let (bot, run) = try startBot(room: room, options: options, recorder: rec, log: log)
+            #expect(await eventually(15) { !rec.logs(containing: "room \(room): the SUBSCRIBE to /topic/bad/\(room) failed: ").isEmpty },
+                    "\(rec.logs.map(\.text)) \(log.lines)")
+            await bot.stop(drainTimeout: 0.2)
+            _ = await run.value
+        }
+
         /// A SEND to a destination RabbitMQ refuses (a `/` inside a topic key):
         /// the ERROR names no receipt and ends the session, so the first one
         /// looks like a lost link and the reply goes out again after the
