@@ -9,6 +9,20 @@ enum JournalAccess {
     /// nearest existing parent is a directory it may write to). Permission bits are not the whole answer
     /// (procfs refuses even root), so a directory is made there and removed.
     static func problem(_ path: String) -> String? {
+        var probed: [String: String?] = [:]
+        return problem(path, probed: &probed)
+    }
+
+    /// The problem of each path that has one, by path. A fleet's journals
+    /// (`/data/{bot}`) share their parent, which is probed once.
+    static func problems(_ paths: [String]) -> [String: String] {
+        var probed: [String: String?] = [:], out: [String: String] = [:]
+        for path in paths { out[path] = problem(path, probed: &probed) }
+        return out
+    }
+
+    /// `probed`: each parent probed so far, with why it refused a directory.
+    private static func problem(_ path: String, probed: inout [String: String?]) -> String? {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
             guard isDirectory.boolValue else { return "journal \(path) is a file, not a directory" }
@@ -26,11 +40,16 @@ enum JournalAccess {
         guard isDirectory.boolValue, access(parent.path, W_OK) == 0 else {
             return "journal \(path) cannot be made: \(parent.path) is not a directory this user may write to"
         }
-        var probe = Array((parent.path + "/.parley-check-XXXXXX").utf8CString)
-        guard let made = mkdtemp(&probe) else {
-            return "journal \(path) cannot be made: \(parent.path) refuses a directory (\(String(cString: strerror(errno))))"
+        if probed[parent.path] == nil {
+            var probe = Array((parent.path + "/.parley-check-XXXXXX").utf8CString)
+            if let made = mkdtemp(&probe) {
+                rmdir(made)
+                probed[parent.path] = .some(nil)
+            } else {
+                probed[parent.path] = .some("refuses a directory (\(String(cString: strerror(errno))))")
+            }
         }
-        rmdir(made)
+        if let why = probed[parent.path] ?? nil { return "journal \(path) cannot be made: \(parent.path) \(why)" }
         return nil
     }
 }

@@ -68,8 +68,9 @@ struct RunCommand: AsyncParsableCommand {
         }
         // A journal `run` could not write would fail when it first needs a
         // new file, maybe hours from now: refused here, as `check` reports it.
+        let problems = JournalAccess.problems(file.bots.compactMap(\.journal))
         let unwritable = file.bots.compactMap { bot in
-            bot.journal.flatMap(JournalAccess.problem).map { "\(file.path):\(bot.journalLine): \($0)" }
+            bot.journal.flatMap { problems[$0] }.map { "\(file.path):\(bot.journalLine): \($0)" }
         }
         if !unwritable.isEmpty {
             for line in unwritable.prefix(10) { logger.error("\(line)") }
@@ -78,7 +79,7 @@ struct RunCommand: AsyncParsableCommand {
         }
         let (listen, token) = try HTTPOptionsParsing.read(http: http, tokenEnv: httpTokenEnv)
         if let listen {
-            do { try await HTTPServer.probe(host: listen.host, port: listen.port) } catch {
+            do { try HTTPServer.probe(host: listen.host, port: listen.port) } catch {
                 logger.error("--http \(listen.host):\(listen.port): \(NetworkErrors.describe(error)); no bot was started")
                 throw ExitCode(1)
             }

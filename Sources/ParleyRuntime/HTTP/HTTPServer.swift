@@ -86,12 +86,18 @@ public enum HTTPServer {
     /// Binds `host:port` and lets it go, so an address in use or not this
     /// host's is found before any bot connects rather than after they all
     /// started. Another process may still take it in between: then the
-    /// server's own bind fails, as before.
-    public static func probe(host: String, port: Int) async throws {
-        let channel = try await ServerBootstrap(group: loop)
-            .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
-            .bind(host: host, port: port).get()
-        try await channel.close().get()
+    /// server's own bind fails, as before. A bare socket that never listens:
+    /// a listener, however brief, would accept a client's connection and
+    /// leave it unanswered.
+    public static func probe(host: String, port: Int) throws {
+        let address = try SocketAddress.makeAddressResolvingHost(host, port: port)
+        let fd = socket(address.protocol.rawValue, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw IOError(errnoCode: errno, reason: "socket") }
+        defer { close(fd) }
+        var on: Int32 = 1
+        _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
+        let bound = address.withSockAddr { pointer, size in bind(fd, pointer, socklen_t(size)) }
+        if bound != 0 { throw IOError(errnoCode: errno, reason: "bind") }
     }
 
     /// The server's own event loop. The embedded chat servers and the

@@ -86,7 +86,8 @@ final class HeldLines: Sendable {
 
 /// What a fleet's log says of all its bots at once, so that 10,000 bots do
 /// not log 10,000 alike lines: each bot's first `online` (through
-/// `HeldLines`), the moment the last of them came online, and the stop.
+/// `HeldLines`), and the moment the last of them came online. (`Fleet`
+/// sums up their plain stops and their reloads.)
 final class FleetLines: Sendable {
     let size: Int
     let online = HeldLines(noun: "bots online")

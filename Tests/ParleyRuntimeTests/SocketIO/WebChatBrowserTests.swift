@@ -241,6 +241,9 @@ enum RawHTTP {
         try await Task.detached {
             guard let fd = connected(port: port) else { throw PeerError("cannot connect to \(port)") }
             defer { close(fd) }
+            // A server that never answers fails the request instead of holding a thread of the pool for ever.
+            var wait = timeval(tv_sec: 30, tv_usec: 0)
+            _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
             let request = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
                 + headers.map { $0 + "\r\n" }.joined() + "Content-Length: 0\r\n\r\n"
             _ = request.withCString { send(fd, $0, strlen($0), 0) }
