@@ -34,13 +34,13 @@ struct CheckCommand: AsyncParsableCommand {
         }
         // The transports as `run` makes them: an unusable `server` is found here too.
         do {
-            let placeholders = Dictionary(uniqueKeysWithValues: EmbeddedServers.transports.map { ($0, HostPort(host: "127.0.0.1", port: 1)) })
-            _ = try BotSpecs.make(file, embedded: placeholders) { _, _ in }
+            _ = try BotSpecs.make(file, embedded: EmbeddedServers.placeholders) { _, _ in }
         } catch {
             CommandOutput.print("parley: \(error.description)", to: .error)
             throw ExitCode(2)
         }
         var failures = 0, journalProblems = 0
+        let unwritable = JournalAccess.problems(file.bots.compactMap(\.journal))
         // The bots of one `[[bot]]` table (a fleet) share its plugins and settings: loaded once.
         var checkedTables: Set<Int> = []
         for bot in file.bots {
@@ -49,7 +49,7 @@ struct CheckCommand: AsyncParsableCommand {
             let server = bot.server ?? (EmbeddedServers.transports.contains(bot.transport) ? "(embedded server)" : "(found by discovery)")
             CommandOutput.print("bot \(bot.name): \(bot.transport) \(server), rooms \(bot.rooms.joined(separator: ", ")), "
                 + "journal \(bot.journal ?? "none (state in memory)"), plugins \(plugins.isEmpty ? "none" : plugins.joined(separator: ", "))")
-            if let journal = bot.journal, let problem = JournalAccess.problem(journal) {
+            if let journal = bot.journal, let problem = unwritable[journal] {
                 journalProblems += 1
                 CommandOutput.print("\(file.path):\(bot.journalLine): \(problem)", to: .error)
             }
@@ -81,7 +81,6 @@ struct CheckCommand: AsyncParsableCommand {
         CommandOutput.print("ok: \(file.bots.count) bot\(file.bots.count == 1 ? "" : "s")")
     }
 
-    /// What loading the bot's plugins, in order, reported as errors.
     /// A misspelt role is legal TOML and a legal config, and nobody can run
     /// the command it was meant for: said as warnings, with the line. A role
     /// no command needs may still be read by a plugin (`bot.roles`), so it
@@ -100,7 +99,8 @@ struct CheckCommand: AsyncParsableCommand {
         return out
     }
 
-    /// The plugins' load errors, and the roles their commands need.
+    /// What loading the bot's plugins, in order, reported as errors, and the
+    /// roles their commands need.
     static func load(_ bot: BotConfig) async throws -> (problems: [String], roles: [String: [String]]) {
         var sources: [(name: String, source: [UInt8])] = []
         for path in bot.plugins {

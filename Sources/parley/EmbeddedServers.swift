@@ -33,6 +33,10 @@ public final class EmbeddedServers: Sendable {
     /// The transports that have an embedded server.
     public static let transports = [StreamChatTransport.driver.name, SocketIOTransport.driver.name]
 
+    /// Addresses standing in for the embedded servers, for `BotSpecs.make`
+    /// where nothing connects (`check`, `plugin test --config`).
+    static let placeholders = Dictionary(uniqueKeysWithValues: transports.map { ($0, HostPort(host: "127.0.0.1", port: 1)) })
+
     /// Starts one server of each transport named in `transports` that has one
     /// (StreamChat, Socket.IO); `moderators` names each one's moderators, by transport.
     public static func start(_ transports: Set<String>, moderators: [String: [String]] = [:],

@@ -4,17 +4,12 @@ import Foundation
 /// refuses to start without it, rather than fail when the journal first
 /// needs a new file, which may be hours later.
 enum JournalAccess {
-    /// Why `run` could not open a journal at `path`, or nil: it must be a
-    /// directory whose files it may read and write, or one `run` can make (its
-    /// nearest existing parent is a directory it may write to). Permission bits are not the whole answer
-    /// (procfs refuses even root), so a directory is made there and removed.
-    static func problem(_ path: String) -> String? {
-        var probed: [String: String?] = [:]
-        return problem(path, probed: &probed)
-    }
-
-    /// The problem of each path that has one, by path. A fleet's journals
-    /// (`/data/{bot}`) share their parent, which is probed once.
+    /// Why `run` could not open each journal that has a problem, by path. A
+    /// journal must be a directory whose files it may read and write, or one
+    /// `run` can make (its nearest existing parent is a directory it may
+    /// write to). Permission bits are not the whole answer (procfs refuses
+    /// even root), so a directory is made there and removed: once per
+    /// parent, which a fleet's journals (`/data/{bot}`) share.
     static func problems(_ paths: [String]) -> [String: String] {
         var probed: [String: String?] = [:], out: [String: String] = [:]
         for path in paths { out[path] = problem(path, probed: &probed) }

@@ -65,8 +65,7 @@ struct PluginTestCommand: AsyncParsableCommand {
                 let bot = try file.bot(named: name)
                 options = bot.botOptions
                 // The configured transport's text rules, so a test refuses what the live bot's transport would.
-                let placeholders = Dictionary(uniqueKeysWithValues: EmbeddedServers.transports.map { ($0, HostPort(host: "127.0.0.1", port: 1)) })
-                if let spec = try? BotSpecs.make(file, embedded: placeholders, log: { _, _ in }).first(where: { $0.options.name == bot.name }) {
+                if let spec = try? BotSpecs.make(file, embedded: EmbeddedServers.placeholders, log: { _, _ in }).first(where: { $0.options.name == bot.name }) {
                     options.transport = options.transport.withTextRules(of: spec.transport.capabilities)
                 }
             } catch {

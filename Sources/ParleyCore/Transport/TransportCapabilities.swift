@@ -118,10 +118,10 @@ public struct TransportCapabilities: Sendable, Equatable {
     /// unless it is blank or a quota is spent.
     package func fit(_ text: String, maxBytes: Int) -> String {
         var t = text
-        if !controls, t.unicodeScalars.contains(where: { StreamChat.isControl($0) && $0 != "\n" && $0 != "\r" }) {
-            var scalars = String.UnicodeScalarView()
-            for u in t.unicodeScalars { scalars.append(StreamChat.isControl(u) && u != "\n" && u != "\r" ? " " : u) }
-            t = String(scalars)
+        // Line breaks stay: each line is a message of its own.
+        let cannotCarry = { (u: Unicode.Scalar) in StreamChat.isControl(u) && u != "\n" && u != "\r" }
+        if !controls, t.unicodeScalars.contains(where: cannotCarry) {
+            t = String(String.UnicodeScalarView(t.unicodeScalars.map { cannotCarry($0) ? " " : $0 }))
         }
         // Each replacement shortens the text, so a token that a replacement makes anew is met on a later round.
         for token in forbiddenSubstrings where !token.isEmpty {

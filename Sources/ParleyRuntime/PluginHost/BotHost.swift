@@ -119,8 +119,7 @@ actor BotHost {
         switch Self.read(file) {
         case .failure(let unreadable):
             // The file, not the plugin, is at fault: said as the outcome, not as a plugin error.
-            guard case .error(_, let why) = unreadable.action.kind else { return (.failed(running: running), out, bot.nextDue) }
-            return (.unreadable(why, running: running), out, bot.nextDue)
+            return (.unreadable(unreadable.why, running: running), out, bot.nextDue)
         case .success(let source) where running:
             let (ok, actions) = try bot.reloadPlugin(name: name, source: source)
             out += actions
@@ -133,18 +132,20 @@ actor BotHost {
         }
     }
 
-    /// A plugin's source, or the error action that says why it cannot be read.
+    /// A plugin's source, or why it cannot be read.
     private static func read(_ file: BotSpec.PluginFile) -> Result<[UInt8], Unreadable> {
         do {
             return .success(Array(try Data(contentsOf: URL(fileURLWithPath: file.path))))
         } catch {
-            return .failure(Unreadable(action: BotAction(
-                plugin: file.name, .error(.runtime, "cannot read \(file.path): \(error.localizedDescription)"))))
+            return .failure(Unreadable(plugin: file.name, why: "cannot read \(file.path): \(error.localizedDescription)"))
         }
     }
 
     struct Unreadable: Error {
-        var action: BotAction
+        var plugin: String
+        var why: String
+        /// At start, the plugin's error: it does not run.
+        var action: BotAction { BotAction(plugin: plugin, .error(.runtime, why)) }
     }
 
     /// Fires what is due, then delivers events in order until all are

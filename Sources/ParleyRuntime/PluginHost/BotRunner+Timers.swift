@@ -35,7 +35,6 @@ extension BotRunner {
     /// The plugins this bot loads, for whoever watches their files (`Fleet`).
     public nonisolated var plugins: [BotSpec.PluginFile] { spec.plugins }
 
-
     /// Loads a new version of one plugin; the old one keeps running if it
     /// fails. `quiet`: the caller sums up this bot's outcome with others'
     /// (`Fleet`), so neither it nor the plugin's load errors are logged here
