@@ -83,10 +83,27 @@ static void hook(lua_State *L, lua_Debug *ar);
 static void plugin_where(lua_State *L, char *out, size_t size) {
     lua_Debug ar;
     out[0] = '\0';
+    if (!lua_checkstack(L, 3)) return;
     for (int level = 0; lua_getstack(L, level, &ar); level++) {
-        if (lua_getinfo(L, "Sl", &ar) && ar.currentline > 0) {
+        if (!lua_getinfo(L, "Slf", &ar)) continue;
+        int hear = lua_tocfunction(L, -1) == parley_hear;
+        lua_pop(L, 1);
+        if (ar.currentline > 0) {
             snprintf(out, size, "%s:%d: ", ar.short_src, ar.currentline);
             return;
+        }
+        /* In a bot.hear pattern's search no plugin line runs yet: name the
+         * handler it belongs to (argument 3 of native.hear). */
+        if (hear && lua_getlocal(L, &ar, 3)) {
+            lua_Debug fn;
+            if (!lua_isfunction(L, -1)) {
+                lua_pop(L, 1);
+                continue;
+            }
+            if (lua_getinfo(L, ">S", &fn) && fn.linedefined > 0) {   /* pops the function */
+                snprintf(out, size, "%s:%d: bot.hear's pattern: ", fn.short_src, fn.linedefined);
+                return;
+            }
         }
     }
 }

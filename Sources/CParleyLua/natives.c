@@ -20,7 +20,7 @@
 #include <string.h>
 
 /* Bits of ctx->quota_reported: each quota is reported once per event. */
-enum { Q_SENDS = 1, Q_LENGTH = 2, Q_LOGS = 4, Q_FORBIDDEN = 8, Q_OUTBOX = 16, Q_ROOM = 32 };
+enum { Q_SENDS = 1, Q_LENGTH = 2, Q_LOGS = 4, Q_FORBIDDEN = 8, Q_OUTBOX = 16, Q_ROOM = 32, Q_EMPTY = 64 };
 
 /* Largest encoded argument list a host call accepts (state values are 64 KiB). */
 #define HOST_ARGS_LIMIT ((size_t)2 << 20)
@@ -154,7 +154,7 @@ static int nat_send(lua_State *L) {
     /* Blank text is no message on any chat (StreamChat drops its empty lines). Stops at the first visible byte. */
     size_t seen = 0;
     while (seen < tl && (text[seen] == ' ' || (text[seen] >= '\t' && text[seen] <= '\r'))) seen++;
-    if (seen == tl) return refuse(L, c, 0, "empty message");
+    if (seen == tl) return refuse(L, c, Q_EMPTY, "empty message");
     if (tl > c->max_message_bytes) {
         snprintf(msg, sizeof msg, "message too long: %zu bytes, the limit is %zu", tl, c->max_message_bytes);
         return refuse(L, c, Q_LENGTH, msg);

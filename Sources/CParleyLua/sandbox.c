@@ -16,6 +16,9 @@
  *     coroutine the budget killed (it keeps hooks off for good), and
  *     coroutine.close nesting is bounded (5.4.4's C-stack overflow);
  *   - string.find/match/gmatch/gsub are Parley's budgeted matcher;
+ *   - table.sort/move/insert/remove/concat charge the budget for their
+ *     loops, which run in C out of the hook's reach, and an empty
+ *     string.rep makes no loop;
  *   - the string metatable is locked.
  *
  * table, utf8, coroutine and os are opened on first use: the globals table's
@@ -31,6 +34,7 @@
 #include <lualib.h>
 #include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -497,6 +501,119 @@ static int sb_sort(lua_State *L) {
     return 0;
 }
 
+/*
+ * The other stock loops that run in C without a bound of their own. A loop
+ * that builds a result is bounded by the memory cap, but one that builds
+ * nothing is not: string.rep("", 1 << 40) or table.move({}, 1, 1 << 40, 1)
+ * would spin for hours out of the hook's reach. These charge the budget for
+ * their steps, so they trip it (and the deadline) as a Lua loop would. A
+ * step that reads and writes a table costs about what 8 instructions do.
+ */
+#define TABLE_STEP 8
+
+/* Charges `steps` of `cost` each, capped where a signed 64-bit count ends. */
+static void charge_steps(lua_State *L, lua_Unsigned steps, lua_Unsigned cost) {
+    lua_Unsigned max = (lua_Unsigned)INT64_MAX / cost;
+    parley_budget_charge(L, steps > max ? INT64_MAX : (int64_t)(steps * cost));
+}
+
+/* string.rep(s, n [, sep]): a result of any size is bounded by the memory
+ * cap, which it meets before it copies; an empty one is "" without the loop. */
+static int sb_rep(lua_State *L) {
+    size_t l, lsep;
+    luaL_checklstring(L, 1, &l);
+    lua_Integer n = luaL_checkinteger(L, 2);
+    luaL_optlstring(L, 3, "", &lsep);
+    if (n <= 0 || l + lsep == 0) {
+        lua_pushliteral(L, "");
+        return 1;
+    }
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, 1);
+    return 1;
+}
+
+/* table.move(a1, f, e, t [, a2]): e - f + 1 steps, charged up front. */
+static int sb_move(lua_State *L) {
+    lua_Integer f = luaL_checkinteger(L, 2), e = luaL_checkinteger(L, 3);
+    if (e >= f) charge_steps(L, (lua_Unsigned)e - (lua_Unsigned)f + 1u, TABLE_STEP);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, 1);
+    return 1;
+}
+
+/* One step of a loop over a table; charged 256 steps at a time. */
+#define STEP(L, i) do { if (((i) & 255) == 0) parley_budget_charge((L), 256 * TABLE_STEP); } while (0)
+
+/* table.insert(t, [pos,] v): written here rather than wrapped, as its length
+ * comes from __len, which a wrapper would call twice. */
+static int sb_insert(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_Integer e = (lua_Integer)((lua_Unsigned)luaL_len(L, 1) + 1u);   /* the first empty slot */
+    lua_Integer pos = e;
+    switch (lua_gettop(L)) {
+    case 2:
+        break;
+    case 3:
+        pos = luaL_checkinteger(L, 2);
+        if ((lua_Unsigned)pos - 1u >= (lua_Unsigned)e)
+            return luaL_error(L, "bad argument #2 to 'table.insert' (position out of bounds)");
+        for (lua_Integer i = e; i > pos; i--) {
+            STEP(L, (lua_Unsigned)i);
+            lua_geti(L, 1, i - 1);
+            lua_seti(L, 1, i);
+        }
+        break;
+    default:
+        return luaL_error(L, "wrong number of arguments to 'insert'");
+    }
+    lua_seti(L, 1, pos);
+    return 0;
+}
+
+/* table.remove(t [, pos]): as table.insert, written here. */
+static int sb_remove(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_Integer size = luaL_len(L, 1);
+    lua_Integer pos = luaL_optinteger(L, 2, size);
+    if (pos != size && (lua_Unsigned)pos - 1u > (lua_Unsigned)size)
+        return luaL_error(L, "bad argument #2 to 'table.remove' (position out of bounds)");
+    lua_geti(L, 1, pos);   /* the result */
+    for (; pos < size; pos++) {
+        STEP(L, (lua_Unsigned)pos);
+        lua_geti(L, 1, pos + 1);
+        lua_seti(L, 1, pos);
+    }
+    lua_pushnil(L);
+    lua_seti(L, 1, pos);
+    return 1;
+}
+
+/* table.concat(t [, sep [, i [, j]]]): charged for its steps, as __index
+ * can hand it the same short value for ever. */
+static int sb_concat(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    size_t lsep;
+    const char *sep = luaL_optlstring(L, 2, "", &lsep);
+    lua_Integer i = luaL_optinteger(L, 3, 1);
+    lua_Integer last = lua_isnoneornil(L, 4) ? luaL_len(L, 1) : luaL_checkinteger(L, 4);
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    for (lua_Unsigned step = 1; i <= last; i++, step++) {
+        STEP(L, step);
+        lua_geti(L, 1, i);
+        if (!lua_isstring(L, -1))
+            return luaL_error(L, "invalid value (%s) at index %I in table for 'concat'", luaL_typename(L, -1), (lua_Integer)i);
+        luaL_addvalue(&b);
+        if (i < last) luaL_addlstring(&b, sep, lsep);
+        if (i == LUA_MAXINTEGER) break;
+    }
+    luaL_pushresult(&b);
+    return 1;
+}
+
 /* ---------------------------------------------------------------- setup */
 
 static void set_fn(lua_State *L, int table, const char *name, lua_CFunction f) {
@@ -510,6 +627,13 @@ static void adjust_table(lua_State *L) {
     lua_getfield(L, -1, "sort");
     lua_pushcclosure(L, sb_sort, 1);
     lua_setfield(L, -2, "sort");
+    lua_getfield(L, -1, "move");
+    lua_pushcclosure(L, sb_move, 1);
+    lua_setfield(L, -2, "move");
+    int t = lua_gettop(L);
+    set_fn(L, t, "insert", sb_insert);
+    set_fn(L, t, "remove", sb_remove);
+    set_fn(L, t, "concat", sb_concat);
 }
 
 /* os: time, date (on the bot's clock), difftime, clock. */
@@ -619,6 +743,9 @@ int parley_open_sandbox(lua_State *L) {
     int s = lua_gettop(L);
     lua_pushnil(L);
     lua_setfield(L, s, "dump");
+    lua_getfield(L, s, "rep");
+    lua_pushcclosure(L, sb_rep, 1);
+    lua_setfield(L, s, "rep");
     parley_install_patterns(L, s);
     lua_pushliteral(L, "");
     lua_getmetatable(L, -1);

@@ -41,7 +41,7 @@ public enum LuaJSON {
         case .bool(let b): return .bool(b)
         case .int(let i): return .number(Double(i))
         case .double(let d):
-            guard d.isFinite else { throw LuaJSONError("\(d) has no JSON form") }
+            guard d.isFinite else { throw LuaJSONError("\(d.isNaN ? "NaN" : d > 0 ? "inf" : "-inf") has no JSON form") }
             return .number(d)
         case .bytes(let raw): return .string(try text(raw))
         case .table(let array, let hash):

@@ -1,4 +1,6 @@
 import ArgumentParser
+import Dispatch
+import Foundation
 import Logging
 import ParleyNet
 import ParleyRuntime
@@ -58,6 +60,22 @@ final class FleetService: Service {
     /// How each bot's run ended, in config order (once `run` returned).
     var outcomes: [BotOutcome] { result.withLock { $0 } }
 
+    /// A bot loop held where no budget reaches never finishes its drain, and
+    /// the group's cancellation (at 20 s) cannot reach it either: past this,
+    /// the process exits with a line rather than wait for a SIGKILL.
+    static let hardStopSeconds = 25
+
+    private static func armHardStop(_ logger: Logger) {
+        DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(hardStopSeconds)) {
+            logger.error("""
+                the shutdown did not finish \(hardStopSeconds) s after it began: a bot loop is still held \
+                (/healthz names how many); exiting without the rest of the drain
+                """)
+            fflush(nil)
+            exit(1)
+        }
+    }
+
     func run() async throws {
         let fleet = self.fleet, logger = self.logger
         if fleet.runners.isEmpty {
@@ -73,6 +91,7 @@ final class FleetService: Service {
             } onGracefulShutdown: {
                 logger.info(fleet.runners.count == 1 ? "shutting down: the bot drains its outbox and leaves"
                             : "shutting down: \(fleet.runners.count) bots drain their outboxes and leave")
+                Self.armHardStop(logger)
                 Task { await fleet.stop() }
             }
         } onCancel: {

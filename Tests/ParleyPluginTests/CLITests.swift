@@ -492,6 +492,43 @@ struct PortInUseTests {
         #expect(p.terminationStatus == 0)
     }
 
+    /// A bot loop held past the group's own time limit (here a plugin given
+    /// a budget of ten minutes) cannot drain: 25 s after SIGTERM the process
+    /// says so and exits 1, rather than wait for a SIGKILL.
+    @Test func aShutdownAHeldLoopBlocksExitsOneAfterItsLimit() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let plugin = dir.appendingPathComponent("hold.lua")
+        try "bot.after(0.2, function() while true do end end)\n".write(to: plugin, atomically: true, encoding: .utf8)
+        let config = dir.appendingPathComponent("bot.toml")
+        try "[[bot]]\nname = \"b\"\nplugins = [\"\(plugin.path)\"]\n[bot.limits]\ninstructions = 1000000000000000\ntime_ms = 600000\n"
+            .write(to: config, atomically: true, encoding: .utf8)
+        let log = dir.appendingPathComponent("stderr")
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: CLITests.binary)
+        p.arguments = ["run", config.path]
+        p.standardError = try FileHandle(forWritingTo: log)
+        p.standardOutput = FileHandle.nullDevice
+        try p.run()
+        defer { if p.isRunning { kill(p.processIdentifier, SIGKILL); p.waitUntilExit() } }
+        let online = Date().addingTimeInterval(30)
+        while Date() < online, (try? String(contentsOf: log, encoding: .utf8))?.contains("online") != true {
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        Thread.sleep(forTimeInterval: 1)
+        let sent = Date()
+        p.terminate()
+        while p.isRunning, Date().timeIntervalSince(sent) < 45 { Thread.sleep(forTimeInterval: 0.2) }
+        let took = Date().timeIntervalSince(sent)
+        let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        #expect(!p.isRunning, "still running \(took) s after SIGTERM: \(text)")
+        guard !p.isRunning else { return }
+        #expect(p.terminationStatus == 1)
+        #expect(took >= 24 && took < 40, "\(took) s")
+        #expect(text.contains("the shutdown did not finish 25 s after it began: a bot loop is still held"), "\(text)")
+    }
+
     /// SIGHUP reloads plugins only: a config edited since the start is said
     /// to be not applied, and one that no longer loads is said at once.
     @Test func aHangupSaysTheConfigChangedAndIsNotApplied() throws {

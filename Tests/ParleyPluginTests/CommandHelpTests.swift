@@ -103,6 +103,40 @@ import Testing
         #expect(texts(try await run(plugins: [("mod", guarded)], script: script)) == ["No commands you may run here.", "No commands you may run here."])
     }
 
+    /// `prefix = ""` turns prefixed commands off: the commands load, and
+    /// answer only when addressed to the bot by name.
+    @Test func anEmptyPrefixLeavesCommandsAddressedByName() async throws {
+        var o = Self.options
+        o.commandPrefix = ""
+        let script = [message("!ping"), message("ping"), message("parley: ping"), message("@parley roll"),
+                      message("parley, help")].joined(separator: "\n")
+        let actions = try await run(plugins: [("fun", Self.fun)], script: script, options: o)
+        #expect(errors(actions).isEmpty, "\(errors(actions))")
+        let said = texts(actions)
+        #expect(said.prefix(2) == ["pong", "4"], "\(said)")
+        #expect(said.count == 3 && said[2].contains("parley: roll"), "\(said)")
+    }
+
+    /// A long list still goes out: on StreamChat in lines of at most 300
+    /// characters, each a message of its own; past the message's bytes, it
+    /// ends with how many more there are.
+    @Test func aLongCommandListIsWrappedAndCut() async throws {
+        let many = (1...60).map { "bot.command(\"cmd\($0)\", function() end, {help = \"does thing \($0)\"})" }.joined(separator: "\n")
+        var o = Self.options
+        o.transport = TransportCapabilities(name: "streamchat", maxCharacters: 300, linesAreMessages: true)
+        let said = texts(try await run(plugins: [("many", many)], script: message("!help"), options: o))
+        #expect(said.count == 1, "\(said)")
+        let lines = said.first?.split(separator: "\n") ?? []
+        #expect(lines.count > 1 && lines.allSatisfy { $0.count <= 300 }, "\(lines.map(\.count))")
+        #expect(said.first?.hasPrefix("Commands: !cmd1, !cmd10,") == true)
+        #expect(said.first?.hasSuffix("!cmd9. !help NAME tells more.") == true, "\(said)")
+
+        let huge = (1...800).map { "bot.command(\"command\($0)\", function() end)" }.joined(separator: "\n")
+        let cut = texts(try await run(plugins: [("huge", huge)], script: message("!help")))
+        #expect(cut.count == 1 && cut[0].utf8.count <= 4096, "\(cut.map(\.utf8.count))")
+        #expect(cut.first?.range(of: #"… and \d+ more\. !help NAME tells more\.$"#, options: .regularExpression) != nil, "\(cut)")
+    }
+
     @Test func botRolesReadsTheConfig() async throws {
         let p = #"bot.command("whoami", function(m) m:reply(m.user .. ": " .. table.concat(bot.roles(m.user), ",")) end)"#
         var o = Self.options
@@ -114,7 +148,7 @@ import Testing
     @Test func badCommandOptionsAreLoadErrors() async throws {
         for (opts, says) in [("5", "the options must be a table"), ("{help = 1}", "help must be a string"),
                              ("{roles = {}}", "roles must be a list"), ("{roles = {1}}", "roles must be a list"),
-                             ("{usage = true}", "usage must be a string")] {
+                             ("{usage = true}", "usage must be a string"), ("{help = 'one\\ntwo'}", "help must be one line")] {
             let p = "bot.command(\"x\", function() end, \(opts))"
             let actions = try await run(plugins: [("p", p)], script: "")
             #expect(errors(actions).contains { $0.contains(says) }, "\(opts): \(errors(actions))")

@@ -39,6 +39,41 @@ struct HostileTests {
         }
     }
 
+    /// table.insert, remove and concat are the sandbox's own (charged for
+    /// their steps), and string.rep and table.move are wrapped: each still
+    /// answers as stock Lua 5.4's does (the lines below are `lua5.4`'s).
+    @Test func theGuardedLibraryFunctionsKeepTheirMeaning() async throws {
+        let p = #"""
+        bot.command("go", function()
+          local function p(...)
+            local t = {}
+            for i = 1, select("#", ...) do t[#t + 1] = tostring((select(i, ...))) end
+            print(table.concat(t, " "))
+          end
+          local t = {1, 2, 3}
+          table.insert(t, 4); table.insert(t, 1, 0); table.insert(t, 3, 9)
+          p(table.concat(t, ","))
+          p(table.remove(t), table.remove(t, 1), table.remove(t, 2), table.concat(t, ","))
+          p(table.remove({}), table.remove({}, 0), #t)
+          p(pcall(table.insert, t, 9, 1))
+          p(pcall(table.insert, t, 1, 2, 3))
+          p(pcall(table.remove, t, 7))
+          p(table.concat({1, 2.5, "x"}, "-", 2, 3), table.concat({}, "x"), table.concat({1, 2, 3}, ", ", 3, 2))
+          p(pcall(table.concat, {1, {}, 3}))
+          p(table.concat(table.move({1, 2, 3}, 1, 3, 2), ","))
+          p(string.rep("ab", 3, "-"), string.rep("", 5), string.rep("x", 0), string.rep("x", -1), string.rep("", 3, ","))
+          local r = {1, 2, 3, 4, 5}; p(table.remove(r, #r + 1), #r)
+        end)
+        """#
+        let got = try await run(plugins: [("p", p)], script: message("!go")).compactMap(\.logText)
+        #expect(got == ["0,1,9,2,3,4", "4 0 9 1,2,3", "nil nil 3",
+                        "false bad argument #2 to 'table.insert' (position out of bounds)",
+                        "false wrong number of arguments to 'insert'",
+                        "false bad argument #2 to 'table.remove' (position out of bounds)",
+                        "2.5-x  ", "false invalid value (table) at index 2 in table for 'concat'",
+                        "1,1,2,3", "ab-ab-ab    ,,", "nil 5"], "\(got)")
+    }
+
     @Test func floodedSendsStopAtTheQuota() async throws {
         let source = try String(contentsOf: fixture("Hostile/quota_sends.lua"), encoding: .utf8)
         let actions = try await run(plugins: [("flood", source)], script: message("go"))

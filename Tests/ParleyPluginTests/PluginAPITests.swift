@@ -233,21 +233,28 @@ struct PluginAPITests {
         bot.command("who", function(m)
           local parts = {}
           for _, u in ipairs(bot.roster(m.room)) do parts[#parts + 1] = u.user .. "=" .. tostring(u.online) end
-          m:reply(table.concat(parts, ","))
+          m:reply("(" .. table.concat(parts, ",") .. ")")
         end)
         """
+        // The roster leaves out the bot itself and whoever left, and is
+        // forgotten while the bot is off the chat.
         let script = """
         {"type":"connection","state":"online"}
-        {"type":"roster","room":"lobby","users":[{"user":"amy","online":true},{"user":"zed","online":false}]}
+        {"type":"roster","room":"lobby","users":[{"user":"amy","online":true},{"user":"parley","online":true},{"user":"zed","online":false}]}
         {"type":"join","room":"lobby","user":"bob"}
         {"type":"typing","room":"lobby","user":"bob","on":true}
         {"type":"leave","room":"lobby","user":"amy"}
         \(message("!who"))
+        {"type":"connection","state":"offline"}
+        {"type":"connection","state":"online"}
+        \(message("!who"))
+        {"type":"join","room":"lobby","user":"cy"}
+        \(message("!who"))
         """
         let a = try await run(plugins: [("p", p)], script: script)
         #expect(logs(a) == ["loaded as parley", "connection online", "roster amy=true,zed=false", "join lobby bob",
-                            "typing bob true", "leave amy"])
-        #expect(texts(a) == ["amy=false,bob=true,zed=false"])
+                            "typing bob true", "leave amy", "connection offline", "connection online", "join lobby cy"])
+        #expect(texts(a) == ["(bob=true,zed=false)", "()", "(cy=true)"])
     }
 
     /// A kind no handler listens to never reaches the plugin's VM, until a
@@ -399,6 +406,7 @@ struct PluginAPITests {
           say(function() msg.reply("hi") end)
           local _, err = bot.json.encode({ [1] = "a", ["1"] = "b" })
           bot.send("lobby", err)
+          bot.send("lobby", select(2, bot.json.encode(0/0)))
         end)
         """#.utf8))
         let a = try bot.handle(.message(ChatMessage(room: "lobby", user: "alice", text: "hi")))
@@ -411,6 +419,7 @@ struct PluginAPITests {
             "p.lua:7: bot.http: unknown option 'timout' (the options are url, method, headers, body, timeout)",
             "p.lua:8: msg:reply(text) is called with a colon, not msg.reply(text)",
             #"bot.json.encode: the key "1" appears twice, as a number and as a string"#,
+            "bot.json.encode: NaN has no JSON form",
         ]
         #expect(said.count == expected.count, "\(said)")
         for (got, want) in zip(said, expected) { #expect(got.hasSuffix(want), "\(got)") }
@@ -635,7 +644,10 @@ struct PluginAPITests {
           print(pcall(bot.history, m.room, "newest"))
         end)
         """#
-        let got = logs(try await run(plugins: [("p", p)], script: message("!go")))
+        let actions = try await run(plugins: [("p", p)], script: message("!go"))
+        // A blank send leaves a trace too, as every refused send does.
+        #expect(actions.contains { $0.errorKind == .quota && errors([$0]) == ["empty message"] }, "\(actions)")
+        let got = logs(actions)
         #expect(got == ["nil\tempty message",
                         "false\tp.lua:3: bot.cron: the schedule must be a string, got nil",
                         "false\tp.lua:4: bot.command: unknown option 'hlep' (the options are help, usage, roles)",
@@ -772,6 +784,23 @@ struct PluginAPITests {
         #expect(budget == ["p.lua:3: instruction budget exceeded (200000 instructions per event)",
                            "p.lua:3: instruction budget exceeded (200000 instructions per event)"], "\(a)")
         #expect(texts(a).isEmpty, "the handler stopped at its budget")
+    }
+
+    /// A `bot.hear` pattern that spends the budget in its search, before any
+    /// line of the plugin runs, is named by its handler's line.
+    @Test func aBudgetSpentInAHearPatternNamesItsHandler() async throws {
+        var o = BotOptions(name: "parley")
+        o.limits.instructions = 200_000
+        let p = #"""
+        bot.on("load", function() end)
+        bot.hear("(.-)(.-)(.-)(.-)(.-)y$", function(msg) msg:reply("matched") end)
+        """#
+        let a = try await run(plugins: [("p", p)], script: message(String(repeating: "x", count: 300)), options: o)
+        let budget = a.compactMap { action -> String? in
+            guard case .error(.budget, let text) = action.kind else { return nil }
+            return String(text.split(separator: "\n").first ?? "")
+        }
+        #expect(budget == ["p.lua:2: bot.hear's pattern: instruction budget exceeded (200000 instructions per event)"], "\(a)")
     }
 
     /// An API call that fails names the plugin's line that made it. A plugin's

@@ -16,6 +16,8 @@ extension Plugin {
             if let e = HostCallError.unknownOption(in: opts, who: "bot.command", known: ["help", "usage", "roles"]) { return .failure(e) }
             for (key, value) in [("help", opts["help"]), ("usage", opts["usage"])] where !value.isNil {
                 guard let text = value.stringValue else { return .failure(HostCallError("bot.command: \(key) must be a string")) }
+                // `!help NAME` answers in one line; a second would be a message of its own on StreamChat.
+                if text.contains(where: \.isNewline) { return .failure(HostCallError("bot.command: \(key) must be one line")) }
                 if key == "help" { info.help = text } else { info.usage = text }
             }
             let roles = opts["roles"]

@@ -23,7 +23,7 @@ function bot.command(cmd, fn, opts)
     fail("bot.command: the name must be one word")
   end
   -- "!x" would answer only "!!x": the prefix is the bot's, not the command's.
-  if sub(cmd, 1, #prefix) == prefix then
+  if prefix ~= "" and sub(cmd, 1, #prefix) == prefix then
     fail("bot.command: name the command without the prefix ('" .. sub(cmd, #prefix + 1) .. "', not '" .. cmd .. "')")
   end
   need_function(fn, "bot.command")

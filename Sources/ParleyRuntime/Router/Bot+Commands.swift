@@ -17,6 +17,7 @@ extension Bot {
     func helpText(for user: String, command: String?, byName: Bool) -> String? {
         let live = plugins.filter { !$0.isDisabled }
         if !live.contains(where: { !$0.commands.isEmpty }) || live.contains(where: { $0.commands["help"] != nil }) { return nil }
+        let bytes = options.limits(for: live[0].name).messageBytes
         let userRoles = Set(roles(of: user))
         func mayRun(_ c: CommandInfo) -> Bool { c.roles.isEmpty || !userRoles.isDisjoint(with: c.roles) }
 
@@ -31,13 +32,44 @@ extension Bot {
             if let usage = info.usage, !usage.isEmpty { line += " " + usage }
             if let help = info.help, !help.isEmpty { line += ": " + help }
             if !info.roles.isEmpty { line += " (\(Self.roleNeed(info.roles)))" }
-            return line
+            return transport.fit(line, maxBytes: bytes)
         }
         var names = Set<String>()
         for p in live { for (n, c) in p.commands where mayRun(c) { names.insert(n) } }
         guard !names.isEmpty else { return byName ? "No commands you may run here." : nil }
-        let list = names.sorted().map { shown(command: $0) }.joined(separator: ", ")
-        return "Commands: \(list). \(shown(command: "help")) NAME tells more."
+        let list = Self.commandList(names.sorted().map { shown(command: $0) }, more: "\(shown(command: "help")) NAME tells more.",
+                                    lineCharacters: transport.maxCharacters, bytes: bytes)
+        return transport.fit(list, maxBytes: bytes)
+    }
+
+    /// "Commands: !a, !b, … !help NAME tells more." as one send the transport
+    /// takes: wrapped at a name's edge into lines of `lineCharacters` (each
+    /// line a message of its own on StreamChat) and, past `bytes`, ended with
+    /// how many more there are, so a long list is never refused whole.
+    static func commandList(_ shown: [String], more: String, lineCharacters: Int?, bytes: Int) -> String {
+        let width = lineCharacters ?? .max
+        var lines: [String] = [], line = "Commands:", total = 0
+        func fits(_ piece: String) -> Bool { line.count + 1 + piece.count <= width }
+        func add(_ piece: String) {
+            if !fits(piece) {
+                total += line.utf8.count + 1
+                lines.append(line)
+                line = ""
+            }
+            line += (line.isEmpty ? "" : " ") + piece
+        }
+        for (i, name) in shown.enumerated() {
+            let piece = name + (i == shown.count - 1 ? "." : ",")
+            // Room kept for the worst ending: "… and N more." and the closing sentence.
+            let ending = "… and \(shown.count - i) more. " + more
+            if total + line.utf8.count + 1 + piece.utf8.count + 2 + ending.utf8.count > bytes {
+                add("… and \(shown.count - i) more.")
+                break
+            }
+            add(piece)
+        }
+        add(more)
+        return (lines + [line]).joined(separator: "\n")
     }
 
     /// The first enabled plugin in load order answers the built-in `help`:

@@ -201,7 +201,9 @@ public final class Bot: PluginServices {
             return out
         case .join(let room, let user, let time), .leave(let room, let user, let time):
             let joined = event.kind == "join"
-            rosters[room, default: [:]][user] = joined
+            // Someone who left is out of the room, not offline in it: a
+            // roster of everyone ever seen would only grow.
+            if joined { rosters[room, default: [:]][user] = true } else { rosters[room]?[user] = nil }
             let t = time ?? now
             for p in plugins where p.listens(joined ? .join : .leave) {
                 out += try deliver(to: p, kind: event.kind) { w in
@@ -221,7 +223,9 @@ public final class Bot: PluginServices {
                 }
             }
         case .roster(let room, let users):
-            rosters[room] = Dictionary(users.map { ($0.user, $0.online) }, uniquingKeysWith: { $1 })
+            // Some servers list the bot itself; plugins never see it, as they never see its joins.
+            rosters[room] = Dictionary(users.lazy.filter { $0.user != self.name }.map { ($0.user, $0.online) },
+                                       uniquingKeysWith: { $1 })
             let entries = rosterEntries(room: room)
             for p in plugins where p.listens(.roster) {
                 out += try deliver(to: p, kind: "roster") { w in
@@ -237,6 +241,10 @@ public final class Bot: PluginServices {
                 }
             }
         case .connection(let state):
+            // Off the chat, the bot cannot see who leaves or arrives: it
+            // forgets the rosters rather than report them stale, and learns
+            // them again from the server's roster or the joins it sees.
+            if state != .online { rosters.removeAll() }
             for p in plugins where p.listens(.connection) {
                 out += try deliver(to: p, kind: "connection") { w in
                     w.beginTable(array: 0, pairs: 1)
