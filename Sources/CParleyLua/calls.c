@@ -149,6 +149,7 @@ static int setup_fn(lua_State *L) {
     else lua_pop(L, 1);
     if (!lua_isfunction(L, -1)) return luaL_error(L, "prelude did not return a dispatcher");
     c->dispatch_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    parley_charge_sized(L);
     return 0;
 }
 
@@ -220,6 +221,11 @@ typedef struct load_args {
 
 static int load_fn(lua_State *L) {
     load_args *a = lua_touserdata(L, 1);
+    const char *problem = parley_chunk_problem(a->src, a->len);
+    if (problem) {
+        a->syntax = 1;
+        return luaL_error(L, "%s: %s", a->name[0] == '=' || a->name[0] == '@' ? a->name + 1 : a->name, problem);
+    }
     if (luaL_loadbufferx(L, a->src, a->len, a->name, "t") != LUA_OK) {
         a->syntax = 1;
         return lua_error(L);

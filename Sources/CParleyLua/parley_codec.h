@@ -29,6 +29,13 @@ lua_State *parley_state_alloc(parley_ctx *c);
 /* Sandboxed standard library (sandbox.c): opens and trims the libraries. */
 int parley_open_sandbox(lua_State *L);
 
+/* Wraps the string functions whose work grows with their strings so a call
+ * is charged (sandbox.c); run after the prelude took the stock ones it uses. */
+void parley_charge_sized(lua_State *L);
+
+/* Why a chunk's text may not be compiled (too many labels and gotos), or NULL (sandbox.c). */
+const char *parley_chunk_problem(const char *s, size_t len);
+
 /* The bot's native functions (natives.c): pushes a table of them. */
 void parley_push_natives(lua_State *L, int natives_spec);
 

@@ -74,6 +74,14 @@ static int sb_load(lua_State *L) {
         return luaL_error(L, "load: binary chunks are not allowed in a plugin");
     if (lua_type(L, 4) != LUA_TTABLE)
         return luaL_error(L, "load: an explicit environment table (4th argument) is required in a plugin");
+    /* Compiling is C work that grows with the text: charged by its size. */
+    parley_budget_charge(L, (int64_t)(len / 8));
+    const char *problem = parley_chunk_problem(s, len);
+    if (problem) {
+        lua_pushnil(L);
+        lua_pushfstring(L, "load: %s", problem);
+        return 2;
+    }
     if (luaL_loadbufferx(L, s, len, name, "t") != LUA_OK) {
         lua_pushnil(L);
         lua_insert(L, -2);
@@ -246,9 +254,14 @@ static void zoned_date(lua_State *L, int stock, const char *fmt, size_t len, lua
     }
 }
 
+/* A format longer than this is refused: strftime's work grows with it, in
+ * one C call no budget check reaches (8 MB of "%n" took half a second). */
+#define MAX_DATE_FORMAT 4096
+
 static int sb_date(lua_State *L) {
     size_t len;
     const char *fmt = luaL_optlstring(L, 1, "%c", &len);
+    if (len > MAX_DATE_FORMAT) return luaL_error(L, "os.date: the format is longer than %d bytes", MAX_DATE_FORMAT);
     lua_Integer t = lua_isnoneornil(L, 2) ? (lua_Integer)floor(parley_ctx_of(L)->now_epoch) : luaL_checkinteger(L, 2);
     zoned_date(L, lua_upvalueindex(1), fmt, len, t);
     return 1;
@@ -489,12 +502,16 @@ static int sb_close(lua_State *L) {
  * charge n*log2(n) comparisons up front so a huge sort trips the budget
  * instead of overrunning the deadline.
  */
+static void charge_steps(lua_State *L, lua_Unsigned steps, lua_Unsigned cost);
+
 static int sb_sort(lua_State *L) {
     luaL_checktype(L, 1, LUA_TTABLE);
-    lua_Unsigned n = lua_rawlen(L, 1);
-    int64_t units = 0;
-    for (lua_Unsigned m = n; m > 1; m >>= 1) units += (int64_t)n;
-    parley_budget_charge(L, units);
+    /* The length sort itself takes: __len too (so it is called twice), as a
+     * table that lies about it is sorted through __index and __newindex. */
+    lua_Integer len = luaL_len(L, 1);
+    lua_Unsigned n = len > 0 ? (lua_Unsigned)len : 0, halvings = 0;
+    for (lua_Unsigned m = n; m > 1; m >>= 1) halvings++;
+    if (halvings) charge_steps(L, n, halvings);
     lua_pushvalue(L, lua_upvalueindex(1));
     lua_insert(L, 1);
     lua_call(L, lua_gettop(L) - 1, 0);
@@ -517,8 +534,8 @@ static void charge_steps(lua_State *L, lua_Unsigned steps, lua_Unsigned cost) {
     parley_budget_charge(L, steps > max ? INT64_MAX : (int64_t)(steps * cost));
 }
 
-/* string.rep(s, n [, sep]): a result of any size is bounded by the memory
- * cap, which it meets before it copies; an empty one is "" without the loop. */
+/* string.rep(s, n [, sep]): charged by the size of its result (which the
+ * memory cap also bounds); an empty one is "" without the loop. */
 static int sb_rep(lua_State *L) {
     size_t l, lsep;
     luaL_checklstring(L, 1, &l);
@@ -531,6 +548,8 @@ static int sb_rep(lua_State *L) {
     lua_pushvalue(L, lua_upvalueindex(1));
     lua_insert(L, 1);
     lua_call(L, lua_gettop(L) - 1, 1);
+    /* After the copy: one too big for the memory cap is a memory error first. */
+    parley_budget_charge(L, (int64_t)(lua_rawlen(L, -1) / 8));
     return 1;
 }
 
@@ -614,6 +633,73 @@ static int sb_concat(lua_State *L) {
     return 1;
 }
 
+/*
+ * Stock functions whose work grows with the strings they are given
+ * (string.upper, os.date's format, utf8.len …). Each call is short, but in C
+ * it is out of the hook's reach, and a loop of them over megabyte strings
+ * ran for seconds between two of its deadline checks. Wrapped, a call is
+ * charged for what it made (a unit per 8 bytes of its results; a number is 8
+ * bytes), which checks the deadline too. os.date's format is bounded apart. The prelude keeps the stock sub, lower and byte it took
+ * before the wrapping: it calls them on every message, on short strings.
+ */
+static int sb_sized(lua_State *L) {
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+    int results = lua_gettop(L);
+    size_t bytes = 0;
+    for (int i = 1; i <= results; i++) bytes += lua_type(L, i) == LUA_TSTRING ? lua_rawlen(L, i) : 8;
+    parley_budget_charge(L, (int64_t)(bytes / 8));
+    return results;
+}
+
+static void wrap_sized(lua_State *L, int table, const char *const names[]) {
+    for (int i = 0; names[i]; i++) {
+        if (lua_getfield(L, table, names[i]) != LUA_TFUNCTION) {
+            lua_pop(L, 1);
+            continue;
+        }
+        lua_pushcclosure(L, sb_sized, 1);
+        lua_setfield(L, table, names[i]);
+    }
+}
+
+static const char *const SIZED_STRING[] = {
+    "upper", "lower", "reverse", "sub", "byte", "format", "pack", "unpack", NULL,
+};
+static const char *const SIZED_UTF8[] = {"len", "codepoint", "offset", "char", NULL};
+
+void parley_charge_sized(lua_State *L) {
+    lua_getglobal(L, "string");
+    wrap_sized(L, lua_gettop(L), SIZED_STRING);
+    lua_pop(L, 1);
+}
+
+/* Lua 5.4's parser matches each label against the pending gotos and the
+ * labels before it, in time that grows with their square: 32,000 of each in
+ * a block took over a second to compile, and a chunk may hold many such
+ * blocks. No plugin needs thousands, so a chunk naming more than this many
+ * (counted from its text, comments and strings included) is refused. */
+#define MAX_LABELS_AND_GOTOS 4096
+
+const char *parley_chunk_problem(const char *s, size_t len) {
+    size_t count = 0;
+    for (size_t i = 0; i + 1 < len; i++) {
+        if (s[i] == ':' && s[i + 1] == ':') {
+            count++;
+            i++;
+        } else if (s[i] == 'g' && i + 3 < len && memcmp(s + i, "goto", 4) == 0) {
+            count++;
+            i += 3;
+        }
+        if (count > 2 * MAX_LABELS_AND_GOTOS) break;
+    }
+    /* A label is two "::". */
+    return count > 2 * MAX_LABELS_AND_GOTOS
+        ? "the chunk has more labels and gotos than a plugin may have (4096); the compiler's time grows with their square"
+        : NULL;
+}
+
 /* ---------------------------------------------------------------- setup */
 
 static void set_fn(lua_State *L, int table, const char *name, lua_CFunction f) {
@@ -634,6 +720,10 @@ static void adjust_table(lua_State *L) {
     set_fn(L, t, "insert", sb_insert);
     set_fn(L, t, "remove", sb_remove);
     set_fn(L, t, "concat", sb_concat);
+}
+
+static void adjust_utf8(lua_State *L) {
+    wrap_sized(L, lua_gettop(L), SIZED_UTF8);
 }
 
 /* os: time, date (on the bot's clock), difftime, clock. */
@@ -670,7 +760,7 @@ static const struct lazy_lib {
     void (*adjust)(lua_State *L);
 } LAZY_LIBS[] = {
     {LUA_TABLIBNAME, luaopen_table, adjust_table},
-    {LUA_UTF8LIBNAME, luaopen_utf8, NULL},
+    {LUA_UTF8LIBNAME, luaopen_utf8, adjust_utf8},
     {LUA_COLIBNAME, luaopen_coroutine, adjust_coroutine},
     {LUA_OSLIBNAME, luaopen_os, adjust_os},
 };

@@ -43,6 +43,9 @@ public indirect enum JournalError: Error, Sendable, Equatable, CustomStringConve
     case changedWhileRead(directory: String)
     /// A reader was pointed at a directory with no segment or snapshot in it.
     case noJournal(directory: String)
+    /// The segment being written lost its name (it, or the journal's
+    /// directory, was deleted): nothing written to it would be found again.
+    case removed(path: String)
 
     public var description: String {
         switch self {
@@ -66,6 +69,8 @@ public indirect enum JournalError: Error, Sendable, Equatable, CustomStringConve
             return "journal directory \(path) is already open elsewhere (locked)"
         case let .noJournal(directory):
             return "\(directory) holds no journal: no segment or snapshot files"
+        case let .removed(path):
+            return "journal file \(path) was deleted while open (was the journal directory removed?): nothing written from here on would survive a restart"
         case let .changedWhileRead(directory):
             return "journal \(directory) changed while it was read (the bot writing it compacted it or began a segment); read it again"
         }

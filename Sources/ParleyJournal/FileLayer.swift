@@ -62,10 +62,16 @@ public protocol FileLayer: Sendable {
     func lockDirectory(_ path: String) throws -> JournalFile
     /// Releases a `lockDirectory` lock and closes its file.
     func unlock(_ lock: JournalFile)
+    /// Whether the open file no longer has a name (it, or its directory, was
+    /// deleted): what is written to it is lost at the next open.
+    func isUnlinked(_ file: JournalFile) -> Bool
 }
 
 extension FileLayer {
     public func unlock(_ lock: JournalFile) { close(lock) }
+
+    /// A layer that cannot tell says no.
+    public func isUnlinked(_ file: JournalFile) -> Bool { false }
 
     /// Writes all of `bytes`, looping over short writes. Returns the number of
     /// bytes written before a zero-length write (out of space), so the caller
@@ -248,6 +254,11 @@ public struct PosixFileLayer: FileLayer {
     public func directoryExists(_ path: String) -> Bool {
         var st = stat()
         return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    public func isUnlinked(_ file: JournalFile) -> Bool {
+        var st = stat()
+        return fstat(file.rawValue, &st) == 0 && st.st_nlink == 0
     }
 
     public func lockDirectory(_ path: String) throws -> JournalFile {

@@ -98,6 +98,8 @@ final class GroupCommitWriter: Sendable {
         var syncedSize: Int64 = 0
         /// The file's length: bytes from `size` up to here are the runway's zeros.
         var allocated: Int64 = 0
+        /// When `unlinked` last asked the file layer.
+        var linkCheckedAt: UInt64 = 0
     }
 
     private enum Resolution {
@@ -663,6 +665,10 @@ final class GroupCommitWriter: Sendable {
                 }
             }
 
+            if let removed = unlinked(&io) {
+                enterFailed(removed)
+                continue
+            }
             // Encode the run of appends that fits this segment into one buffer.
             io.buffer.removeAll(keepingCapacity: true)
             var seq = io.nextSequence
@@ -724,6 +730,17 @@ final class GroupCommitWriter: Sendable {
             }
         }
         return (inlineResult, newFailure)
+    }
+
+    /// A segment deleted under the journal (an `rm -r` of its directory)
+    /// still takes writes, which no reopen would find, and its lock no longer
+    /// keeps a second process out: once a second, before a write, the
+    /// segment's link count says so, and the journal fails.
+    private func unlinked(_ io: inout IO) -> JournalError? {
+        let now = Self.now()
+        guard now >= io.linkCheckedAt &+ 1_000_000_000 else { return nil }
+        io.linkCheckedAt = now
+        return layer.isUnlinked(io.file) ? .removed(path: io.file.path) : nil
     }
 
     private enum WriteOutcome {

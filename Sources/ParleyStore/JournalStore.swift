@@ -109,6 +109,8 @@ public final class JournalStore: BotStore {
     /// `history.trimmed` as the last snapshot left it: more since means
     /// trimmed messages are still in the segments.
     private var trimmedAtSnapshot = 0
+    /// Whether `open` replayed the whole journal: only then is the view whole enough to snapshot on close.
+    private var replayed = false
     /// The records of the event being handled (`beginEvent`), written at its
     /// end as one transaction; nil outside an event.
     private var held: [JournalRecord]?
@@ -163,13 +165,25 @@ public final class JournalStore: BotStore {
             throw StoreError("journal \(directory): cannot replay: \(error)")
         }
         store.history.applyRetention()
+        store.replayed = true
         store.compactIfDue()
         return store
     }
 
-    /// Waits for a compaction in progress, then syncs and closes the journal (idempotent).
+    /// Waits for a compaction in progress, then syncs and closes the journal
+    /// (idempotent). Messages retention dropped since the last snapshot are
+    /// still in the segments, and a wider retention at the next open would
+    /// bring them back: a close after a whole replay compacts them away first.
     public func close() {
         finishCompaction(wait: true)
+        if replayed, held == nil, failed == nil {
+            history.applyRetention()
+            if history.trimmed > trimmedAtSnapshot {
+                startCompaction()
+                finishCompaction(wait: true)
+            }
+        }
+        replayed = false
         _ = try? Self.wait { [journal] in try await journal.close() }
     }
 

@@ -130,6 +130,10 @@ public struct HistoryRetention: Sendable, Equatable {
     /// Seconds a message is kept (`history_days` × 86,400).
     public var maxAge: Double
 
+    /// What `history_days` and `history_max` (and `journal compact`'s options) may be.
+    public static let days: ClosedRange<Double> = 0.001...36_500
+    public static let messages: ClosedRange<Int> = 1...100_000_000
+
     public init(maxMessagesPerRoom: Int = 100_000, maxAge: Double = 30 * 86_400) {
         self.maxMessagesPerRoom = max(1, maxMessagesPerRoom)
         self.maxAge = maxAge

@@ -22,7 +22,10 @@ enum JournalAccess {
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
             guard isDirectory.boolValue else { return "journal \(path) is a file, not a directory" }
             // `run` appends to it: an existing directory must be writable too.
-            guard access(path, W_OK | X_OK) == 0 else { return "journal \(path) is a directory this user may not write to" }
+            guard access(path, W_OK | X_OK) == 0 else {
+                return errno == EROFS ? "journal \(path) is on a read-only file system"
+                    : "journal \(path) is a directory this user may not write to"
+            }
             // And so must its files (a journal restored as another user, say): `run` reads, appends to, cuts and locks them.
             let names = ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted()
             for name in names where access(path + "/" + name, R_OK | W_OK) != 0 {
@@ -33,6 +36,7 @@ enum JournalAccess {
         var parent = URL(fileURLWithPath: path).deletingLastPathComponent()
         while !FileManager.default.fileExists(atPath: parent.path, isDirectory: &isDirectory) { parent.deleteLastPathComponent() }
         guard isDirectory.boolValue, access(parent.path, W_OK) == 0 else {
+            if isDirectory.boolValue, errno == EROFS { return "journal \(path) cannot be made: \(parent.path) is on a read-only file system" }
             return "journal \(path) cannot be made: \(parent.path) is not a directory this user may write to"
         }
         if probed[parent.path] == nil {

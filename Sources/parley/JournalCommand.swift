@@ -159,8 +159,13 @@ struct JournalCommand: AsyncParsableCommand {
         var historyMax: Int?
 
         func validate() throws {
-            if let d = historyDays, !(d > 0) { throw ValidationError("--history-days must be positive") }
-            if let m = historyMax, m < 1 { throw ValidationError("--history-max must be at least 1") }
+            let days = HistoryRetention.days, messages = HistoryRetention.messages
+            if let d = historyDays, !days.contains(d) {
+                throw ValidationError("--history-days must be from \(days.lowerBound) to \(Int(days.upperBound)), as the config's history_days")
+            }
+            if let m = historyMax, !messages.contains(m) {
+                throw ValidationError("--history-max must be from 1 to \(messages.upperBound), as the config's history_max")
+            }
         }
 
         func run() async throws {

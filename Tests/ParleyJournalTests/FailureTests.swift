@@ -12,6 +12,23 @@ import Testing
         (try? segmentNames("/j", layer: disk))?.reduce(0) { $0 + (disk.contents(of: "/j/" + $1)?.count ?? 0) } ?? 0
     }
 
+    /// A journal whose directory is deleted under it (an `rm -r`) would take
+    /// writes that no reopen finds: within a second it fails, naming why.
+    @Test func aDeletedDirectoryFailsTheJournal() async throws {
+        try await withTempDirectory("deleted") { dir in
+            for fsync in [FsyncPolicy.always, .never] {
+                let (journal, _) = try Journal.open(directory: dir + "/j", options: JournalOptions(fsync: fsync))
+                _ = try await journal.append([JournalRecord(type: 1, payload: [1, 2, 3])])
+                removeDirectory(dir + "/j")
+                try await Task.sleep(for: .milliseconds(1100))
+                var error: JournalError?
+                do { _ = try await journal.append([JournalRecord(type: 1, payload: [4])]) } catch let e as JournalError { error = e }
+                #expect(error.map { "\($0)" }?.contains("was deleted while open (was the journal directory removed?)") == true, "\(String(describing: error))")
+                try? await journal.close()
+            }
+        }
+    }
+
     @Test func fdatasyncFailureFailsEveryWaiterAndEverythingAfter() async throws {
         let disk = SimulatedDisk(seed: 31)
         let options = JournalOptions(fsync: .always, fileLayer: disk)

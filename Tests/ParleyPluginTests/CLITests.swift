@@ -99,8 +99,13 @@ struct CLITests {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("parley-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
-        let zero = try Self.parley(["journal", "compact", dir.path, "--history-days", "0"], timeout: 30)
-        #expect(zero.status == 64 && zero.stderr.contains("--history-days must be positive"), "\(zero.stderr)")
+        // compact's retention takes the config's ranges.
+        for (option, value, says) in [("--history-days", "0", "--history-days must be from 0.001 to 36500"),
+                                      ("--history-days", "0.0000001", "--history-days must be from 0.001 to 36500"),
+                                      ("--history-max", "0", "--history-max must be from 1 to 100000000")] {
+            let r = try Self.parley(["journal", "compact", dir.path, option, value], timeout: 30)
+            #expect(r.status == 64 && r.stderr.contains(says), "\(option) \(value): \(r.stderr)")
+        }
         // `plugin = [...]` for `plugins = [...]` is named as the likely slip.
         let config = dir.appendingPathComponent("bot.toml")
         try "[[bot]]\nname = \"b\"\nplugin = [\"echo.lua\"]\n".write(to: config, atomically: true, encoding: .utf8)
@@ -273,6 +278,7 @@ struct CheckCommandTests {
             ("[[bot]]\nname = \"b\"\njournal = \"\"\n", 3, "journal must name a directory"),
             ("[[bot]]\nname = \"b\"\njournal = \"state/j\"\nfsync_interval_ms = 5\n", 4,
              "fsync_interval_ms applies only with fsync = \"interval\" (this bot's fsync is \"always\")"),
+            ("[[bot]]\nname = \"b\"\nfsync = \"never\"\n", 3, "fsync applies only with a journal"),
             ("# a comment\n\n[[bot]]\nname = \"b\"\n\n[bot.plugin.greeter]\nx = 1\n", 6,
              "there are settings for plugin 'greeter', but this bot loads no plugins"),
             ("[[bot]]\nname = \"b\"\n[bot.plugin_limits.greeter]\nmemory_kb = 1024\n", 3, "there are settings for plugin 'greeter', but this bot loads no plugins"),

@@ -339,6 +339,25 @@ func directorySize(_ path: String) -> Int {
         }
     }
 
+    /// A bot stopped before its trim check does not leave dropped history in
+    /// the segments: its close compacts them away, so a wider retention at
+    /// the next start does not bring them back.
+    @Test func droppedHistoryStaysGoneAfterACloseAndAWiderRetention() async throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let j = dir.appendingPathComponent("j").path
+        try await onLuaThread {
+            try {
+                let store = try JournalStore.open(directory: j, history: HistoryRetention(maxMessagesPerRoom: 3))
+                defer { store.close() }
+                for i in 1...10 { try store.append(room: "r", id: "m\(i)", user: "u", text: "said \(i);", time: Double(i)) }
+            }()
+            let wider = try JournalStore.open(directory: j, history: HistoryRetention(maxMessagesPerRoom: 1000))
+            defer { wider.close() }
+            #expect(try wider.page(room: "r", before: nil, after: nil, limit: 100).messages.map(\.text) == ["said 8;", "said 9;", "said 10;"])
+        }
+    }
+
     /// 200,000 writes to one key: the journal compacts by itself and the
     /// directory stays a small multiple of the threshold.
     @Test func automaticCompactionBoundsDiskUse() async throws {

@@ -210,7 +210,7 @@ struct JournalStoreTests {
         var sent: [String] = []
         for text in ["!echo one", "hello", "!echo two"] {
             let before = disk.syncCount
-            try run.run(.event(.message(ChatMessage(room: "lobby", user: "alice", text: text, id: "m-\(text.count)", time: 1))),
+            try run.run(.event(.message(ChatMessage(room: "lobby", user: "alice", text: text, id: "m-\(text.count)"))),
                         emit: { if case .send(_, let t) = $0.kind { sent.append(t) } })
             syncs.append(disk.syncCount - before)
         }

@@ -214,9 +214,12 @@ public struct BotConfigFile: Sendable {
         if t.contains("fsync_interval_ms"), fsyncName != "interval" {
             throw t.error("fsync_interval_ms", "fsync_interval_ms applies only with fsync = \"interval\" (this bot's fsync is \"\(fsyncName)\")")
         }
+        if journal == nil, t.contains("fsync") {
+            throw t.error("fsync", "fsync applies only with a journal (this bot keeps its state in memory; set journal = \"DIR\" or leave fsync out)")
+        }
         let fsync: FsyncPolicy = fsyncName == "always" ? .always : fsyncName == "never" ? .never : .interval(milliseconds: fsyncInterval)
-        let historyDays = try t.double("history_days", default: 30, range: 0.001...36_500)
-        let historyMax = try t.int("history_max", default: 100_000, range: 1...100_000_000)
+        let historyDays = try t.double("history_days", default: 30, range: HistoryRetention.days)
+        let historyMax = try t.int("history_max", default: 100_000, range: HistoryRetention.messages)
         let history = HistoryRetention(maxMessagesPerRoom: historyMax, maxAge: historyDays * 86_400)
         let prefix = try t.string("prefix", default: "!")
         let zoneName = try t.string("timezone", default: "UTC")

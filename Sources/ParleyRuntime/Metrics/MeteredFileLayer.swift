@@ -59,6 +59,7 @@ struct MeteredFileLayer: FileLayer {
     func listDirectory(_ path: String) throws -> [String] { try base.listDirectory(path) }
     func createDirectory(_ path: String) throws { try base.createDirectory(path) }
     func directoryExists(_ path: String) -> Bool { base.directoryExists(path) }
+    func isUnlinked(_ file: JournalFile) -> Bool { base.isUnlinked(file) }
     func lockDirectory(_ path: String) throws -> JournalFile { try base.lockDirectory(path) }
 }
 

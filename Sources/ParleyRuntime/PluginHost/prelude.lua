@@ -13,7 +13,9 @@ local type, tostring, pairs, rawget = type, tostring, pairs, rawget
 -- A check here fails at the plugin's line that called the API, as a host
 -- function's error does (the prelude has no lines of its own to name).
 local fail = native.raise
-local find, sub, lower = string.find, string.sub, string.lower
+-- The stock sub, lower and byte: the sandbox then wraps them to charge
+-- plugin calls by size, which these short per-message strings never need.
+local find, sub, lower, byte = string.find, string.sub, string.lower, string.byte
 
 local KINDS = { message = true, join = true, leave = true, typing = true,
                 roster = true, connection = true, load = true, timer = true }
@@ -150,6 +152,7 @@ local core = {
   call = call, send = send, want = want, WANT = WANT, log_warn = native.log_warn, host = native.host,
   words = native.words, defined_at = native.defined_at,
   name = name, lname = lname, prefix = prefix, answers_help = native.answers_help,
+  sub = sub, lower = lower, byte = byte,
 }
 
 -- The extensions, by the fields of `bot` they define. Each is host-made

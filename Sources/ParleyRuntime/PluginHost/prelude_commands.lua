@@ -6,7 +6,8 @@
 local bot, core = ...
 local host = core.host
 local type, error, fail = type, error, core.fail
-local find, sub, lower, match, byte = string.find, string.sub, string.lower, string.match, string.byte
+local find, match = string.find, string.match
+local sub, lower, byte = core.sub, core.lower, core.byte
 local need_function, call, send, want, WANT = core.need_function, core.call, core.send, core.want, core.WANT
 local words = core.words
 local name, lname, prefix, answers_help = core.name, core.lname, core.prefix, core.answers_help

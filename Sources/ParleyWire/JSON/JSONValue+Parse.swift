@@ -181,7 +181,9 @@ private struct JSONParser {
                 guard let s = decoded else { throw fail("invalid UTF-8 in string", at: start) }
                 return s
             case UInt8(ascii: "\\"):
-                var buffer = unescaped ?? []
+                // Taken out of the optional while it grows: a copy left in it
+                // would be copied whole at every escape (quadratic in them).
+                var buffer = unescaped.take() ?? []
                 buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<i]))
                 try escape(into: &buffer)
                 unescaped = buffer
