@@ -151,6 +151,8 @@ public actor BotRunner {
     /// cap's doing, and it is for `outbox_sends` to bound, not for the pump to wait on.
     var rateHeld = false
     var quotaLog = QuotaLog()
+    /// Whether a flush of `quotaLog` is scheduled.
+    var quotaFlushPending = false
     var stopping = false
     /// Why a stop's drain ended with sends still queued, said once nothing
     /// can send any more (`run`): a timer or a message taken during the drain counts too.

@@ -446,27 +446,13 @@ struct CheckCommandTests {
 
 /// A port someone else holds: `run --http` and `serve` say which address, and end.
 struct PortInUseTests {
-    /// A listening socket on a free loopback port, held until `close`.
-    static func holdPort() throws -> (fd: Int32, port: Int) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && listen(fd, 1) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard fd >= 0, bound else { throw CocoaError(.fileWriteUnknown) }
-        return (fd, Int(UInt16(bigEndian: address.sin_port)))
-    }
-
     @Test func runStopsWhenItsHTTPPortIsTaken() throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let config = dir.appendingPathComponent("bot.toml")
         try "[[bot]]\nname = \"g\"\nplugins = [\"\(packageRoot.appendingPathComponent("Plugins/greeter.lua").path)\"]\n"
             .write(to: config, atomically: true, encoding: .utf8)
-        let held = try Self.holdPort()
+        let held = try holdPort()
         defer { close(held.fd) }
         let r = try CLITests.parley(["run", config.path, "--http", String(held.port)], timeout: 30)
         #expect(r.status == 1, "\(r.stderr)")
@@ -480,7 +466,7 @@ struct PortInUseTests {
     @Test func aBotStillConnectingStopsAtOnce() throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let held = try Self.holdPort()
+        let held = try holdPort()
         defer { close(held.fd) }
         let config = dir.appendingPathComponent("bot.toml")
         try "[[bot]]\nname = \"b\"\ntransport = \"socketio\"\nserver = \"127.0.0.1:\(held.port)\"\n[bot.presence]\nconnect_timeout = 60\n"
@@ -629,7 +615,7 @@ struct PortInUseTests {
     }
 
     @Test func serveNamesTheAddressItCannotListenOn() throws {
-        let held = try Self.holdPort()
+        let held = try holdPort()
         defer { close(held.fd) }
         let r = try CLITests.parley(["serve", "--streamchat", "127.0.0.1:\(held.port)"], timeout: 30)
         #expect(r.status == 1, "\(r.stderr)")
@@ -642,7 +628,7 @@ struct PortInUseTests {
     @Test func aSocketIOServerThatIsNotThereFailsAtOnce() throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let held = try Self.holdPort()
+        let held = try holdPort()
         close(held.fd)
         let config = dir.appendingPathComponent("bot.toml")
         try """
@@ -664,7 +650,7 @@ struct PortInUseTests {
 
     /// `--log-level` takes the name the lines print (`warn`) as well as swift-log's (`warning`).
     @Test func theLogLevelTakesTheNameTheLinesPrint() throws {
-        let held = try Self.holdPort()
+        let held = try holdPort()
         defer { close(held.fd) }
         for level in ["warn", "warning"] {
             let r = try CLITests.parley(["serve", "--streamchat", "127.0.0.1:\(held.port)", "--log-level", level, "--log-format", "json"], timeout: 30)

@@ -77,6 +77,27 @@ struct RuntimeTests {
         await alice.leave()
     }
 
+    /// Refusals held back by the one-line-a-second rule are said about a
+    /// second later, with their count, without waiting for another event.
+    @Test func heldBackRefusalsAreSaidWithinASecond() async throws {
+        let server = try await StreamChatServer.start(.init())
+        defer { Task { await server.shutdown() } }
+        let plugin = #"bot.command("burst", function(msg) for i = 1, 4 do bot.send(msg.room, string.rep("x", 301)) end end)"#
+        let rec = Recorder()
+        let runner = BotRunner(spec: try botSpec(name: "burster", port: server.port, plugins: [("burster", plugin)]),
+                               observer: rec.observer)
+        let run = Task { await runner.run() }
+        #expect(await eventually { await runner.state == .online })
+        let alice = try await Person("alice", port: server.port)
+        for _ in 0..<3 { try await alice.say("!burst") }
+        // The first event's report goes out; the next two are held back, then said together.
+        #expect(await eventually(5) { rec.logs(containing: "more like it in the last").count == 1 }, "\(rec.logs.map(\.text))")
+        #expect(rec.logs(containing: "quota: message too long: 301 characters").count == 2, "\(rec.logs.map(\.text))")
+        await runner.stop()
+        _ = await run.value
+        await alice.leave()
+    }
+
     @Test func ownJoinIsNeverAnArrivalAndOwnEchoNeverAMessage() async throws {
         let server = try await StreamChatServer.start(.init())
         defer { Task { await server.shutdown() } }

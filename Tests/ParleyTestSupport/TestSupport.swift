@@ -53,6 +53,22 @@ public func freePort() throws -> Int {
     return Int(UInt16(bigEndian: addr.sin_port))
 }
 
+/// A listening socket on a free loopback port, held until `close(fd)`. It
+/// never accepts: a connection completes in its backlog and is never
+/// answered (a port someone else holds, a server that hangs).
+public func holdPort(backlog: Int32 = 1) throws -> (fd: Int32, port: Int) {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) { pointer in
+        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && listen(fd, backlog) == 0 && getsockname(fd, $0, &length) == 0 }
+    }
+    guard fd >= 0, bound else { throw POSIXError(.EADDRINUSE) }
+    return (fd, Int(UInt16(bigEndian: address.sin_port)))
+}
+
 /// A CA certificate for config tests that name a `ca_file` (the config
 /// parses it, as the handshake would); nothing is ever signed with it.
 public let configTestCAPEM = """

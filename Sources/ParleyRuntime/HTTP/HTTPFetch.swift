@@ -15,8 +15,11 @@ enum HTTPFetch {
     static func run(_ call: HTTPCall, options: HTTPOptions) async -> HTTPOutcome {
         do {
             let timeout = HTTPFailure("timed out after \(call.timeout.formatted(.number)) s")
+            // One deadline for every hop: the client's own then runs out with
+            // this one, and either way the plugin reads the same words.
+            let deadline = NIODeadline.now() + .milliseconds(Int64(call.timeout * 1000))
             return try await withDeadline(.milliseconds(Int(call.timeout * 1000)), timeout: timeout) {
-                try await follow(call, options: options)
+                try await follow(call, options: options, deadline: deadline, timeout: timeout)
             }
         } catch let failure as HTTPFailure {
             return .failed(failure.description)
@@ -25,7 +28,7 @@ enum HTTPFetch {
         }
     }
 
-    private static func follow(_ call: HTTPCall, options: HTTPOptions) async throws -> HTTPOutcome {
+    private static func follow(_ call: HTTPCall, options: HTTPOptions, deadline: NIODeadline, timeout: HTTPFailure) async throws -> HTTPOutcome {
         var url = call.url
         var method = call.method
         var body = call.body
@@ -40,8 +43,7 @@ enum HTTPFetch {
             }
             origin = origin ?? target.origin
             let (status, responseHeaders, bytes) = try await fetch(target, method: method, headers: headers, body: body,
-                                                           deadline: .now() + .milliseconds(Int64(call.timeout * 1000)),
-                                                           maxBytes: options.maxBytes)
+                                                                   deadline: deadline, maxBytes: options.maxBytes, timeout: timeout)
             guard [301, 302, 303, 307, 308].contains(status),
                   let location = responseHeaders.first(where: { $0.name.lowercased() == "location" })?.value else {
                 return .response(status: status, headers: responseHeaders, body: bytes)
@@ -85,7 +87,7 @@ enum HTTPFetch {
     }
 
     static func fetch(_ target: Target, method: String, headers: [HTTPHeader], body: [UInt8]?,
-                              deadline: NIODeadline, maxBytes: Int) async throws -> (Int, [HTTPHeader], [UInt8]) {
+                      deadline: NIODeadline, maxBytes: Int, timeout: HTTPFailure) async throws -> (Int, [HTTPHeader], [UInt8]) {
         var config = HTTPClient.Configuration(redirectConfiguration: .disallow)
         // A refused connection or a failed TLS handshake is the plugin's answer
         // at once, by its name: retried until the deadline, it would read as a timeout.
@@ -101,7 +103,7 @@ enum HTTPFetch {
         let client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: config)
         do {
             let result = try await exchange(client, target, method: method, headers: headers, body: body,
-                                            deadline: deadline, maxBytes: maxBytes)
+                                            deadline: deadline, maxBytes: maxBytes, timeout: timeout)
             try? await client.shutdown()
             return result
         } catch {
@@ -111,7 +113,7 @@ enum HTTPFetch {
     }
 
     private static func exchange(_ client: HTTPClient, _ target: Target, method: String, headers: [HTTPHeader], body: [UInt8]?,
-                                 deadline: NIODeadline, maxBytes: Int) async throws -> (Int, [HTTPHeader], [UInt8]) {
+                                 deadline: NIODeadline, maxBytes: Int, timeout: HTTPFailure) async throws -> (Int, [HTTPHeader], [UInt8]) {
         var req = HTTPClientRequest(url: target.url)
         req.method = HTTPMethod(rawValue: method)
         for h in headers { req.headers.add(name: h.name, value: h.value) }
@@ -120,12 +122,14 @@ enum HTTPFetch {
         do {
             response = try await client.execute(req, deadline: deadline)
         } catch {
+            if NIODeadline.now() >= deadline || (error as? HTTPClientError) == .deadlineExceeded { throw timeout }
             throw HTTPFailure("\(method) \(Redactor.url(target.url)): \(NetworkErrors.describe(error))")
         }
         var bytes: [UInt8] = []
         for try await chunk in response.body {
             // A body that drips forever: the body stream need not heed cancellation, so look at the clock.
-            if NIODeadline.now() >= deadline || Task.isCancelled { throw CancellationError() }
+            if NIODeadline.now() >= deadline { throw timeout }
+            if Task.isCancelled { throw CancellationError() }
             if bytes.count + chunk.readableBytes > maxBytes {
                 throw HTTPFailure("response larger than \(maxBytes) bytes ([bot.http] max_bytes)")
             }

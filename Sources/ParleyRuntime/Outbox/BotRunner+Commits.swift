@@ -106,6 +106,8 @@ extension BotRunner {
                     // A plugin sending into a full outbox on every event: one line a second, with a count.
                     if let line = quotaLog.report(plugin: a.plugin, message, now: BotHost.now()) {
                         log(.error, "\(kind.rawValue): \(line)", plugin: a.plugin)
+                    } else {
+                        flushQuotaLogSoon()
                     }
                 } else {
                     log(.error, "\(kind.rawValue): \(message)", plugin: a.plugin)
@@ -129,6 +131,20 @@ extension BotRunner {
     func flushQuotaLog(force: Bool) {
         for (plugin, line) in quotaLog.flush(now: BotHost.now(), force: force) {
             log(.error, "quota: \(line)", plugin: plugin)
+        }
+    }
+
+    /// A held-back refusal is said within about a second, under its own
+    /// time, rather than with the plugin's next event, which may be hours on.
+    func flushQuotaLogSoon() {
+        guard !quotaFlushPending else { return }
+        quotaFlushPending = true
+        _ = executor.schedule(after: 1.05) { [weak self] in
+            self?.assumeIsolated { runner in
+                runner.quotaFlushPending = false
+                runner.flushQuotaLog(force: false)
+                if runner.quotaLog.holdsBack { runner.flushQuotaLogSoon() }
+            }
         }
     }
 }

@@ -32,6 +32,9 @@ struct QuotaLog {
         n > 0 ? " (and \(n) more like it in the last \(max(1, Int(now - since))) s)" : ""
     }
 
+    /// Whether some plugin has refusals no line has said yet.
+    var holdsBack: Bool { entries.values.contains { $0.heldBack > 0 } }
+
     /// A line per plugin with refusals held back for a second (or any, when `force`).
     mutating func flush(now: Double, force: Bool) -> [(plugin: String, line: String)] {
         var out: [(plugin: String, line: String)] = []

@@ -164,7 +164,8 @@ import Testing
             let pinned = HTTPFetch.Target(url: spelled, host: "pin.invalid", address: IPAddress("127.0.0.1")!,
                                           origin: "http://pin.invalid:\(target.port)")
             let (status, _, body) = try await HTTPFetch.fetch(pinned, method: "GET", headers: [], body: nil,
-                                                              deadline: NIODeadline.now() + .seconds(10), maxBytes: 10_000)
+                                                              deadline: NIODeadline.now() + .seconds(10), maxBytes: 10_000,
+                                                              timeout: HTTPFailure("timed out after 10 s"))
             #expect(status == 200 && String(decoding: body, as: UTF8.self).contains("Oslo"), "\(spelled)")
         }
         await target.stop()
@@ -215,6 +216,28 @@ import Testing
             #expect(ContinuousClock.now - start < .seconds(10), "\(url) took \(ContinuousClock.now - start)")
         }
         await plain.stop()
+    }
+
+    /// A server that takes the connection and never answers: every request
+    /// of a crowd fails with the same words, whichever deadline (the
+    /// request's, or the HTTP client's for the hop) runs out first.
+    @Test func aServerThatNeverAnswersTimesOutInTheSameWords() async throws {
+        let silent = try holdPort(backlog: 64)
+        defer { close(silent.fd) }
+        let options = Self.allowing(["127.0.0.1:\(silent.port)"])
+        let outcomes = await withTaskGroup(of: HTTPOutcome.self) { group in
+            for i in 0..<8 {
+                group.addTask {
+                    await HTTPFetch.run(HTTPCall(id: Int64(i), method: "GET", url: "http://127.0.0.1:\(silent.port)/hang",
+                                                 headers: [], body: nil, timeout: 1), options: options)
+                }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        for outcome in outcomes {
+            guard case .failed(let why) = outcome else { Issue.record("\(outcome)"); continue }
+            #expect(why == "timed out after 1 s", "\(why)")
+        }
     }
 
     @Test func slowAndEndlessAnswersAreCut() async throws {
