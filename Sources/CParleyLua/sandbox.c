@@ -653,6 +653,48 @@ static int sb_sized(lua_State *L) {
     return results;
 }
 
+/* The same for functions that read much and make little (a number from a
+ * string of megabytes): charged a unit per 8 bytes of their string
+ * arguments, before the call. */
+static int sb_reading(lua_State *L) {
+    size_t bytes = 0;
+    int n = lua_gettop(L);
+    for (int i = 1; i <= n; i++)
+        if (lua_type(L, i) == LUA_TSTRING) bytes += lua_rawlen(L, i);
+    parley_budget_charge(L, (int64_t)(bytes / 8));
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, n, LUA_MULTRET);
+    return lua_gettop(L);
+}
+
+/* Wraps every function of the table at `table` (or those named) in `wrapper`. */
+static void wrap_all(lua_State *L, int table, lua_CFunction wrapper, const char *const names[]) {
+    table = lua_absindex(L, table);
+    if (names) {
+        for (int i = 0; names[i]; i++) {
+            if (lua_getfield(L, table, names[i]) == LUA_TFUNCTION) {
+                lua_pushcclosure(L, wrapper, 1);
+                lua_setfield(L, table, names[i]);
+            } else {
+                lua_pop(L, 1);
+            }
+        }
+        return;
+    }
+    lua_pushnil(L);
+    while (lua_next(L, table)) {
+        if (lua_type(L, -1) == LUA_TFUNCTION && lua_type(L, -2) == LUA_TSTRING) {
+            lua_pushvalue(L, -2);            /* key, fn, key */
+            lua_insert(L, -2);               /* key, key, fn */
+            lua_pushcclosure(L, wrapper, 1); /* key, key, wrapped */
+            lua_rawset(L, table);            /* key (a value changed, no key added: next goes on) */
+        } else {
+            lua_pop(L, 1);
+        }
+    }
+}
+
 static void wrap_sized(lua_State *L, int table, const char *const names[]) {
     for (int i = 0; names[i]; i++) {
         if (lua_getfield(L, table, names[i]) != LUA_TFUNCTION) {
@@ -669,10 +711,26 @@ static const char *const SIZED_STRING[] = {
 };
 static const char *const SIZED_UTF8[] = {"len", "codepoint", "offset", "char", NULL};
 
+/* The string metatable's arithmetic: "1" + 2 reads the string as a number. */
+static const char *const STRING_ARITHMETIC[] = {
+    "__add", "__sub", "__mul", "__mod", "__pow", "__div", "__idiv", "__unm", NULL,
+};
+
 void parley_charge_sized(lua_State *L) {
     lua_getglobal(L, "string");
     wrap_sized(L, lua_gettop(L), SIZED_STRING);
     lua_pop(L, 1);
+    /* Reading a number from a string is linear in it (spaces included). */
+    lua_getglobal(L, "tonumber");
+    lua_pushcclosure(L, sb_reading, 1);
+    lua_setglobal(L, "tonumber");
+    lua_getglobal(L, "math");
+    wrap_all(L, -1, sb_reading, NULL);
+    lua_pop(L, 1);
+    lua_pushliteral(L, "");
+    lua_getmetatable(L, -1);
+    wrap_all(L, -1, sb_reading, STRING_ARITHMETIC);
+    lua_pop(L, 2);
 }
 
 /* Lua 5.4's parser matches each label against the pending gotos and the
