@@ -315,6 +315,7 @@ public final class JournalStore: BotStore {
         fields += [("n", .string(t.name)), ("d", .double(t.due)), ("s", .double(t.seconds)), ("e", .bool(t.repeats))]
         if let data = t.data { fields.append(("x", data)) }
         if let cron = t.cron { fields.append(("c", .string(cron))) }
+        if t.atLoad { fields.append(("l", .bool(true))) }
         return .record(fields)
     }
 
@@ -323,7 +324,7 @@ public final class JournalStore: BotStore {
         guard let name = v["n"].stringValue, let due = v["d"].numberValue, let seconds = v["s"].numberValue,
               case .bool(let repeats) = v["e"] else { return nil }
         return SavedTimer(name: name, due: due, seconds: seconds, repeats: repeats, data: v["x"].isNil ? nil : v["x"],
-                          cron: v["c"].stringValue)
+                          cron: v["c"].stringValue, atLoad: v["l"] == .bool(true))
     }
 
     // MARK: HistoryStore

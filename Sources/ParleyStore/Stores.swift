@@ -338,8 +338,13 @@ public struct SavedTimer: Sendable, Equatable {
     public var data: LuaValue?
     /// A `bot.cron` schedule's spec: it sets `due` after each firing.
     public var cron: String?
+    /// Made while the plugin loaded (named or not): a version that no longer
+    /// makes it drops it, as it would an unnamed one.
+    public var atLoad: Bool
 
-    public init(name: String, due: Double, seconds: Double, repeats: Bool, data: LuaValue? = nil, cron: String? = nil) {
+    public init(name: String, due: Double, seconds: Double, repeats: Bool, data: LuaValue? = nil, cron: String? = nil,
+                atLoad: Bool = false) {
+        self.atLoad = atLoad
         self.name = name
         self.due = due
         self.seconds = seconds

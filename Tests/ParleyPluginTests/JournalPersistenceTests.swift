@@ -167,6 +167,33 @@ func directorySize(_ path: String) -> Int {
         }
     }
 
+    /// A timer made while loading is the code's, named or not: a version
+    /// that no longer makes it drops it, where a handler's named timer (a
+    /// reminder) is kept and fires as an event.
+    @Test func aNamedLoadTimeTimerTheCodeNoLongerMakesIsDropped() async throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let j = dir.appendingPathComponent("j").path
+        let t0 = Self.t0
+        let v1 = """
+        bot.every(30, function() bot.send("lobby", "beat") end, { name = "beat" })
+        bot.command("remind", function(m) bot.after(100, { name = "remind", data = 1 }) end)
+        """
+        let v2 = """
+        bot.on("timer", function(ev) bot.send("lobby", "timer " .. ev.name) end)
+        """
+        try await onLuaThread {
+            _ = try withJournalBot(j, now: t0, plugins: [("p", v1)]) { (bot, out) throws in
+                out += try bot.handle(.message(ChatMessage(room: "lobby", user: "alice", text: "!remind", time: t0)))
+                #expect(bot.store.savedTimers(plugin: "p").map(\.name).sorted() == ["beat", "remind"])
+            }
+            _ = try withJournalBot(j, now: t0 + 10, plugins: [("p", v2)]) { (bot, out) throws in
+                #expect(bot.store.savedTimers(plugin: "p").map(\.name) == ["remind"])
+                #expect(sent(try bot.advance(to: t0 + 100)) == ["timer remind"])
+            }
+        }
+    }
+
     @Test func timerOptionsAreChecked() async throws {
         let p = """
         bot.command("x", function(m)

@@ -407,9 +407,21 @@ struct HotReloadTests {
         try Self.version("v2").write(toFile: file, atomically: true, encoding: .utf8)
         #expect(await eventually { !rec.logs(containing: "plugin ver reloaded in 2 more bots that load it").isEmpty }, "\(rec.logs.map(\.text))")
         #expect(rec.logs(containing: "plugin ver reloaded").count == 2)
+        // An edit and then a SIGHUP are one reload: the watcher knows the file is loaded.
+        try Self.version("v3").write(toFile: file, atomically: true, encoding: .utf8)
+        await fleet.reloadPlugins()
+        try await Task.sleep(for: .milliseconds(2500))
+        #expect(rec.logs(containing: "plugin ver reloaded").count == 4, "\(rec.logs.map(\.text))")
+        // A bot whose load fails alone is said, with its error.
+        try ("if bot.name == \"bot2\" then error(\"only bot2 cannot load\") end\n" + Self.version("v4"))
+            .write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(await eventually { !rec.logs(containing: "plugin ver not reloaded in 1 more bot that loads it; the old version keeps running; the first error, in bot2: runtime: ").isEmpty },
+                "\(rec.logs.map(\.text))")
+        #expect(rec.logs(containing: "only bot2 cannot load").count == 1, "\(rec.logs.map(\.text))")
+        #expect(!rec.logs(containing: "plugin ver reloaded in 1 more bot that loads it").isEmpty, "\(rec.logs.map(\.text))")
         try "bot.command(\"ver\", function(msg) end".write(toFile: file, atomically: true, encoding: .utf8)
-        #expect(await eventually { !rec.logs(containing: "plugin ver not reloaded in 2 more bots that load it; the old version keeps running").isEmpty })
-        #expect(rec.logs.filter { $0.text.hasPrefix("syntax:") }.count == 1, "one bot shows the error: \(rec.logs.map(\.text))")
+        #expect(await eventually { !rec.logs(containing: "plugin ver not reloaded in 2 more bots that load it; the old version keeps running; the first error, in bot2: syntax: ").isEmpty })
+        #expect(rec.logs.filter { $0.text.hasPrefix("syntax:") }.count == 1, "the first bot shows the error: \(rec.logs.map(\.text))")
         // SIGHUP with the file gone: the file is at fault, not the plugin.
         try FileManager.default.removeItem(atPath: file)
         await fleet.reloadPlugins()
@@ -418,6 +430,9 @@ struct HotReloadTests {
         #expect(!rec.logs(containing: "plugin ver not reloaded in 2 more bots that load it: cannot read").isEmpty)
         #expect(rec.logs.filter { $0.text.hasPrefix("runtime:") }.isEmpty, "\(rec.logs.map(\.text))")
         await fleet.stop()
+        // A SIGHUP once the bots are stopping reloads nothing.
+        await fleet.reloadPlugins()
+        #expect(rec.logs(containing: "SIGHUP ignored: the bots are stopping").count == 1)
         _ = await run.value
         #expect(rec.logs(containing: "all 3 bots stopped").count == 1)
         #expect(rec.logs.filter { $0.text == "stopped" }.isEmpty, "\(rec.logs.map(\.text))")
@@ -434,6 +449,12 @@ struct HotReloadTests {
         let fleet = Fleet(specs: [spec], observer: rec.observer)
         let run = Task { await fleet.run(watchPlugins: true) }
         #expect(await eventually { await fleet.runners[0].state == .online })
+        // The dashboard shows a configured plugin that is not running, with why.
+        func card(_ name: String) async -> PluginReport? {
+            await FleetWatch().report(fleet.runners).bots.first?.plugins.first { $0.name == name }
+        }
+        let missing = await card("first")
+        #expect(missing?.running == false && missing?.loadProblem?.hasPrefix("runtime: first.lua:1: boom at load") == true, "\(String(describing: missing))")
         let alice = try await Person("alice", port: server.port)
         // Still broken, edited: said plainly, with no old version to speak of.
         try #"error("still broken")"#.write(toFile: file, atomically: true, encoding: .utf8)
@@ -446,6 +467,19 @@ struct HotReloadTests {
         try await alice.say("!ver")
         #expect(await eventually { alice.texts(from: "bot") == ["first is here", "two 1"] })
         #expect(rec.logs(containing: "not reloaded; the old version keeps running").isEmpty)
+        let fixed = await card("first")
+        let handled = fixed?.events ?? 0
+        #expect(fixed?.running == true && fixed?.loadProblem == nil && handled > 0, "\(String(describing: fixed))")
+        // A failed reload: the card keeps its figures, counts the error and says the earlier version runs.
+        try "bot.command(\"first\", function(msg) end".write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(await eventually { !rec.logs(containing: "plugin first not reloaded; the old version keeps running").isEmpty })
+        let stale = await card("first")
+        #expect(stale?.running == true && stale?.events == handled && stale?.errors["syntax"] == 1
+                && stale?.loadProblem?.hasPrefix("syntax: ") == true, "\(String(describing: stale))")
+        // A good reload clears the problem and keeps the count.
+        try #"bot.command("first", function(msg) msg:reply("first again") end)"#.write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(await eventually { await card("first")?.loadProblem == nil })
+        #expect(await card("first")?.events ?? 0 >= handled)
         await fleet.stop()
         _ = await run.value
         await alice.leave()

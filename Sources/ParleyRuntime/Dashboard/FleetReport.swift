@@ -47,6 +47,10 @@ public struct PluginReport: Codable, Sendable {
     public var outboxWaiting: Int
     /// Switched off by the circuit breaker.
     public var isDisabled: Bool
+    /// Why the last load of its file failed (`syntax: …`): with `running`,
+    /// the version loaded before runs on; without, the plugin does not run.
+    public var loadProblem: String?
+    public var running: Bool
 }
 
 public struct LogLine: Codable, Sendable {

@@ -42,6 +42,9 @@ public actor Fleet {
     public nonisolated let runners: [BotRunner]
     private let observer: RuntimeObserver
     private var stopped = false
+    /// Each plugin file as last loaded: the watcher and SIGHUP share it, so
+    /// an edit followed by a SIGHUP is one reload, not two.
+    private var stamps: [String: FileStamp] = [:]
 
     public init(specs: [BotSpec], observer: RuntimeObserver, loops: BotLoops = .shared) {
         let lines = specs.count > 1 ? FleetLines(size: specs.count) : nil
@@ -80,9 +83,19 @@ public actor Fleet {
         }
     }
 
-    /// Reloads every bot's plugins from their files (SIGHUP).
+    /// Reloads every bot's plugins from their files (SIGHUP). Not once the
+    /// bots are stopping: what a load handler sent would wait in the journal
+    /// for the next start.
     public func reloadPlugins() async {
-        for (_, loaders) in pluginUsers() { await reload(loaders) }
+        guard !stopped else {
+            observer.log(LogRecord(time: Date().timeIntervalSince1970, bot: "parley", plugin: nil, level: .info,
+                                   text: "SIGHUP ignored: the bots are stopping"))
+            return
+        }
+        for (path, loaders) in pluginUsers() {
+            stamps[path] = FileStamp(of: path) ?? stamps[path]
+            await reload(loaders)
+        }
     }
 
     /// Each plugin file, in the order bots load them, with every bot that loads it.
@@ -100,20 +113,27 @@ public actor Fleet {
 
     /// Reloads one file in every bot that loads it. The first bot says what
     /// came of it in full (the plugin's load error included); the others are
-    /// summed up in a line per outcome, so a fleet of 1,000 logs two lines,
-    /// not 2,000 alike ones.
+    /// summed up in a line per outcome and first error, which the line
+    /// quotes with the first bot that had it, so a fleet of 1,000 logs two
+    /// lines, not 2,000 alike ones, and no bot's error goes unsaid.
     private func reload(_ loaders: [(runner: BotRunner, plugin: String)]) async {
         guard let first = loaders.first else { return }
         await first.runner.reload(first.plugin)
-        var others: [BotHost.Reload: Int] = [:], order: [BotHost.Reload] = []
+        struct Key: Hashable { var outcome: BotHost.Reload; var error: String? }
+        var others: [Key: (count: Int, bot: String)] = [:], order: [Key] = []
         for l in loaders.dropFirst() {
-            guard let outcome = await l.runner.reload(l.plugin, quiet: true) else { continue }
-            if others[outcome] == nil { order.append(outcome) }
-            others[outcome, default: 0] += 1
+            guard let (outcome, error) = await l.runner.reload(l.plugin, quiet: true) else { continue }
+            let key = Key(outcome: outcome, error: error)
+            if others[key] == nil { order.append(key) }
+            others[key, default: (0, l.runner.name)].count += 1
         }
-        for outcome in order {
-            let n = others[outcome]!
-            let (level, text) = outcome.line(first.plugin, among: " in \(n) more bot\(n == 1 ? "" : "s") that load\(n == 1 ? "s" : "") it")
+        for key in order {
+            let (n, bot) = others[key]!
+            var (level, text) = key.outcome.line(first.plugin, among: " in \(n) more bot\(n == 1 ? "" : "s") that load\(n == 1 ? "s" : "") it")
+            if let error = key.error {
+                level = .error
+                text += "; the first error, in \(bot): \(error)"
+            }
             observer.log(LogRecord(time: Date().timeIntervalSince1970, bot: first.runner.name, plugin: nil, level: level, text: text))
         }
     }
@@ -124,8 +144,8 @@ public actor Fleet {
     /// on, and the file loads again when it is back.
     private func watchPluginFiles() async {
         let users = pluginUsers()
-        var seen = users.reduce(into: [String: FileStamp]()) { $0[$1.path] = FileStamp(of: $1.path) }
-        var missing = Set(users.map(\.path).filter { seen[$0] == nil })
+        for u in users where stamps[u.path] == nil { stamps[u.path] = FileStamp(of: u.path) }
+        var missing = Set(users.map(\.path).filter { stamps[$0] == nil })
         while !Task.isCancelled, !stopped {
             try? await Task.sleep(for: .seconds(1))
             for (path, loaders) in users {
@@ -134,15 +154,16 @@ public actor Fleet {
                     continue
                 }
                 missing.remove(path)
-                guard now != seen[path] else { continue }
-                seen[path] = now
+                guard now != stamps[path] else { continue }
+                stamps[path] = now
                 await reload(loaders)
             }
         }
     }
 
     private func warnMissing(_ path: String, _ bots: [String], plugin: String) {
-        let others = bots.count > 1 ? " (and \(bots.count - 1) more bots that load it)" : ""
+        let n = bots.count - 1
+        let others = n > 0 ? " (and \(n) more bot\(n == 1 ? "" : "s") that load\(n == 1 ? "s" : "") it)" : ""
         observer.log(LogRecord(time: Date().timeIntervalSince1970, bot: bots[0], plugin: nil, level: .warn, text: """
             plugin \(plugin): its file \(path) is gone or cannot be read\(others); the loaded version runs on, \
             and the file loads again once it is back

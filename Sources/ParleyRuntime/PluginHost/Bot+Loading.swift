@@ -32,8 +32,13 @@ extension Bot {
         }
         let old = plugins[index]
         var (plugin, out) = try prepare(name: name, source: source, reloading: true)
-        // The caller logs the outcome, once.
-        guard let plugin else { return (false, out) }
+        // The caller logs the outcome, once. A failed load counts on the running version's card.
+        guard let plugin else {
+            for a in out { if case .error(let kind, _) = a.kind { old.stats.errors[kind.rawValue, default: 0] += 1 } }
+            return (false, out)
+        }
+        // The card goes on: a reload is the same plugin, not a new one.
+        plugin.stats = old.stats
         timers.removeAll { $0.plugin === old }
         old.isDisabled = true
         plugins[index] = plugin
@@ -69,11 +74,13 @@ extension Bot {
             // A plugin that cannot load never runs; its diagnostics are still shown.
             var out = diagnostics(plugin, actions)
             out.append(BotAction(plugin: name, .error(PluginErrorKind(failure.kind), failure.message)))
+            loadProblems[name] = "\(PluginErrorKind(failure.kind).rawValue): \(failure.message.split(separator: "\n").first ?? "")"
             // Its error is reported as the plugin's own, with the cause: this line says what follows from it.
             // (A failed reload says so itself: the old version runs on.)
             if !reloading { log("plugin \(name) failed to load and does not run") }
             return (nil, out)
         }
+        loadProblems[name] = nil
         return (plugin, try settle(plugin, failure: nil, actions: actions))
     }
 
@@ -96,14 +103,18 @@ extension Bot {
         p.restored = [:]
         var gone: [TimerChange] = []
         for (id, t) in left {
-            if t.name.hasPrefix("#") || p.isDisabled {
+            // Made while loading and not made again by this load: the
+            // plugin no longer has it (`#n` are the unnamed ones).
+            if t.name.hasPrefix("#") || t.atLoad || p.isDisabled {
                 if !p.isDisabled { gone.append(.drop(name: t.name)) }
                 continue
             }
             p.liveTimers.insert(id)
             p.timerNames[t.name] = id
-            schedule(TimerEntry(due: t.due, order: 0, plugin: p, id: id, interval: t.repeats ? t.seconds : nil,
-                                name: t.name, seconds: t.seconds, data: t.data))
+            // A `bot.cron` timer keeps its schedule, not an interval of its seconds.
+            let cron = t.cron.flatMap { try? CronSchedule($0, timeZone: timeZone) }
+            schedule(TimerEntry(due: t.due, order: 0, plugin: p, id: id, interval: t.repeats && cron == nil ? t.seconds : nil,
+                                name: t.name, seconds: t.seconds, data: t.data, cron: cron))
         }
         if !gone.isEmpty {
             try store.commit(HandlerEffects(plugin: p.name, sender: options.name, writes: [], sends: [], timers: gone))

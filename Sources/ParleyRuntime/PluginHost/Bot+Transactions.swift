@@ -81,7 +81,7 @@ extension Bot {
         for t in add {
             guard let name = t.name else { continue }
             let saved = SavedTimer(name: name, due: t.due ?? now + t.seconds, seconds: t.seconds, repeats: t.repeats, data: t.data,
-                                   cron: t.cron?.spec.text)
+                                   cron: t.cron?.spec.text, atLoad: t.atLoad)
             // Adopting a restored timer unchanged writes nothing.
             if t.due != nil, p.restored[name]?.timer == saved { continue }
             timerChanges.append(.set(saved))
@@ -106,7 +106,7 @@ extension Bot {
             }
             schedule(TimerEntry(due: t.due ?? now + t.seconds, order: 0, plugin: p, id: t.id,
                                 interval: t.repeats && t.cron == nil ? t.seconds : nil,
-                                name: t.name, seconds: t.seconds, data: t.data, cron: t.cron))
+                                name: t.name, seconds: t.seconds, data: t.data, cron: t.cron, atLoad: t.atLoad))
         }
         var out: [BotAction] = []
         out.reserveCapacity(actions.count)

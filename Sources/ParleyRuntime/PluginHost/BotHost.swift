@@ -200,7 +200,7 @@ actor BotHost {
         bot?.servesWebhook(plugin: plugin, path: path) ?? .notFound
     }
 
-    func pluginReports() -> [PluginReport] { bot?.pluginReports() ?? [] }
+    func pluginReports() -> [PluginReport] { bot?.pluginReports(files: plugins.map(\.name)) ?? [] }
 
     /// The journal's last sync in milliseconds; nil without a journal or before its first sync.
     var journalSyncMilliseconds: Double? {

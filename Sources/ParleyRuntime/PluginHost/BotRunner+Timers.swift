@@ -38,9 +38,10 @@ extension BotRunner {
     /// Loads a new version of one plugin; the old one keeps running if it
     /// fails. `quiet`: the caller sums up this bot's outcome with others'
     /// (`Fleet`), so neither it nor the plugin's load errors are logged here
-    /// (they are still counted).
+    /// (they are still counted); the plugin's first error (its load error, or
+    /// its load handler's) comes back with the outcome for that line.
     @discardableResult
-    func reload(_ plugin: String, quiet: Bool = false) async -> BotHost.Reload? {
+    func reload(_ plugin: String, quiet: Bool = false) async -> (outcome: BotHost.Reload, firstError: String?)? {
         guard let host, failure == nil, !closing else { return nil }
         do {
             let (outcome, actions, due) = try onLoop(host) { try $0.reload(plugin: plugin) }
@@ -48,13 +49,15 @@ extension BotRunner {
                 let (level, text) = outcome.line(plugin)
                 log(level, text)
             }
+            var firstError: String?
             accept(quiet ? actions.filter { a in
-                guard case .error(let kind, _) = a.kind else { return true }
+                guard case .error(let kind, let message) = a.kind else { return true }
                 RuntimeMetrics.pluginError(kind)
+                firstError = firstError ?? "\(kind.rawValue): \(message.split(separator: "\n").first ?? "")"
                 return false
             } : actions)
             rescheduleTimers(due)
-            return outcome
+            return (outcome, firstError)
         } catch {
             journalFailed(error)
             return nil

@@ -88,7 +88,8 @@ extension Plugin {
             }
             due = first
         }
-        pendingTimers.append(PendingTimer(id: newId, seconds: seconds, repeats: repeats, name: name, data: data, due: due, cron: cron))
+        pendingTimers.append(PendingTimer(id: newId, seconds: seconds, repeats: repeats, name: name, data: data, due: due, cron: cron,
+                                          atLoad: loading))
         return .success([.int(newId)])
     }
 
@@ -175,4 +176,6 @@ struct PendingTimer {
     /// for a `bot.cron` timer, its first slot).
     var due: Double?
     var cron: CronSchedule? = nil
+    /// Made while the plugin loaded: see `SavedTimer.atLoad`.
+    var atLoad = false
 }

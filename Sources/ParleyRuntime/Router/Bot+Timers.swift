@@ -65,7 +65,7 @@ extension Bot {
                 schedule(again)
                 if let name = entry.name {
                     fired.append(.set(SavedTimer(name: name, due: next, seconds: entry.seconds, repeats: true, data: entry.data,
-                                                 cron: entry.cron?.spec.text)))
+                                                 cron: entry.cron?.spec.text, atLoad: entry.atLoad)))
                 }
             } else {
                 p.forget(entry.id)

@@ -97,6 +97,9 @@ public final class Bot: PluginServices {
         return out.mapValues { $0.sorted() }
     }
     var rosters: [String: [String: Bool]] = [:]
+    /// Why a plugin's file did not load, the last time it was loaded (at
+    /// start or a reload), until a load of it succeeds: for the dashboard.
+    var loadProblems: [String: String] = [:]
     var typingOn: [String: (plugin: String, since: Double)] = [:]
     var timers: [TimerEntry] = []   // sorted by (due, order)
     var timerOrder = 0
@@ -116,6 +119,8 @@ public final class Bot: PluginServices {
         var data: LuaValue? = nil
         /// A `bot.cron` timer's schedule: it sets the next due time, not `interval`.
         var cron: CronSchedule? = nil
+        /// Made while the plugin loaded: see `SavedTimer.atLoad`.
+        var atLoad = false
     }
 
     public init(options: BotOptions, now: Double, store: BotStore = MemoryBotStore()) {

@@ -45,6 +45,11 @@ function chart(label, values) {
   return el("div", { class: "chart" }, s, `${label}: ${now.toFixed(1)}/s`);
 }
 
+// A load error in full is in the cell's title: the table keeps to its card.
+function cut(text) {
+  return text.length > 60 ? `${text.slice(0, 59)}…` : text;
+}
+
 function pluginTable(plugins) {
   const head = el("tr", {}, ...["plugin", "events", "errors", "instr. p50/p99", "ms p50/p99", "memory", "outbox", ""]
     .map((h) => el("th", { scope: "col" }, h)));
@@ -60,8 +65,10 @@ function pluginTable(plugins) {
       el("td", {}, `${p.millisecondsP50.toFixed(2)} / ${p.millisecondsP99.toFixed(2)} of ${p.millisecondLimit}`),
       el("td", {}, `${Math.round(p.memoryBytes / 1024)} KiB of ${Math.round(p.memoryCap / 1048576)} MiB`),
       el("td", {}, String(p.outboxWaiting)),
-      el("td", {}, p.isDisabled ? "disabled" : ""));
-    if (p.isDisabled) row.lastChild.className = "bad";
+      el("td", p.loadProblem ? { title: p.loadProblem } : {}, p.isDisabled ? "disabled"
+        : !p.running ? `not running: ${cut(p.loadProblem)}`
+        : p.loadProblem ? `reload failed, the earlier version runs: ${cut(p.loadProblem)}` : ""));
+    if (p.isDisabled || p.loadProblem) row.lastChild.className = "bad";
     return row;
   });
   return el("table", {}, el("thead", {}, head), el("tbody", {}, ...rows));
