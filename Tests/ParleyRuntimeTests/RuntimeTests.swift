@@ -98,6 +98,31 @@ struct RuntimeTests {
         await alice.leave()
     }
 
+    /// Someone joining under the bot's name takes it over; the bot says so,
+    /// comes back after its backoff and takes its name back, so it never
+    /// shares its name (it would take the other's lines for its echoes).
+    @Test func aBotWhoseNameIsTakenComesBackForIt() async throws {
+        let server = try await StreamChatServer.start(.init())
+        defer { Task { await server.shutdown() } }
+        let rec = Recorder()
+        let runner = BotRunner(spec: try botSpec(name: "echo", port: server.port, plugins: [("p", #"bot.command("ping", function(m) m:reply("pong") end)"#)]),
+                               observer: rec.observer)
+        let run = Task { await runner.run() }
+        #expect(await eventually { await runner.state == .online })
+        let impostor = try await Person("echo", port: server.port)
+        #expect(await eventually { !rec.logs(containing: "link lost: another connection took the bot's name: another connection joined as \"echo\"").isEmpty },
+                "\(rec.logs.map(\.text))")
+        #expect(await eventually { await runner.stats.reconnects >= 1 })
+        #expect(await eventually { await runner.state == .online })
+        let alice = try await Person("alice", port: server.port)
+        try await alice.say("!ping")
+        #expect(await eventually { alice.texts(from: "echo") == ["pong"] }, "\(alice.texts(from: "echo"))")
+        await runner.stop()
+        _ = await run.value
+        await impostor.leave()
+        await alice.leave()
+    }
+
     @Test func ownJoinIsNeverAnArrivalAndOwnEchoNeverAMessage() async throws {
         let server = try await StreamChatServer.start(.init())
         defer { Task { await server.shutdown() } }

@@ -123,6 +123,25 @@ struct StreamChatModerationTests {
         }
     }
 
+    /// A name is one connection's: a newer connection under it takes it over,
+    /// and the older one is told, leaves the room and is closed.
+    @Test func aNameInUseIsTakenOverByTheNewerConnection() async throws {
+        try await withServer(Self.config) { server in
+            let ann = try join("ann", port: server.port)
+            let first = try join("bob", port: server.port)
+            try ann.skip(until: "bob has joined")
+            let second = try RawClient(port: server.port)
+            try second.send("USR_NAME::bob::END")
+            #expect(try first.line() == #"::TAKEN::another connection joined as "bob""#)
+            #expect(first.closedByServer())
+            #expect(try ann.lines(2) == ["bob has left", "bob has joined"])
+            try second.skip(until: "bob has joined")
+            try second.send("MSG::still me::END")
+            #expect(try ann.line() == "bob::still me")
+            #expect(server.stats.registeredClients == 2)
+        }
+    }
+
     @Test func aModerationFrameBeforeUserNameIsRefused() async throws {
         try await withServer(Self.config) { server in
             let anon = try RawClient(port: server.port)

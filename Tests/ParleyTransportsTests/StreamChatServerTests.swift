@@ -92,17 +92,6 @@ struct StreamChatProtocolTests {
         }
     }
 
-    @Test func twoClientsMayShareAName() async throws {
-        try await withServer { server in
-            let a = try join("sam", port: server.port)
-            let b = try join("sam", port: server.port)
-            #expect(try a.line() == "sam has joined")
-            try b.send("MSG::it's me::END")
-            #expect(try a.line() == "sam::it's me")
-            #expect(try b.line() == "sam::it's me")
-        }
-    }
-
     @Test func aSecondUserNameIsRefused() async throws {
         let log = LogSink()
         try await withServer(.init(log: log.log)) { server in

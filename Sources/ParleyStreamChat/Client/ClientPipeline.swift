@@ -112,6 +112,8 @@ final class StreamChatClientHandler: ChannelInboundHandler, RemovableChannelHand
     private var kickedBecause: String?
     /// Whether the server said the bot joined: a refusal before that is of its name.
     private var joined = false
+    /// Why the server took the bot's name for a newer connection (`::TAKEN::`).
+    private var nameTaken: String?
     /// Why the server refused the bot's name (a moderator's, without the token).
     private var nameRefused: String?
 
@@ -168,6 +170,7 @@ final class StreamChatClientHandler: ChannelInboundHandler, RemovableChannelHand
         case .ok: replies.answered()
         case .refused(let reason) where !joined: nameRefused = reason
         case .refused(let reason): replies.answered(.failure(TransportError(.refused, reason)))
+        case .taken(let reason): nameTaken = reason
         }
     }
 
@@ -189,6 +192,8 @@ final class StreamChatClientHandler: ChannelInboundHandler, RemovableChannelHand
             finish(nil)
         } else if let reason = kickedBecause {
             finish(TransportError(.closed, "a moderator removed the bot from the room: \(reason)"))
+        } else if let reason = nameTaken {
+            finish(TransportError(.closed, "another connection took the bot's name: \(reason)"))
         } else if let reason = nameRefused {
             finish(TransportError(.closed, "the server refused the bot's name: \(reason) (set moderator_token in [bot.streamchat])"))
         } else {

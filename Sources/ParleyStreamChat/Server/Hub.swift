@@ -43,7 +43,7 @@ final class Hub: Sendable {
         var nextID: ConnectionID = 0
         var connections: [ConnectionID: any Channel] = [:]
         var loops: [ObjectIdentifier: LoopChannels] = [:]
-        /// The members' names (several connections may share one).
+        /// The members' names, one connection each (`join` takes a name over).
         var names: [ConnectionID: String] = [:]
         /// By name; an expired entry goes when its user next speaks.
         var mutes: [String: Mute] = [:]
@@ -83,11 +83,23 @@ final class Hub: Sendable {
     }
 
     /// Makes the connection a member and tells everyone, the newcomer included.
+    /// A name another connection holds is taken over: that one is told
+    /// (`::TAKEN::`), leaves and is closed, so no two connections speak as
+    /// one person and a client back from a link the server still holds (a
+    /// bot reconnecting after a silent drop) gets its name at once.
     func join(_ id: ConnectionID, channel: any Channel, name: String) {
         let line = StreamChat.ServerLine.joined(name)
         let bytes = ByteBuffer(bytes: line.encoded)
         state.withLock { s in
             guard !s.isClosing else { return }
+            for old in s.names.filter({ $0.value == name && $0.key != id }).keys.sorted() {
+                guard let held = s.connections[old], remove(old, channel: held, in: &s) else { continue }
+                let taken = ByteBuffer(bytes: StreamChat.ServerLine.taken("another connection joined as \(Self.quoted(name))").encoded)
+                held.eventLoop.execute { held.writeAndFlush(taken, promise: nil) }
+                Self.closeAfterQueuedLines(held)
+                s.stats.clientsDropped += 1
+                emit(.left(name), in: s)
+            }
             let key = ObjectIdentifier(channel.eventLoop)
             let members = s.loops[key] ?? LoopChannels(loop: channel.eventLoop)
             s.loops[key] = members
@@ -135,9 +147,9 @@ final class Hub: Sendable {
         }
     }
 
-    /// A moderator (member `by`) removes every connection named `user`: the
-    /// room, `user` included, gets `::KICKED::`, then each connection is
-    /// closed behind it and the others get `has left`. Returns why not, or nil.
+    /// A moderator (member `by`) removes `user`: the room, `user` included,
+    /// gets `::KICKED::`, then `user`'s connection is closed behind it and
+    /// the others get `has left`. Returns why not, or nil.
     func kick(_ user: String, reason: String, by moderator: ConnectionID) -> String? {
         state.withLock { s in
             guard !s.isClosing, s.names[moderator] != nil else { return "you are not in the room" }

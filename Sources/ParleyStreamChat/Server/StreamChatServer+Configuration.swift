@@ -78,7 +78,8 @@ extension StreamChatServer {
         /// Frames refused without dropping the client: invalid text, `MSG` before
         /// `USR_NAME`, a second `USR_NAME`, a `KICK` or `MUTE` the server will not do.
         public var framesRefused: Int = 0
-        /// Clients closed by the server: garbage, overflow, no name in time, not reading, invalid name, server full.
+        /// Clients closed by the server: garbage, overflow, no name in time, not reading, invalid name, server full,
+        /// a name a newer connection took.
         public var clientsDropped: Int = 0
 
         public init() {}

@@ -266,6 +266,9 @@ extension StreamChat {
         case ok
         /// `::REFUSED::{reason}`, to a client whose KICK or MUTE was refused.
         case refused(String)
+        /// `::TAKEN::{reason}`, to a connection whose name a newer one took,
+        /// just before the server closes it.
+        case taken(String)
 
         /// The line as Parley's server writes it, ending in `\n`.
         public var encoded: [UInt8] {
@@ -278,6 +281,7 @@ extension StreamChat {
             case .dropped(let s, let r): Array("::DROPPED::\(StreamChat.format(seconds: s))::\(r)\n".utf8)
             case .ok: Array("::OK\n".utf8)
             case .refused(let r): Array("::REFUSED::\(r)\n".utf8)
+            case .taken(let r): Array("::TAKEN::\(r)\n".utf8)
             }
         }
 
@@ -310,7 +314,7 @@ extension StreamChat {
     static let joinedSuffix = Array(" has joined".utf8)
     static let leftSuffix = Array(" has left".utf8)
     /// The notices after their leading `::` (`::OK` has no field and is matched whole).
-    static let noticeWords = ["KICKED", "MUTED", "DROPPED", "REFUSED"].map { Array("\($0)::".utf8) }
+    static let noticeWords = ["KICKED", "MUTED", "DROPPED", "REFUSED", "TAKEN"].map { Array("\($0)::".utf8) }
 
     /// The non-empty name in front of `suffix`, nil when the line does not end with it.
     static func name(in line: [UInt8], before suffix: [UInt8]) -> String? {
@@ -373,8 +377,10 @@ extension StreamChat.ServerLine {
         case 2:
             guard let (number, reason) = StreamChat.splitField(rest), let seconds = StreamChat.seconds(number.utf8) else { return nil }
             self = .dropped(seconds: seconds, reason: text(reason))
-        default:
+        case 3:
             self = .refused(text(rest))
+        default:
+            self = .taken(text(rest))
         }
     }
 }
