@@ -495,25 +495,16 @@ struct PortInUseTests {
         let config = dir.appendingPathComponent("bot.toml")
         try "[[bot]]\nname = \"b\"\nplugins = [\"\(plugin.path)\"]\n[bot.limits]\ninstructions = 1000000000000000\ntime_ms = 600000\n"
             .write(to: config, atomically: true, encoding: .utf8)
-        let log = dir.appendingPathComponent("stderr")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: CLITests.binary)
-        p.arguments = ["run", config.path]
-        p.standardError = try FileHandle(forWritingTo: log)
-        p.standardOutput = FileHandle.nullDevice
-        try p.run()
+        let run = try RunningParley(config: config)
+        let p = run.process
         defer { if p.isRunning { kill(p.processIdentifier, SIGKILL); p.waitUntilExit() } }
-        let online = Date().addingTimeInterval(30)
-        while Date() < online, (try? String(contentsOf: log, encoding: .utf8))?.contains("online") != true {
-            Thread.sleep(forTimeInterval: 0.1)
-        }
+        _ = run.logged("online", within: 30)
         Thread.sleep(forTimeInterval: 1)
         let sent = Date()
         p.terminate()
         while p.isRunning, Date().timeIntervalSince(sent) < 45 { Thread.sleep(forTimeInterval: 0.2) }
         let took = Date().timeIntervalSince(sent)
-        let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        let text = run.text
         #expect(!p.isRunning, "still running \(took) s after SIGTERM: \(text)")
         guard !p.isRunning else { return }
         #expect(p.terminationStatus == 1)
@@ -530,22 +521,10 @@ struct PortInUseTests {
         let echo = packageRoot.appendingPathComponent("Plugins/echo.lua").path
         let text = "[[bot]]\nname = \"b\"\nplugins = [\"\(echo)\"]\n"
         try text.write(to: config, atomically: true, encoding: .utf8)
-        let log = dir.appendingPathComponent("stderr")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: CLITests.binary)
-        p.arguments = ["run", config.path]
-        p.standardError = try FileHandle(forWritingTo: log)
-        p.standardOutput = FileHandle.nullDevice
-        try p.run()
+        let run = try RunningParley(config: config)
+        let p = run.process
         defer { if p.isRunning { p.terminate(); p.waitUntilExit() } }
-        func logged(_ s: String) -> Bool {
-            for _ in 0..<100 {
-                if (try? String(contentsOf: log, encoding: .utf8))?.contains(s) == true { return true }
-                Thread.sleep(forTimeInterval: 0.1)
-            }
-            return false
-        }
+        func logged(_ s: String) -> Bool { run.logged(s) }
         #expect(logged("1 bot loop") || logged("bot loops"))
         kill(p.processIdentifier, SIGHUP)
         #expect(logged("plugin echo reloaded"))
@@ -726,5 +705,34 @@ struct PluginKitTests {
         #expect(broken.stdout.contains("broken.lua:3:"), "the load error names the file and line: \(broken.stdout)")
         let noExpect = try CLITests.parley(["plugin", "test", "\(p)/hi.lua", "--events", "\(p)/hi.test.jsonl", "--update"])
         #expect(noExpect.status != 0 && noExpect.stderr.contains("--update needs --expect"), "\(noExpect.stderr)")
+    }
+}
+
+/// `parley run CONFIG` in the background, its log in a file the test reads
+/// while it runs.
+struct RunningParley {
+    let process = Process()
+    let log: URL
+
+    init(config: URL) throws {
+        log = config.deletingLastPathComponent().appendingPathComponent("stderr-\(UUID().uuidString)")
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        process.executableURL = URL(fileURLWithPath: CLITests.binary)
+        process.arguments = ["run", config.path]
+        process.standardError = try FileHandle(forWritingTo: log)
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+    }
+
+    var text: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
+
+    /// Whether the log says `s` within `seconds`.
+    func logged(_ s: String, within seconds: Double = 10) -> Bool {
+        let end = Date().addingTimeInterval(seconds)
+        repeat {
+            if text.contains(s) { return true }
+            Thread.sleep(forTimeInterval: 0.1)
+        } while Date() < end
+        return false
     }
 }
