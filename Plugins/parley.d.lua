@@ -160,6 +160,7 @@ function ParleyJSON.decode(text) end
 
 ---@class ParleyBot
 ---@field name string The bot's user name.
+---@field prefix string The command prefix ("!" by default; "" when commands are addressed by name only).
 ---@field json ParleyJSON
 ---@field config table This plugin's table from the bot config (`[bot.plugin.NAME]`); empty when absent.
 ---@field transport ParleyTransport What the bot's transport can do.

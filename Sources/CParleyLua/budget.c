@@ -108,6 +108,14 @@ static void plugin_where(lua_State *L, char *out, size_t size) {
     }
 }
 
+/* The budget error's text, as `trip` raises it: where the budget ran out, and which. */
+void parley_trip_message(parley_ctx *c, char *out, size_t size) {
+    if (c->tripped == PARLEY_TRIP_DEADLINE)
+        snprintf(out, size, "%stime budget exceeded (%d ms per event)", c->trip_where, (int)(c->wall_limit_ns / 1000000ull));
+    else
+        snprintf(out, size, "%sinstruction budget exceeded (%lld instructions per event)", c->trip_where, (long long)c->instr_limit);
+}
+
 /* Mark the budget as spent and raise. Never returns. The first trip of an
  * event says where the plugin was; every later one repeats it. */
 static void trip(lua_State *L, parley_ctx *c, int why) {
@@ -117,12 +125,9 @@ static void trip(lua_State *L, parley_ctx *c, int why) {
     }
     /* Sticky: raise again on the very next instruction of this thread. */
     lua_sethook(L, hook, LUA_MASKCOUNT, 1);
-    if (c->tripped == PARLEY_TRIP_DEADLINE)
-        lua_pushfstring(L, "%stime budget exceeded (%d ms per event)", c->trip_where,
-                        (int)(c->wall_limit_ns / 1000000ull));
-    else
-        lua_pushfstring(L, "%sinstruction budget exceeded (%I instructions per event)", c->trip_where,
-                        (lua_Integer)c->instr_limit);
+    char msg[320];
+    parley_trip_message(c, msg, sizeof msg);
+    lua_pushstring(L, msg);
     lua_error(L);
 }
 

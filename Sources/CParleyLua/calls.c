@@ -84,6 +84,13 @@ static int run_protected(lua_State *L, lua_CFunction f, void *arg, int *syntax) 
             s = status == LUA_ERRMEM ? "not enough memory" : "unknown error";
             len = strlen(s);
         }
+        char tripped[320];
+        if (c->tripped && (status == LUA_ERRMEM || strstr(s, "not enough memory") != NULL)) {
+            /* The budget stopped the event; the memory error its last try met is not the news. */
+            parley_trip_message(c, tripped, sizeof tripped);
+            s = tripped;
+            len = strlen(s);
+        }
         copy_error(c, s, len);
         if (c->tripped) result = PARLEY_ERR_BUDGET;
         else if (syntax && *syntax) result = PARLEY_ERR_SYNTAX;
@@ -93,8 +100,8 @@ static int run_protected(lua_State *L, lua_CFunction f, void *arg, int *syntax) 
         else result = PARLEY_ERR_RUNTIME;
     } else if (c->tripped) {
         /* The plugin caught the budget error and ran out of instructions to raise it in. */
-        const char *s = c->tripped == PARLEY_TRIP_DEADLINE ? "time budget exceeded"
-                                                           : "instruction budget exceeded";
+        char s[320];
+        parley_trip_message(c, s, sizeof s);
         copy_error(c, s, strlen(s));
         result = PARLEY_ERR_BUDGET;
     }

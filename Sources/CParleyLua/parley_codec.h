@@ -23,6 +23,9 @@ int parley_put_string(parley_buf *b, const char *s, size_t len);
 /* Decode one value from *p and push it; advances *p. -1 on malformed input. */
 int parley_push_decoded(lua_State *L, const uint8_t **p, const uint8_t *end);
 
+/* The budget error's text for a tripped event (budget.c). */
+void parley_trip_message(parley_ctx *c, char *out, size_t size);
+
 /* Budget/alloc internals (budget.c). */
 lua_State *parley_state_alloc(parley_ctx *c);
 

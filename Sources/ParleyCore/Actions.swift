@@ -73,6 +73,12 @@ public struct BotAction: Sendable, Equatable {
             o.add("action", "away"); o.add("seconds", seconds)
         case .http(let call):
             o.add("action", "http"); o.add("method", call.method); o.add("url", call.url)
+            if !call.headers.isEmpty {
+                // In the plugin's order; a credential's value is not printed, its presence is.
+                var h = JSONObjectWriter()
+                for header in call.headers { h.add(header.name, header.isCredential ? "***" : header.value) }
+                o.add("headers", raw: h.finish())
+            }
             if let body = call.body { o.add("body", String(decoding: body, as: UTF8.self)) }
         case .webhookReply(let path, let status, let body):
             o.add("action", "webhook_reply"); o.add("path", path); o.add("status", status); o.add("body", body)

@@ -12,7 +12,9 @@ struct PluginTestCommand: AsyncParsableCommand {
         abstract: "Run plugins against a script of events and print what they do, as JSON lines.",
         discussion: """
         Events (one JSON object per line): message, join, leave, typing, roster, connection, \
-        and advance (moves the virtual clock; due timers fire). Output: one JSON object per \
+        advance (moves the virtual clock; due timers fire), http_reply and moderation_reply \
+        (the answer the next bot.http request or moderation step gets), and webhook (a request \
+        to a plugin's bot.webhook). Output: one JSON object per \
         action. Exit 0 when the run completed, whatever the plugins did; exit 2 for unreadable \
         files, invalid JSON or unknown event types. With --expect FILE the actions are compared \
         with FILE's lines instead of printed: exit 1 and a diff when they differ; --update \

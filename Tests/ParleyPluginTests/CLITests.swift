@@ -297,6 +297,22 @@ struct CheckCommandTests {
         }
     }
 
+    /// The harness shows a request's headers, so a golden file can pin an
+    /// API key's header; a credential's value is not printed, its presence is.
+    @Test func theHarnessShowsARequestsHeaders() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try #"bot.command("get", function() bot.http({ url = "https://api.example.com/x", headers = { ["X-Key"] = "k1", Authorization = "Bearer s3cret" } }, function() end) end)"#
+            .write(to: dir.appendingPathComponent("p.lua"), atomically: true, encoding: .utf8)
+        try "[[bot]]\nname = \"b\"\nplugins = [\"p.lua\"]\n[bot.http]\nallow = [\"api.example.com\"]\n"
+            .write(to: dir.appendingPathComponent("bot.toml"), atomically: true, encoding: .utf8)
+        let r = try CLITests.parley(["plugin", "test", dir.appendingPathComponent("p.lua").path, "--config", dir.appendingPathComponent("bot.toml").path,
+                                 "--events", "-"], stdin: #"{"type":"message","room":"lobby","user":"al","text":"!get"}"# + "\n")
+        #expect(r.status == 0, "\(r.stderr)")
+        let http = r.stdout.split(separator: "\n").first { $0.contains(#""action":"http""#) } ?? ""
+        #expect(http.contains(#""X-Key":"k1""#) && http.contains(#""Authorization":"***""#) && !http.contains("s3cret"), "\(r.stdout)")
+    }
+
     @Test func pluginsThatFailToLoadAreErrorsWithFileAndLine() throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

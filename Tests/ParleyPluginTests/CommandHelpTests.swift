@@ -117,6 +117,14 @@ import Testing
         #expect(said.count == 3 && said[2].contains("parley: roll"), "\(said)")
     }
 
+    /// `bot.prefix` is the configured prefix, for usage lines.
+    @Test func botPrefixIsTheConfiguredPrefix() async throws {
+        let p = #"bot.command("use", function(m) m:reply("usage: " .. bot.prefix .. "use X") end)"#
+        var o = Self.options
+        o.commandPrefix = "?"
+        #expect(texts(try await run(plugins: [("p", p)], script: message("?use"), options: o)) == ["usage: ?use X"])
+    }
+
     /// A long list still goes out: on StreamChat in lines of at most 300
     /// characters, each a message of its own; past the message's bytes, it
     /// ends with how many more there are.

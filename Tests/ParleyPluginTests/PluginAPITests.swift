@@ -786,6 +786,28 @@ struct PluginAPITests {
         #expect(texts(a).isEmpty, "the handler stopped at its budget")
     }
 
+    /// A plugin that swallows memory errors in a `pcall` loop until its budget
+    /// runs out gets a budget error worded as one, with its line: not the
+    /// memory error its last try met.
+    @Test func aBudgetSpentOnMemoryErrorsIsReportedAsTheBudget() async throws {
+        var o = BotOptions(name: "parley")
+        o.limits.instructions = 200_000
+        o.limits.memoryBytes = 1 << 20
+        let p = #"""
+        local keep = {}
+        bot.command("a", function(msg)
+          pcall(function() while true do keep[#keep + 1] = {} end end)
+          while true do pcall(string.rep, "x", 1 << 20) end
+        end)
+        """#
+        let a = try await run(plugins: [("p", p)], script: message("!a"), options: o)
+        let errors = a.compactMap { action -> String? in
+            guard case .error(let kind, let text) = action.kind else { return nil }
+            return "\(kind.rawValue): \(text.split(separator: "\n").first ?? "")"
+        }
+        #expect(errors.count == 1 && errors[0].hasPrefix("budget: p.lua:4: ") && errors[0].contains("budget exceeded"), "\(errors)")
+    }
+
     /// A `bot.hear` pattern that spends the budget in its search, before any
     /// line of the plugin runs, is named by its handler's line.
     @Test func aBudgetSpentInAHearPatternNamesItsHandler() async throws {

@@ -81,6 +81,7 @@ end
 
 local bot = {
   name = name,
+  prefix = prefix,
   config = setup.config or {},
   transport = transport,
   away = native.away,
