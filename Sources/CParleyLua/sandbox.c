@@ -34,6 +34,7 @@
 #include <lualib.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -536,6 +537,10 @@ static void charge_steps(lua_State *L, lua_Unsigned steps, lua_Unsigned cost) {
 
 /* string.rep(s, n [, sep]): charged by the size of its result (which the
  * memory cap also bounds); an empty one is "" without the loop. */
+/* Guards the stock functions' pointers the wrappers below call. */
+static pthread_mutex_t stock_lock = PTHREAD_MUTEX_INITIALIZER;
+static lua_CFunction stock_rep;   /* liblua's, as string.rep was before the sandbox */
+
 static int sb_rep(lua_State *L) {
     size_t l, lsep;
     luaL_checklstring(L, 1, &l);
@@ -545,7 +550,7 @@ static int sb_rep(lua_State *L) {
         lua_pushliteral(L, "");
         return 1;
     }
-    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_pushcfunction(L, stock_rep);
     lua_insert(L, 1);
     lua_call(L, lua_gettop(L) - 1, 1);
     /* After the copy: one too big for the memory cap is a memory error first. */
@@ -635,102 +640,127 @@ static int sb_concat(lua_State *L) {
 
 /*
  * Stock functions whose work grows with the strings they are given
- * (string.upper, os.date's format, utf8.len …). Each call is short, but in C
- * it is out of the hook's reach, and a loop of them over megabyte strings
- * ran for seconds between two of its deadline checks. Wrapped, a call is
- * charged for what it made (a unit per 8 bytes of its results; a number is 8
- * bytes), which checks the deadline too. os.date's format is bounded apart. The prelude keeps the stock sub, lower and byte it took
- * before the wrapping: it calls them on every message, on short strings.
+ * (string.upper, tonumber, utf8.len …). Each call is short, but in C it is
+ * out of the hook's reach, and a loop of them over megabyte strings ran for
+ * seconds between two of its deadline checks. Wrapped, a call is charged a
+ * unit per 8 bytes, which checks the deadline too: of what it made (its
+ * results; a number counts 8 bytes) or, for those that read much and make
+ * little (a number from a string of megabytes), of its string arguments,
+ * before the call. os.date's format is bounded apart.
+ *
+ * Each wrapper is a light C function (no upvalue, so no allocation in any
+ * VM: closures would cost a fleet of simulated users 2 KiB a person),
+ * calling the stock function through a pointer read once per process. The
+ * prelude keeps the stock sub, lower and byte it took before the wrapping:
+ * it calls them on every message, on short strings.
  */
-static int sb_sized(lua_State *L) {
-    lua_pushvalue(L, lua_upvalueindex(1));
+enum { IN_STRING, IN_STRING_MT, IN_MATH, IN_UTF8, IN_GLOBALS };
+enum { BY_RESULTS, BY_ARGUMENTS };
+
+static const struct wrapped_fn {
+    int table, charge;
+    const char *name;
+} WRAPPED[] = {
+    {IN_STRING, BY_RESULTS, "upper"}, {IN_STRING, BY_RESULTS, "lower"}, {IN_STRING, BY_RESULTS, "reverse"},
+    {IN_STRING, BY_RESULTS, "sub"}, {IN_STRING, BY_RESULTS, "byte"}, {IN_STRING, BY_RESULTS, "format"},
+    {IN_STRING, BY_RESULTS, "pack"}, {IN_STRING, BY_RESULTS, "unpack"},
+    {IN_UTF8, BY_RESULTS, "len"}, {IN_UTF8, BY_RESULTS, "codepoint"}, {IN_UTF8, BY_RESULTS, "offset"},
+    {IN_UTF8, BY_RESULTS, "char"},
+    {IN_GLOBALS, BY_ARGUMENTS, "tonumber"},
+    /* The string metatable's arithmetic: "1" + 2 reads the string as a number. */
+    {IN_STRING_MT, BY_ARGUMENTS, "__add"}, {IN_STRING_MT, BY_ARGUMENTS, "__sub"}, {IN_STRING_MT, BY_ARGUMENTS, "__mul"},
+    {IN_STRING_MT, BY_ARGUMENTS, "__mod"}, {IN_STRING_MT, BY_ARGUMENTS, "__pow"}, {IN_STRING_MT, BY_ARGUMENTS, "__div"},
+    {IN_STRING_MT, BY_ARGUMENTS, "__idiv"}, {IN_STRING_MT, BY_ARGUMENTS, "__unm"},
+    /* math reads a numeric string as a number (random and randomseed are
+     * closures over their state, which a light wrapper cannot call). */
+    {IN_MATH, BY_ARGUMENTS, "abs"}, {IN_MATH, BY_ARGUMENTS, "ceil"}, {IN_MATH, BY_ARGUMENTS, "floor"},
+    {IN_MATH, BY_ARGUMENTS, "fmod"}, {IN_MATH, BY_ARGUMENTS, "modf"}, {IN_MATH, BY_ARGUMENTS, "sqrt"},
+    {IN_MATH, BY_ARGUMENTS, "exp"}, {IN_MATH, BY_ARGUMENTS, "log"}, {IN_MATH, BY_ARGUMENTS, "sin"},
+    {IN_MATH, BY_ARGUMENTS, "cos"}, {IN_MATH, BY_ARGUMENTS, "tan"}, {IN_MATH, BY_ARGUMENTS, "asin"},
+    {IN_MATH, BY_ARGUMENTS, "acos"}, {IN_MATH, BY_ARGUMENTS, "atan"}, {IN_MATH, BY_ARGUMENTS, "deg"},
+    {IN_MATH, BY_ARGUMENTS, "rad"}, {IN_MATH, BY_ARGUMENTS, "max"}, {IN_MATH, BY_ARGUMENTS, "min"},
+    {IN_MATH, BY_ARGUMENTS, "tointeger"}, {IN_MATH, BY_ARGUMENTS, "type"}, {IN_MATH, BY_ARGUMENTS, "ult"},
+};
+#define WRAPPED_COUNT (int)(sizeof WRAPPED / sizeof WRAPPED[0])
+
+/* The stock functions, by WRAPPED's index: the same in every state (they
+ * are liblua's), so kept by the first state that wraps them, under a lock. */
+static lua_CFunction stock_fns[WRAPPED_COUNT];
+
+static int call_stock(lua_State *L, int i) {
+    int n = lua_gettop(L);
+    if (WRAPPED[i].charge == BY_ARGUMENTS) {
+        size_t bytes = 0;
+        for (int a = 1; a <= n; a++)
+            if (lua_type(L, a) == LUA_TSTRING) bytes += lua_rawlen(L, a);
+        parley_budget_charge(L, (int64_t)(bytes / 8));
+    }
+    luaL_checkstack(L, 1, "too many arguments");
+    lua_pushcfunction(L, stock_fns[i]);
     lua_insert(L, 1);
-    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+    lua_call(L, n, LUA_MULTRET);
     int results = lua_gettop(L);
-    size_t bytes = 0;
-    for (int i = 1; i <= results; i++) bytes += lua_type(L, i) == LUA_TSTRING ? lua_rawlen(L, i) : 8;
-    parley_budget_charge(L, (int64_t)(bytes / 8));
+    if (WRAPPED[i].charge == BY_RESULTS) {
+        size_t bytes = 0;
+        for (int r = 1; r <= results; r++) bytes += lua_type(L, r) == LUA_TSTRING ? lua_rawlen(L, r) : 8;
+        parley_budget_charge(L, (int64_t)(bytes / 8));
+    }
     return results;
 }
 
-/* The same for functions that read much and make little (a number from a
- * string of megabytes): charged a unit per 8 bytes of their string
- * arguments, before the call. */
-static int sb_reading(lua_State *L) {
-    size_t bytes = 0;
-    int n = lua_gettop(L);
-    for (int i = 1; i <= n; i++)
-        if (lua_type(L, i) == LUA_TSTRING) bytes += lua_rawlen(L, i);
-    parley_budget_charge(L, (int64_t)(bytes / 8));
-    lua_pushvalue(L, lua_upvalueindex(1));
-    lua_insert(L, 1);
-    lua_call(L, n, LUA_MULTRET);
-    return lua_gettop(L);
-}
+#define W(i) static int wrapped_##i(lua_State *L) { return call_stock(L, i); }
+W(0) W(1) W(2) W(3) W(4) W(5) W(6) W(7) W(8) W(9) W(10) W(11) W(12) W(13) W(14) W(15) W(16) W(17) W(18) W(19)
+W(20) W(21) W(22) W(23) W(24) W(25) W(26) W(27) W(28) W(29) W(30) W(31) W(32) W(33) W(34) W(35) W(36) W(37)
+W(38) W(39) W(40) W(41)
+#undef W
+static const lua_CFunction WRAPPERS[] = {
+    wrapped_0, wrapped_1, wrapped_2, wrapped_3, wrapped_4, wrapped_5, wrapped_6, wrapped_7, wrapped_8, wrapped_9,
+    wrapped_10, wrapped_11, wrapped_12, wrapped_13, wrapped_14, wrapped_15, wrapped_16, wrapped_17, wrapped_18,
+    wrapped_19, wrapped_20, wrapped_21, wrapped_22, wrapped_23, wrapped_24, wrapped_25, wrapped_26, wrapped_27,
+    wrapped_28, wrapped_29, wrapped_30, wrapped_31, wrapped_32, wrapped_33, wrapped_34, wrapped_35, wrapped_36,
+    wrapped_37, wrapped_38, wrapped_39, wrapped_40, wrapped_41,
+};
+_Static_assert(sizeof WRAPPERS / sizeof WRAPPERS[0] == sizeof WRAPPED / sizeof WRAPPED[0], "a wrapper per wrapped function");
 
-/* Wraps every function of the table at `table` (or those named) in `wrapper`. */
-static void wrap_all(lua_State *L, int table, lua_CFunction wrapper, const char *const names[]) {
-    table = lua_absindex(L, table);
-    if (names) {
-        for (int i = 0; names[i]; i++) {
-            if (lua_getfield(L, table, names[i]) == LUA_TFUNCTION) {
-                lua_pushcclosure(L, wrapper, 1);
-                lua_setfield(L, table, names[i]);
-            } else {
-                lua_pop(L, 1);
-            }
-        }
-        return;
-    }
-    lua_pushnil(L);
-    while (lua_next(L, table)) {
-        if (lua_type(L, -1) == LUA_TFUNCTION && lua_type(L, -2) == LUA_TSTRING) {
-            lua_pushvalue(L, -2);            /* key, fn, key */
-            lua_insert(L, -2);               /* key, key, fn */
-            lua_pushcclosure(L, wrapper, 1); /* key, key, wrapped */
-            lua_rawset(L, table);            /* key (a value changed, no key added: next goes on) */
-        } else {
-            lua_pop(L, 1);
-        }
-    }
-}
-
-static void wrap_sized(lua_State *L, int table, const char *const names[]) {
-    for (int i = 0; names[i]; i++) {
-        if (lua_getfield(L, table, names[i]) != LUA_TFUNCTION) {
+/* Replaces, in the table at `t`, the functions WRAPPED lists for `where`. */
+static void wrap_table(lua_State *L, int t, int where) {
+    t = lua_absindex(L, t);
+    for (int i = 0; i < WRAPPED_COUNT; i++) {
+        if (WRAPPED[i].table != where) continue;
+        if (lua_getfield(L, t, WRAPPED[i].name) != LUA_TFUNCTION) {
             lua_pop(L, 1);
             continue;
         }
-        lua_pushcclosure(L, sb_sized, 1);
-        lua_setfield(L, table, names[i]);
+        lua_CFunction f = lua_tocfunction(L, -1);
+        /* A closure (math.random keeps its state in an upvalue) cannot be
+         * called through its bare pointer: left as it is. */
+        int closure = lua_getupvalue(L, -1, 1) != NULL;
+        lua_settop(L, lua_gettop(L) - (closure ? 2 : 1));
+        if (f == NULL || f == WRAPPERS[i] || closure) continue;
+        pthread_mutex_lock(&stock_lock);
+        if (stock_fns[i] == NULL) stock_fns[i] = f;
+        int same = stock_fns[i] == f;
+        pthread_mutex_unlock(&stock_lock);
+        if (!same) continue;   /* never: liblua has one of each */
+        lua_pushcfunction(L, WRAPPERS[i]);
+        lua_setfield(L, t, WRAPPED[i].name);
     }
 }
 
-static const char *const SIZED_STRING[] = {
-    "upper", "lower", "reverse", "sub", "byte", "format", "pack", "unpack", NULL,
-};
-static const char *const SIZED_UTF8[] = {"len", "codepoint", "offset", "char", NULL};
-
-/* The string metatable's arithmetic: "1" + 2 reads the string as a number. */
-static const char *const STRING_ARITHMETIC[] = {
-    "__add", "__sub", "__mul", "__mod", "__pow", "__div", "__idiv", "__unm", NULL,
-};
-
 void parley_charge_sized(lua_State *L) {
     lua_getglobal(L, "string");
-    wrap_sized(L, lua_gettop(L), SIZED_STRING);
+    wrap_table(L, -1, IN_STRING);
     lua_pop(L, 1);
-    /* Reading a number from a string is linear in it (spaces included). */
-    lua_getglobal(L, "tonumber");
-    lua_pushcclosure(L, sb_reading, 1);
-    lua_setglobal(L, "tonumber");
     lua_getglobal(L, "math");
-    wrap_all(L, -1, sb_reading, NULL);
+    wrap_table(L, -1, IN_MATH);
     lua_pop(L, 1);
     lua_pushliteral(L, "");
     lua_getmetatable(L, -1);
-    wrap_all(L, -1, sb_reading, STRING_ARITHMETIC);
+    wrap_table(L, -1, IN_STRING_MT);
     lua_pop(L, 2);
+    lua_pushglobaltable(L);
+    wrap_table(L, -1, IN_GLOBALS);
+    lua_pop(L, 1);
 }
 
 /* Lua 5.4's parser matches each label against the pending gotos and the
@@ -781,7 +811,7 @@ static void adjust_table(lua_State *L) {
 }
 
 static void adjust_utf8(lua_State *L) {
-    wrap_sized(L, lua_gettop(L), SIZED_UTF8);
+    wrap_table(L, lua_gettop(L), IN_UTF8);
 }
 
 /* os: time, date (on the bot's clock), difftime, clock. */
@@ -891,8 +921,13 @@ int parley_open_sandbox(lua_State *L) {
     int s = lua_gettop(L);
     lua_pushnil(L);
     lua_setfield(L, s, "dump");
+    /* A light function, as the wrappers below are: no closure in every VM. */
     lua_getfield(L, s, "rep");
-    lua_pushcclosure(L, sb_rep, 1);
+    pthread_mutex_lock(&stock_lock);
+    if (stock_rep == NULL) stock_rep = lua_tocfunction(L, -1);
+    pthread_mutex_unlock(&stock_lock);
+    lua_pop(L, 1);
+    lua_pushcfunction(L, sb_rep);
     lua_setfield(L, s, "rep");
     parley_install_patterns(L, s);
     lua_pushliteral(L, "");
