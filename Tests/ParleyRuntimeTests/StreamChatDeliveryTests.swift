@@ -73,6 +73,33 @@ struct StreamChatDeliveryTests {
         await alice.leave()
     }
 
+    /// A bot whose own loop is held past the echo timeout keeps its link:
+    /// the echo came meanwhile and waits to be read behind the hold, and
+    /// the late check looks again once the loop has read it. A held loop is
+    /// not a quiet server.
+    @Test func aHeldLoopIsNoQuietServer() async throws {
+        let server = try await StreamChatServer.start(.init())
+        defer { Task { await server.shutdown() } }
+        var options = StreamChatOptions()
+        options.echoTimeout = 1
+        let transport = StreamChatTransport(host: "127.0.0.1", port: server.port, name: "busy", options: options, connectTimeout: 5)
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let loop = group.next()
+        let session = try await transport.connect(resumingAfter: [:], on: loop)
+        // The write, then three seconds in which the loop reads nothing.
+        let outcomes = try await loop.submit { () -> EventLoopFuture<[SendOutcome]> in
+            let written = session.write([OutgoingMessage(id: "m1", room: "lobby", text: "hello")])!
+            Thread.sleep(forTimeInterval: 3)
+            return written
+        }.get().get()
+        guard case .delivered = outcomes.first else {
+            Issue.record("\(outcomes)")
+            return
+        }
+        await session.leave()
+        try await group.shutdownGracefully()
+    }
+
     /// A link the bot drops for a late answer names the cause in its
     /// `link lost` line, not "the server closed the connection". A kick
     /// nobody answered is final; a send whose echo did not come goes out
