@@ -77,6 +77,10 @@ struct RunCommand: AsyncParsableCommand {
             if unwritable.count > 10 { logger.error("… and \(unwritable.count - 10) more bots' journals") }
             throw ExitCode(2)
         }
+        if let problem = FileLimit.problem(needed: FileLimit.needed(file.bots)) {
+            logger.error("\(problem)")
+            throw ExitCode(1)
+        }
         let (listen, token) = try HTTPOptionsParsing.read(http: http, tokenEnv: httpTokenEnv)
         if let listen {
             do { try HTTPServer.probe(host: listen.host, port: listen.port) } catch {

@@ -297,6 +297,20 @@ struct CheckCommandTests {
         }
     }
 
+    /// A fleet that needs more open files than the process may have is
+    /// refused before any bot starts, saying how many, where it ran out of
+    /// descriptors mid-start and NIO stopped the process with no word of why.
+    @Test func aFleetPastTheOpenFileLimitIsRefusedAtStart() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let config = dir.appendingPathComponent("bot.toml")
+        try "[[bot]]\nname = \"u{n}\"\ncount = 50\n".write(to: config, atomically: true, encoding: .utf8)
+        let r = try CLITests.parley(["run", config.path], timeout: 30, through: ["/bin/bash", "-c", "ulimit -n 100; exec \"$0\" \"$@\""])
+        #expect(r.status == 1, "\(r.status) \(r.stderr)")
+        #expect(r.stderr.contains("these bots need about 164 open files and this process may open 100 (ulimit -n"), "\(r.stderr)")
+        #expect(!r.stderr.contains("online"), "\(r.stderr)")
+    }
+
     /// The harness shows a request's headers, so a golden file can pin an
     /// API key's header; a credential's value is not printed, its presence is.
     @Test func theHarnessShowsARequestsHeaders() throws {

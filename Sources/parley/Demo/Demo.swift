@@ -88,6 +88,8 @@ public struct Demo: Sendable {
         guard EmbeddedServers.transports.contains(options.transport) else {
             throw DemoError("the demo runs on \(EmbeddedServers.transports.joined(separator: " or ")), not \(options.transport)")
         }
+        // Each person and the two staff bots: a link and the server's end of it.
+        if let problem = FileLimit.problem(needed: 64 + 2 * (options.users + 2)) { throw DemoError(problem) }
         let started = Date()
         // The staff moderate: their bot.kick, bot.mute and bot.delete are obeyed.
         let servers = try await EmbeddedServers.start([options.transport], moderators: [options.transport: ["greeter", "moderator"]])
