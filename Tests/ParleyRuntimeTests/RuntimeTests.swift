@@ -463,6 +463,31 @@ struct HotReloadTests {
         #expect(rec.logs.filter { $0.text == "stopped" }.isEmpty, "\(rec.logs.map(\.text))")
     }
 
+    /// A server restart under a fleet loses every link at once: the log
+    /// says ten a second and then how many more, rather than a line a bot,
+    /// and the same for the returns.
+    @Test func aFleetsLostLinksAndReturnsAreSaidTenASecond() async throws {
+        var server = try await StreamChatServer.start(.init())
+        let port = server.port
+        let specs = try (1...30).map { try botSpec(name: "b\($0)", port: port, plugins: []) }
+        let rec = Recorder()
+        let fleet = Fleet(specs: specs, observer: rec.observer)
+        let run = Task { await fleet.run() }
+        #expect(await eventually { rec.logs(containing: "all 30 bots online").count == 1 })
+        await server.shutdown()
+        #expect(await eventually { !rec.logs(containing: "more lost links of this process held back").isEmpty }, "\(rec.logs.map(\.text))")
+        server = try await StreamChatServer.start(.init(port: port))
+        defer { Task { [server] in await server.shutdown() } }
+        var back = 0
+        for r in fleet.runners where await eventually(20, { await r.state == .online }) { back += 1 }
+        #expect(back == 30)
+        #expect(await eventually { !rec.logs(containing: "more returns online of this process held back").isEmpty }, "\(rec.logs.map(\.text))")
+        let lost = rec.logs(containing: "link lost: ").count, returned = rec.logs(containing: "back online after").count
+        #expect(lost < 30 && returned < 30, "\(lost) link lost and \(returned) back online lines")
+        await fleet.stop()
+        _ = await run.value
+    }
+
     /// A plugin that failed to load at start has no old version: once its
     /// file is fixed it loads, in its place in the load order.
     @Test func aPluginThatFailedAtStartLoadsOnceFixed() async throws {

@@ -27,6 +27,10 @@ public struct RuntimeObserver: Sendable {
     /// Shared by every bot reporting here (copies share it): a fleet's
     /// connect failures in the log, at most `HeldLines.perSecond` a second.
     let connectFailures = HeldLines(noun: "connect failures")
+    /// The same for lost links and returns: a server restart under a fleet
+    /// loses every bot's link at once, and brings them all back.
+    let linkLosses = HeldLines(noun: "lost links")
+    let returns = HeldLines(noun: "returns online")
 
     /// Log lines to `logger`.
     public init(logger: Logger) { self.logger = logger }
@@ -61,7 +65,7 @@ extension LogRecord.Level {
 /// through. One bot alone is never held back.
 final class HeldLines: Sendable {
     static let perSecond = 10.0
-    private let state = Mutex<(tokens: Double, at: Double, held: Int)>((perSecond, 0, 0))
+    private let state = Mutex<(tokens: Double, at: Double, held: Int, flushing: Bool)>((perSecond, 0, 0, false))
     /// What the lines are, in the count: "connect failures".
     let noun: String
 
@@ -80,6 +84,28 @@ final class HeldLines: Sendable {
             s.tokens -= 1
             defer { s.held = 0 }
             return s.held == 0 ? "" : " (and \(s.held) more \(noun) of this process held back)"
+        }
+    }
+
+    /// After a held line: true for the one caller that should say the count
+    /// later (`flush`), when no later line may come to carry it (a fleet's
+    /// links are lost once, all together).
+    func claimFlush() -> Bool {
+        state.withLock { s in
+            guard !s.flushing else { return false }
+            s.flushing = true
+            return true
+        }
+    }
+
+    /// The count held back since the last line, as a line of its own (nil
+    /// when a line let through has said it meanwhile).
+    func flush() -> String? {
+        state.withLock { s in
+            s.flushing = false
+            guard s.held > 0 else { return nil }
+            defer { s.held = 0 }
+            return "\(s.held) more \(noun) of this process held back"
         }
     }
 }

@@ -92,6 +92,18 @@ extension BotRunner {
         }
     }
 
+    /// A line `lines` held back is counted in a line of its own about a
+    /// second later, unless one let through says it first.
+    func sayHeldLater(_ lines: HeldLines, level: LogRecord.Level) {
+        guard lines.claimFlush() else { return }
+        let observer = self.observer
+        _ = executor.schedule(after: 1.1) {
+            if let text = lines.flush() {
+                observer.log(LogRecord(time: BotHost.now(), bot: "parley", plugin: nil, level: level, text: text))
+            }
+        }
+    }
+
     /// The link is up: the bot is online and its outbox drains.
     @inline(never)
     func online(_ s: any TransportSession) async {
@@ -103,7 +115,11 @@ extension BotRunner {
             RuntimeMetrics.reconnects.increment()
             // The other half of "link lost": an operator reading the log sees the outage end.
             let away = (onlineSince - offlineSince).formatted(.number.precision(.fractionLength(1)))
-            log(.info, "back online after \(away) s offline (reconnect \(stats.reconnects))")
+            if let more = observer.returns.admit(now: BotHost.now()) {
+                log(.info, "back online after \(away) s offline (reconnect \(stats.reconnects))\(more)")
+            } else {
+                sayHeldLater(observer.returns, level: .info)
+            }
         } else {
             // The first time: a start that went well is as plain in the log as one that did not.
             let rooms = spec.options.rooms.isEmpty ? "" : ", rooms \(spec.options.rooms.joined(separator: ", "))"

@@ -77,7 +77,13 @@ extension BotRunner {
                 case nil:
                     return
                 case .end(let error)?:
-                    if let error, !stopping { log(.warn, "link lost: \(error)") }
+                    if let error, !stopping {
+                        if let more = observer.linkLosses.admit(now: BotHost.now()) {
+                            log(.warn, "link lost: \(error)\(more)")
+                        } else {
+                            sayHeldLater(observer.linkLosses, level: .warn)
+                        }
+                    }
                     if let wait = (error as? TransportError)?.retryAfter { serverWaitUntil = BotHost.now() + wait }
                     return endPump(p, kicked: nil)
                 case .events(let events)?:
