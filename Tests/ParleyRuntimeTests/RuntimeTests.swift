@@ -463,6 +463,24 @@ struct HotReloadTests {
         #expect(rec.logs.filter { $0.text == "stopped" }.isEmpty, "\(rec.logs.map(\.text))")
     }
 
+    /// Past 100 bots the dashboard shows the ones that are not online first:
+    /// two broken bots at the end of a fleet of 102 are on it.
+    @Test func aLargeFleetsDashboardShowsItsOfflineBotsFirst() async throws {
+        let server = try await StreamChatServer.start(.init())
+        defer { Task { await server.shutdown() } }
+        let closed = try freePort()
+        var specs = try (1...100).map { try botSpec(name: "b\($0)", port: server.port, plugins: []) }
+        specs += try (1...2).map { try botSpec(name: "z\($0)", port: closed, plugins: []) }
+        let fleet = Fleet(specs: specs, observer: Recorder().observer)
+        let run = Task { await fleet.run() }
+        for r in fleet.runners.prefix(100) { #expect(await eventually { await r.state == .online }) }
+        let report = await FleetWatch().report(fleet.runners)
+        #expect(report.botCount == 102 && report.bots.count == 100)
+        #expect(report.bots.prefix(2).map(\.name) == ["z1", "z2"], "\(report.bots.prefix(3).map(\.name))")
+        await fleet.stop()
+        _ = await run.value
+    }
+
     /// A server restart under a fleet loses every link at once: the log
     /// says ten a second and then how many more, rather than a line a bot,
     /// and the same for the returns.

@@ -102,9 +102,16 @@ public final class FleetWatch: Sendable {
     /// (a join storm, a slow plugin) is shown with its last plugin figures.
     static let loopDeadline = Duration.seconds(1)
 
+    static func isOnline(_ r: BotRunner) -> Bool {
+        r.presence.withLock { $0.failure == nil && $0.state == .online }
+    }
+
     /// A snapshot: each runner's report (asked on every loop at once) with what was watched.
     public func report(_ runners: [BotRunner]) async -> FleetReport {
-        let shown = Array(runners.prefix(Self.maxCards))
+        // Past the cap, the bots that are not online come first (in config
+        // order, then the rest): the cards a large fleet shows are the ones to look at.
+        let shown = runners.count <= Self.maxCards ? runners : Array((runners.filter { !Self.isOnline($0) }
+            + runners.filter(Self.isOnline)).prefix(Self.maxCards))
         let own = await withTaskGroup(of: (Int, BotRunner.OwnReport?).self) { group in
             for (i, runner) in shown.enumerated() {
                 group.addTask { (i, try? await withDeadline(Self.loopDeadline, timeout: CancellationError()) { await runner.report() }) }
