@@ -517,7 +517,7 @@ struct PortInUseTests {
     /// A bot loop held past the group's own time limit (here a plugin given
     /// a budget of ten minutes) cannot drain: 25 s after SIGTERM the process
     /// says so and exits 1, rather than wait for a SIGKILL.
-    @Test func aShutdownAHeldLoopBlocksExitsOneAfterItsLimit() throws {
+    @Test func aShutdownAHeldLoopBlocksExitsOneAfterItsLimit() async throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let plugin = dir.appendingPathComponent("hold.lua")
@@ -528,11 +528,11 @@ struct PortInUseTests {
         let run = try RunningParley(config: config)
         let p = run.process
         defer { if p.isRunning { kill(p.processIdentifier, SIGKILL); p.waitUntilExit() } }
-        _ = run.logged("online", within: 30)
-        Thread.sleep(forTimeInterval: 1)
+        _ = await run.logged("online", within: 30)
+        try await Task.sleep(for: .seconds(1))
         let sent = Date()
         p.terminate()
-        while p.isRunning, Date().timeIntervalSince(sent) < 45 { Thread.sleep(forTimeInterval: 0.2) }
+        _ = await run.exited(within: 45)
         let took = Date().timeIntervalSince(sent)
         let text = run.text
         #expect(!p.isRunning, "still running \(took) s after SIGTERM: \(text)")
@@ -544,7 +544,7 @@ struct PortInUseTests {
 
     /// SIGHUP reloads plugins only: a config edited since the start is said
     /// to be not applied, and one that no longer loads is said at once.
-    @Test func aHangupSaysTheConfigChangedAndIsNotApplied() throws {
+    @Test func aHangupSaysTheConfigChangedAndIsNotApplied() async throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let config = dir.appendingPathComponent("bot.toml")
@@ -554,17 +554,18 @@ struct PortInUseTests {
         let run = try RunningParley(config: config)
         let p = run.process
         defer { if p.isRunning { p.terminate(); p.waitUntilExit() } }
-        func logged(_ s: String) -> Bool { run.logged(s) }
-        #expect(logged("1 bot loop") || logged("bot loops"))
+        func logged(_ s: String) async -> Bool { await run.logged(s) }
+        let loops = await logged("bot loop")
+        #expect(loops)
         kill(p.processIdentifier, SIGHUP)
-        #expect(logged("plugin echo reloaded"))
+        #expect(await logged("plugin echo reloaded"))
         try (text + "prefix = \"?\"\n").write(to: config, atomically: true, encoding: .utf8)
         kill(p.processIdentifier, SIGHUP)
-        #expect(logged("\(config.path) changed since the start and is not applied: SIGHUP reloads plugin files only; restart to apply it"))
+        #expect(await logged("\(config.path) changed since the start and is not applied: SIGHUP reloads plugin files only; restart to apply it"))
         try (text + "nonsense = = =\n").write(to: config, atomically: true, encoding: .utf8)
         kill(p.processIdentifier, SIGHUP)
-        #expect(logged("\(config.path) changed since the start and no longer loads: "))
-        #expect(logged("the bots run on with the config they started with, and a restart would exit 2"))
+        #expect(await logged("\(config.path) changed since the start and no longer loads: "))
+        #expect(await logged("the bots run on with the config they started with, and a restart would exit 2"))
         p.terminate()
         p.waitUntilExit()
         #expect(p.terminationStatus == 0)
@@ -756,13 +757,24 @@ struct RunningParley {
 
     var text: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
 
-    /// Whether the log says `s` within `seconds`.
-    func logged(_ s: String, within seconds: Double = 10) -> Bool {
+    /// Whether the log says `s` within `seconds`. It waits asleep, not
+    /// blocking one of the test pool's few threads, which the other suites
+    /// running beside it need.
+    func logged(_ s: String, within seconds: Double = 10) async -> Bool {
         let end = Date().addingTimeInterval(seconds)
-        repeat {
+        // The log is read after every wait, the last one too: a wait that
+        // resumed late (the pool busy with other tests) must still look.
+        while true {
             if text.contains(s) { return true }
-            Thread.sleep(forTimeInterval: 0.1)
-        } while Date() < end
-        return false
+            if Date() >= end { return false }
+            try? await Task.sleep(for: .milliseconds(100))
+        }
+    }
+
+    /// Waits asleep for the process to end, at most `seconds`; whether it did.
+    func exited(within seconds: Double) async -> Bool {
+        let end = Date().addingTimeInterval(seconds)
+        while process.isRunning, Date() < end { try? await Task.sleep(for: .milliseconds(200)) }
+        return !process.isRunning
     }
 }

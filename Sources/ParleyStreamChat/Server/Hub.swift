@@ -45,6 +45,9 @@ final class Hub: Sendable {
         var loops: [ObjectIdentifier: LoopChannels] = [:]
         /// The members' names, one connection each (`join` takes a name over).
         var names: [ConnectionID: String] = [:]
+        /// The same, by name: a join finds the connection it takes over
+        /// without walking a room of thousands.
+        var holders: [String: ConnectionID] = [:]
         /// By name; an expired entry goes when its user next speaks.
         var mutes: [String: Mute] = [:]
         var stats = StreamChatServer.Stats()
@@ -92,8 +95,7 @@ final class Hub: Sendable {
         let bytes = ByteBuffer(bytes: line.encoded)
         state.withLock { s in
             guard !s.isClosing else { return }
-            for old in s.names.filter({ $0.value == name && $0.key != id }).keys.sorted() {
-                guard let held = s.connections[old], remove(old, channel: held, in: &s) else { continue }
+            if let old = s.holders[name], old != id, let held = s.connections[old], remove(old, channel: held, in: &s) {
                 let taken = ByteBuffer(bytes: StreamChat.ServerLine.taken("another connection joined as \(Self.quoted(name))").encoded)
                 held.eventLoop.execute { held.writeAndFlush(taken, promise: nil) }
                 Self.closeAfterQueuedLines(held)
@@ -105,6 +107,7 @@ final class Hub: Sendable {
             s.loops[key] = members
             members.add(id, channel)
             s.names[id] = name
+            s.holders[name] = id
             s.stats.registeredClients += 1
             emit(line, bytes, in: s)
         }
@@ -124,6 +127,7 @@ final class Hub: Sendable {
     /// Called with the lock held: true when `id` was a member.
     private func remove(_ id: ConnectionID, channel: any Channel, in s: inout State) -> Bool {
         guard let members = s.loops[ObjectIdentifier(channel.eventLoop)], members.remove(id) else { return false }
+        if let name = s.names[id], s.holders[name] == id { s.holders[name] = nil }
         s.names[id] = nil
         s.stats.registeredClients -= 1
         return true
@@ -153,11 +157,9 @@ final class Hub: Sendable {
     func kick(_ user: String, reason: String, by moderator: ConnectionID) -> String? {
         state.withLock { s in
             guard !s.isClosing, s.names[moderator] != nil else { return "you are not in the room" }
-            let victims = s.names.filter { $0.value == user }.keys.sorted()
-            guard !victims.isEmpty else { return "no user \(Self.quoted(user)) in the room" }
+            guard let victim = s.holders[user] else { return "no user \(Self.quoted(user)) in the room" }
             emit(.kicked(user: user, reason: reason), in: s)
-            for id in victims {
-                guard let channel = s.connections[id], remove(id, channel: channel, in: &s) else { continue }
+            if let channel = s.connections[victim], remove(victim, channel: channel, in: &s) {
                 Self.closeAfterQueuedLines(channel)
                 emit(.left(user), in: s)
             }
@@ -170,7 +172,7 @@ final class Hub: Sendable {
     func mute(_ user: String, seconds: Double, reason: String, by moderator: ConnectionID) -> String? {
         state.withLock { s in
             guard !s.isClosing, s.names[moderator] != nil else { return "you are not in the room" }
-            guard s.names.values.contains(user) else { return "no user \(Self.quoted(user)) in the room" }
+            guard s.holders[user] != nil else { return "no user \(Self.quoted(user)) in the room" }
             s.mutes[user] = Mute(until: .now() + .milliseconds(Int64(seconds * 1000)), reason: reason)
             emit(.muted(user: user, seconds: seconds, reason: reason), in: s)
             return nil
