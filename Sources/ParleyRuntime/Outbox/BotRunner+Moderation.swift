@@ -20,9 +20,12 @@ extension BotRunner {
     /// would most likely ignore the step again. `note` is added to its log line.
     func moderate(_ action: ModerationAction, plugin: String, answer: Int64?, step: ModerationStep?, note: String = "") {
         var action = action
-        // A mute taken late (it waited for the link, or for a restart) ends
-        // when its handler meant it to: it lasts what is left of it.
-        if session != nil, case .mute(let room, let user, let seconds, let reason) = action, let made = step?.time {
+        // A mute taken late (made before this link came up: it waited for the
+        // link, or for a restart) ends when its handler meant it to: it lasts
+        // what is left of it. One that only waited for its reply to go out
+        // lasts what the handler asked, however slow the server echoed.
+        if session != nil, case .mute(let room, let user, let seconds, let reason) = action, let made = step?.time,
+           made < onlineSince {
             let left = (seconds - (BotHost.now() - made)).rounded()
             guard left >= 1 else {
                 let why = "its \(Int(seconds)) s were over before it could be taken"
