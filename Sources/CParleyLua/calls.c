@@ -132,6 +132,14 @@ static int setup_fn(lua_State *L) {
     lua_getfield(L, setup, "natives");
     parley_push_natives(L, -1);
     int natives = lua_gettop(L);
+    lua_getfield(L, natives - 1, "check_length");
+    c->check_length_id = lua_isinteger(L, -1) ? (int)lua_tointeger(L, -1) : 0;
+    lua_pop(L, 1);
+    lua_getfield(L, setup, "transport");
+    if (lua_istable(L, -1) && lua_getfield(L, -1, "max_characters") == LUA_TNUMBER && lua_isinteger(L, -1) &&
+        lua_tointeger(L, -1) > 0)
+        c->max_message_chars = (size_t)lua_tointeger(L, -1);
+    lua_settop(L, natives);
     lua_getfield(L, natives, "log_info");
     parley_install_print(L, lua_gettop(L));
     lua_pop(L, 1);

@@ -135,12 +135,28 @@ static const char *string_arg(lua_State *L, int arg, size_t *len, const char *fn
     return NULL;
 }
 
+static int nat_trampoline(lua_State *L);
+
 /* bot.send(room, text) -> true | nil, reason */
 static int nat_send(lua_State *L) {
     parley_ctx *c = parley_ctx_of(L);
     size_t rl, tl;
     const char *room = string_arg(L, 1, &rl, "bot.send", "the room");
     const char *text = string_arg(L, 2, &tl, "bot.send", "the text");
+    /* Transports that count characters (StreamChat: 300): only a text with
+     * more bytes than that can be too long, so only those ask the host. */
+    if (c->max_message_chars > 0 && tl > c->max_message_chars && c->check_length_id > 0) {
+        lua_pushinteger(L, c->check_length_id);
+        lua_pushcclosure(L, nat_trampoline, 1);
+        lua_pushvalue(L, 2);
+        lua_call(L, 1, 2);               /* true | nil, reason */
+        if (!lua_toboolean(L, -2)) {
+            lua_pushnil(L);
+            lua_replace(L, -3);
+            return 2;
+        }
+        lua_pop(L, 2);
+    }
     char msg[160];
     if (c->sends_used >= c->sends_per_event) {
         snprintf(msg, sizeof msg, "send quota exceeded: at most %d sends per event", c->sends_per_event);
@@ -252,15 +268,31 @@ static int nat_log(lua_State *L) {
     return 1;
 }
 
+static int nat_host(lua_State *L);
+static int nat_words(lua_State *L);
+static int nat_defined_at(lua_State *L);
+
 /* Loads a prelude extension's bytecode, which the host handed the prelude
  * by name (`native.extension`). Only the prelude holds this function, and
- * it passes nothing else to it: plugin code can neither reach it nor feed it. */
+ * it passes nothing else to it: plugin code can neither reach it nor feed it.
+ * Returns the chunk and the natives only extensions use, made here rather
+ * than kept in every VM for the few that load an extension. */
 static int nat_load_chunk(lua_State *L) {
     size_t len;
     const char *code = lua_tolstring(L, 1, &len);
     if (code == NULL) return luaL_error(L, "load_chunk: expected bytecode");
     if (luaL_loadbufferx(L, code, len, "=parley", "b") != LUA_OK) return lua_error(L);
-    return 1;
+    lua_createtable(L, 0, 4);
+    lua_pushcfunction(L, nat_host);
+    lua_setfield(L, -2, "host");
+    lua_pushcfunction(L, nat_words);
+    lua_setfield(L, -2, "words");
+    lua_pushcfunction(L, nat_defined_at);
+    lua_setfield(L, -2, "defined_at");
+    lua_pushinteger(L, 1);  /* the level of log_warn */
+    lua_pushcclosure(L, nat_log, 1);
+    lua_setfield(L, -2, "log_warn");
+    return 2;
 }
 
 /* words(text) -> { raw = text, word, word, ... }: bot.command's arguments,
@@ -285,8 +317,6 @@ static int nat_words(lua_State *L) {
     }
     return 1;
 }
-
-static int nat_trampoline(lua_State *L);
 
 /* A host function's closure by id, for the prelude's extensions: their host
  * functions are not in the natives table, so a VM that never loads an
@@ -411,12 +441,6 @@ void parley_push_natives(lua_State *L, int spec) {
     lua_setfield(L, t, "setmetatable");
     lua_pushcfunction(L, nat_load_chunk);
     lua_setfield(L, t, "load_chunk");
-    lua_pushcfunction(L, nat_host);
-    lua_setfield(L, t, "host");
-    lua_pushcfunction(L, nat_words);
-    lua_setfield(L, t, "words");
-    lua_pushcfunction(L, nat_defined_at);
-    lua_setfield(L, t, "defined_at");
     lua_pushcfunction(L, nat_raise);
     lua_setfield(L, t, "raise");
     static const char *const levels[] = {"log_info", "log_warn", "log_error"};

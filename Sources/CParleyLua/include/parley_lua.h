@@ -131,6 +131,7 @@ typedef struct parley_ctx {
     int outbox_limit;
     size_t max_message_bytes;       /* byte limit for bot.send text */
     size_t max_message_chars;       /* 0 = none; characters, checked by host when bytes exceed it */
+    int check_length_id;            /* the host function that counts them (check_length) */
     int logs_per_event;
     int logs_used;
     size_t log_line_max;            /* bytes; longer lines are cut */

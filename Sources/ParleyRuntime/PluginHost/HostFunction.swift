@@ -6,7 +6,7 @@ import ParleyStore
 enum HostFunction: Int32, CaseIterable {
     case stateGet = 1, stateSet, timerAdd, timerCancel, history, roster, checkLength, away
     case commandInfo, roles, help, mayRun, jsonEncode, jsonDecode, httpRequest, webhookAdd, webhookReply, moderate, preludeExtension
-    case answersHelp, fit
+    case answersHelp, fit, timerUnheard
 
     var luaName: String {
         switch self {
@@ -31,6 +31,7 @@ enum HostFunction: Int32, CaseIterable {
         case .preludeExtension: "extension"
         case .answersHelp: "answers_help"
         case .fit: "fit"
+        case .timerUnheard: "timer_unheard"
         }
     }
 

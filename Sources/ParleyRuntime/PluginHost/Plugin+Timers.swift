@@ -6,6 +6,16 @@ import ParleyLua
 /// the open transaction; the bot schedules them once the handler committed.
 /// Saved timers (named, or made while loading) outlive the process.
 extension Plugin {
+    /// `timer_unheard(id, name)`: what to warn of when a timer fired into no
+    /// function and no `timer` handler, the first time it does; nil after.
+    /// Made here, not in the prelude, which every VM of a fleet holds.
+    func timerUnheard(_ a: [LuaValue]) -> Result<[LuaValue], HostCallError> {
+        guard case .int(let id) = a.first, unheardTimers.insert(id).inserted else { return .success([.nil]) }
+        let named = a.count > 1 ? a[1].stringValue.map { "'\($0)' " } ?? "" : ""
+        return .success([.string("timer \(named)fired with no function and no bot.on(\"timer\") handler "
+            + "(functions do not survive a restart): re-create it by name while loading, or handle timer events")])
+    }
+
     /// `timer_add(seconds, repeats, opts, cron)`; `opts` may hold `name` and
     /// `data`; `cron` is a `bot.cron` spec, which replaces the interval.
     func timerAdd(_ a: [LuaValue]) -> Result<[LuaValue], HostCallError> {

@@ -51,6 +51,8 @@ final class Plugin: HostFunctions {
     var nextTimerId: Int64 = 1
     /// Timer ids whose Lua callbacks the prelude may forget (sent with the next event).
     var drops: [Int64] = []
+    /// Timers that fired into no function and no handler, told once each.
+    var unheardTimers: Set<Int64> = []
 
     // The open transaction.
     private(set) var pendingWrites: [(key: String, value: LuaValue?)] = []
@@ -129,6 +131,7 @@ final class Plugin: HostFunctions {
         case .webhookReply: return webhookReply(a)
         case .moderate: return moderate(a)
         case .answersHelp: return .success([.bool(services.answersHelp(self))])
+        case .timerUnheard: return timerUnheard(a)
         case .fit:
             guard let text = a.first?.stringValue else { return .failure(HostCallError("bot.fit: the text must be a string")) }
             return .success([.string(services.transport.fit(text, maxBytes: limits.messageBytes))])

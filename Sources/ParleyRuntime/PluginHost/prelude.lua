@@ -9,7 +9,7 @@
 -- (bot.command and the built-in help) and prelude_extras.lua (bot.cron,
 -- bot.http, bot.webhook, bot.fit, bot.settings, bot.kick, bot.mute, bot.delete).
 local native, setup = ...
-local type, tostring, pairs, rawget = type, tostring, pairs, rawget
+local type, tostring, rawget = type, tostring, rawget
 -- A check here fails at the plugin's line that called the API, as a host
 -- function's error does (the prelude has no lines of its own to name).
 local fail = native.raise
@@ -17,16 +17,16 @@ local fail = native.raise
 -- plugin calls by size, which these short per-message strings never need.
 local find, sub, lower, byte = string.find, string.sub, string.lower, string.byte
 
-local KINDS = { message = true, join = true, leave = true, typing = true,
-                roster = true, connection = true, load = true, timer = true }
+-- Handler lists by event kind, made as the first handler of a kind
+-- registers: most plugins listen to one or two kinds.
 local handlers = {}
-for kind in pairs(KINDS) do handlers[kind] = {} end
 -- `callbacks`: the functions of timers and of HTTP requests waiting for
 -- their answer, by id (the host hands out ids from one counter).
 local hears, callbacks = {}, {}
 -- Counts kept as handlers register, so the message path reads a number
 -- instead of taking two lengths on every line a room hears.
-local on_message, non_message, nhears = handlers.message, 0, 0
+local on_message, non_message, nhears = {}, 0, 0
+handlers.message = on_message
 -- The kinds the host may skip while nothing listens (EventInterest in Swift):
 -- registering a handler tells the host, which then delivers that kind.
 local WANT, want = { @WANT@ }, native.want
@@ -41,23 +41,10 @@ local call = native.call
 local name = setup.name
 local lname = lower(name)
 local prefix = setup.prefix or "!"
+-- A C native; on transports that count characters (StreamChat: 300) it
+-- asks the host to count those of a text with more bytes than that.
 local send = native.send
-
--- Transports that count characters (StreamChat: 300) get a check in front of
--- the native send. Only texts with more bytes than allowed characters can be
--- too long, so only those pay for the grapheme count in the host.
 local transport = setup.transport or {}
-local max_chars = transport.max_characters
-if max_chars then
-  local raw_send, check = send, native.check_length
-  send = function(room, text)
-    if type(text) == "string" and #text > max_chars then
-      local ok, err = check(text)
-      if not ok then return nil, err end
-    end
-    return raw_send(room, text)
-  end
-end
 
 local Message = {
   __index = { reply = function(self, text)
@@ -96,12 +83,13 @@ local bot = {
 }
 
 function bot.on(kind, fn)
-  if type(kind) ~= "string" or not KINDS[kind] then
+  if not (WANT[kind] or kind == "load" or kind == "timer") then
     fail("bot.on: unknown event kind '" .. tostring(kind) ..
          "' (expected message, join, leave, typing, roster, connection, load or timer)")
   end
   need_function(fn, "bot.on")
   local list = handlers[kind]
+  if not list then list = {}; handlers[kind] = list end
   list[#list + 1] = fn
   if kind == "message" then non_message = #list end
   if WANT[kind] then want(WANT[kind]) end
@@ -148,12 +136,11 @@ function bot.every(seconds, fn, opts) local id, err = add_timer("bot.every", sec
 -- setup it is garbage, and with it a closure for every host function. The
 -- extensions make closures for their own host functions by id (`host`), so
 -- a VM that never loads them holds neither the closures nor their names.
+-- The natives only extensions use come with each one from load_chunk.
 local core = {
   fail = fail, need_function = need_function, add_timer = add_timer, callbacks = callbacks,
-  call = call, send = send, want = want, WANT = WANT, log_warn = native.log_warn, host = native.host,
-  words = native.words, defined_at = native.defined_at,
-  name = name, lname = lname, prefix = prefix, answers_help = native.answers_help,
-  sub = sub, lower = lower, byte = byte,
+  call = call, send = send, want = want, WANT = WANT,
+  name = name, lname = lname, prefix = prefix, sub = sub, lower = lower, byte = byte,
 }
 
 -- The extensions, by the fields of `bot` they define. Each is host-made
@@ -167,7 +154,8 @@ local extension, load_chunk = native.extension, native.load_chunk
 local function extend(which)
   if loaded[which] then return end
   loaded[which] = true
-  load_chunk(extension(which))(bot, core)
+  local chunk, natives = load_chunk(extension(which))
+  chunk(bot, core, natives)
 end
 setmetatable(bot, {
   __index = function(t, k)
@@ -203,8 +191,9 @@ local function forget(drops) for i = 1, #drops do callbacks[drops[i]] = nil end 
 -- room hears reaches every plugin that listens), so the host passes their
 -- fields as arguments and the table is built here, by Lua's own constructor.
 -- `drops`: ids of timers that will not fire again, whose functions can go.
--- `unheard`: timers that fired into no function and no handler, said once.
-local unheard = {}
+-- A timer that fired into no function and no handler: the host says so
+-- once a timer (the usual cause is a restart, which no function survives).
+local unheard, log_warn = native.timer_unheard, native.log_warn
 return function(kind, ev, drops)
   if drops then forget(drops) end
   if kind == "timer" then
@@ -216,14 +205,12 @@ return function(kind, ev, drops)
       call(fn, ev)
     else
       local list = handlers.timer
-      if #list == 0 and not unheard[ev.id] then
-        -- Said once a timer, not silently lost: the usual cause is a restart, which no function survives.
-        unheard[ev.id] = true
-        core.log_warn("timer " .. (ev.name and ("'" .. ev.name .. "' ") or "") .. "fired with no function and no"
-          .. ' bot.on("timer") handler (functions do not survive a restart): re-create it by name while loading,'
-          .. " or handle timer events")
+      if list then
+        for i = 1, #list do call(list[i], ev) end
+      else
+        local why = unheard(ev.id, ev.name)
+        if why then log_warn(why) end
       end
-      for i = 1, #list do call(list[i], ev) end
     end
   elseif kind == "http" or kind == "moderation" then
     -- The answer to bot.http, or the outcome of a bot.kick/mute/delete given a function.

@@ -3,14 +3,14 @@
 -- calls bot.command, or when the plugin that answers `help` first hears a
 -- line that could be a command.
 -- @NAME@ is the id of the host function NAME (filled in by Prelude.swift).
-local bot, core = ...
-local host = core.host
+local bot, core, native = ...
+local host = native.host
 local type, error, fail = type, error, core.fail
 local find, match = string.find, string.match
 local sub, lower, byte = core.sub, core.lower, core.byte
 local need_function, call, send, want, WANT = core.need_function, core.call, core.send, core.want, core.WANT
-local words = core.words
-local name, lname, prefix, answers_help = core.name, core.lname, core.prefix, core.answers_help
+local words = native.words
+local name, lname, prefix, answers_help = core.name, core.lname, core.prefix, host(@answers_help@)
 
 -- Command handlers by lower-case name, and the commands that only some
 -- roles may run ([bot.roles]).
@@ -73,7 +73,7 @@ end
 -- whole bot (the host knows every plugin's commands), unless a plugin has
 -- its own `help` command. The host hands that plugin every message addressed
 -- to the bot, whether or not it listens to messages.
-local help_text, may_run, log_warn = host(@help@), host(@may_run@), core.log_warn
+local help_text, may_run, log_warn = host(@help@), host(@may_run@), native.log_warn
 
 core.commands = function(msg, text)
   local cmd, argtext, by_name = parse_command(text)

@@ -3,8 +3,8 @@
 -- for bot.cron, bot.http, bot.webhook, bot.fit, bot.settings, bot.kick,
 -- bot.mute or bot.delete.
 -- @NAME@ is the id of the host function NAME (filled in by Prelude.swift).
-local bot, core = ...
-local host = core.host
+local bot, core, native = ...
+local host = native.host
 local type, error, fail = type, error, core.fail
 local need_function, add_timer, callbacks, call = core.need_function, core.add_timer, core.callbacks, core.call
 
@@ -96,7 +96,7 @@ end
 -- Entered through `call`, so the plugin's function and what it returns are metered.
 -- A bad answer is found after the handler returned, so the error names the
 -- line the handler was written at.
-local defined_at = core.defined_at
+local defined_at = native.defined_at
 local function respond(fn, req)
   local ok, err = webhook_reply(fn(req))
   if not ok then error(defined_at(fn) .. ": " .. err, 0) end
