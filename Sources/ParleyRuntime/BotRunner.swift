@@ -147,6 +147,10 @@ public actor BotRunner {
     var turnQueued = false
     /// The pump waits for the journal or the drain to catch up (`mustHoldBack`).
     var pumpHeld = false
+    /// Events shed per room that no log line has counted yet: a fleet's
+    /// shed lines are held back past `HeldLines.perSecond`, and a bot held
+    /// back counts its own in its next line.
+    var shedUnsaid: [String: Int] = [:]
     /// The drain's last batch stopped at the rate cap: a backlog is then the
     /// cap's doing, and it is for `outbox_sends` to bound, not for the pump to wait on.
     var rateHeld = false

@@ -31,6 +31,8 @@ public struct RuntimeObserver: Sendable {
     /// loses every bot's link at once, and brings them all back.
     let linkLosses = HeldLines(noun: "lost links")
     let returns = HeldLines(noun: "returns online")
+    /// And for rooms' shed events: a fleet in one busy room sheds in every bot.
+    let sheds = HeldLines(noun: "shed reports")
 
     /// Log lines to `logger`.
     public init(logger: Logger) { self.logger = logger }

@@ -218,14 +218,23 @@ extension BotRunner {
     /// its budget's deadline).
     static let slice = 0.005
 
-    /// One log line per room that shed events since the last report.
+    /// One log line per room that shed events since the bot last said so.
+    /// A fleet in one busy room sheds in every bot: its lines share the
+    /// process's `HeldLines`, and a bot held back says its counts later.
     @inline(never)
     func reportShed(_ inbox: Inbox) {
         for (room, n) in inbox.takeShed() {
             stats.eventsShed += n
             RuntimeMetrics.eventsShed.increment(by: n)
-            log(.warn, "room \(room): shed \(n) incoming events (more than \(spec.flow.roomQueue) waiting; oldest messages dropped first)")
+            shedUnsaid[room, default: 0] += n
         }
+        guard !shedUnsaid.isEmpty else { return }
+        guard var more = observer.sheds.admit(now: BotHost.now()) else { return sayHeldLater(observer.sheds, level: .warn) }
+        for (room, n) in shedUnsaid.sorted(by: { $0.key < $1.key }) {
+            log(.warn, "room \(room): shed \(n) incoming events (more than \(spec.flow.roomQueue) waiting; oldest messages dropped first)\(more)")
+            more = ""
+        }
+        shedUnsaid = [:]
     }
 
     /// One event outside a session's stream (a connection change) to the plugins.

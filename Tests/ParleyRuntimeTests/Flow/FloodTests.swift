@@ -57,7 +57,63 @@ struct FloodTests {
         let shed = await runner.stats.eventsShed
         #expect(shed > 0, "shed \(shed) of 3,000")
         #expect(handled.map { $0 + shed } == 3_000, "handled \(handled.map(String.init) ?? "?"), shed \(shed)")
-        #expect(rec.logs(containing: "room lobby: shed").isEmpty == false)
+        // One bot's lines are never held back: together they count all it shed.
+        let logged = rec.logs(containing: "room lobby: shed ").compactMap { Self.shedCount($0.text) }.reduce(0, +)
+        #expect(logged == shed, "the log counts \(logged) of \(shed) shed")
+        await flooder.leave()
+    }
+
+    /// "room lobby: shed 12 incoming events (…)" → 12.
+    static func shedCount(_ text: String) -> Int? {
+        let words = text.split(separator: " ")
+        return words.count > 3 && words[2] == "shed" ? Int(words[3]) : nil
+    }
+
+    /// Thirty bots in a room a person floods all shed at once: the process
+    /// says so in at most ten lines a second (and how many it held back),
+    /// and no bot's lines count more than it shed.
+    @Test func aFleetSheddingInOneRoomIsToldInFewLines() async throws {
+        let server = try await StreamChatServer.start(.init())
+        defer { Task { await server.shutdown() } }
+        let slow = """
+        -- 2 ms of work per message: every bot falls behind a flood at once.
+        bot.on("message", function()
+          local t = os.clock() + 0.002
+          while os.clock() < t do end
+        end)
+        """
+        let rec = Recorder()
+        // One observer for all: its held-back lines are the process's.
+        let observer = rec.observer
+        let flooder = try await Person("flooder", port: server.port)
+        var runners: [BotRunner] = []
+        var runs: [Task<BotOutcome, Never>] = []
+        for i in 0..<30 {
+            var spec = try botSpec(name: "b\(i)", port: server.port, plugins: [("slow", slow)])
+            spec.flow.roomQueue = 5
+            let runner = BotRunner(spec: spec, observer: observer)
+            runners.append(runner)
+            runs.append(Task { await runner.run() })
+        }
+        #expect(await eventually { (0..<30).allSatisfy { flooder.joins(of: "b\($0)") == 1 } })
+        // Four floods a second apart: the bots shed for seconds, each saying so about once a second.
+        for round in 1...4 {
+            for i in 1...200 { try await flooder.say("flood \(round) \(i)") }
+            try await Task.sleep(for: .seconds(1))
+        }
+        for runner in runners { await runner.stop() }
+        for run in runs { _ = await run.value }
+
+        let lines = rec.logs(containing: ": shed ").filter { $0.bot != "parley" }
+        let span = (lines.last?.time ?? 0) - (lines.first?.time ?? 0)
+        // A bucket of ten lines that refills at ten a second.
+        #expect(Double(lines.count) <= 10 * (1 + span) + 1, "\(lines.count) shed lines in \(span) s")
+        #expect(!rec.logs(containing: "shed reports of this process held back").isEmpty)
+        for runner in runners {
+            let shed = await runner.stats.eventsShed
+            let logged = lines.filter { $0.bot == runner.name }.compactMap { Self.shedCount($0.text) }.reduce(0, +)
+            #expect(shed > 0 && logged <= shed, "\(runner.name): shed \(shed), the log counts \(logged)")
+        }
         await flooder.leave()
     }
 
