@@ -242,7 +242,8 @@ public actor BotRunner {
             if case .failed(let why) = outcome { publishFailure(why) }
             await quiesce()
             // A bot that ended by itself (kicked, gave up, failed) says what it leaves unsent, as a stop does.
-            warnUndelivered(because: outcome == .stopped ? drainEnd ?? "they were still waiting when the bot left" : "the bot stopped: \(outcome)")
+            warnUndelivered(because: outcome == .stopped ? drainEnd ?? "they were still waiting when the bot left" : "the bot stopped: \(outcome)",
+                            plainStop: outcome == .stopped)
             if let host { onLoop(host) { $0.close() } }
             hostClosed = true
             if outcome != .stopped {
@@ -317,10 +318,12 @@ public actor BotRunner {
     }
 
     /// Said, not left to be found: whether unsent sends survive the stop depends on the journal.
-    func warnUndelivered(because why: String) {
+    func warnUndelivered(because why: String, plainStop: Bool) {
         // Counted, not `isSettled`: a commit of state writes alone may still be on its way.
         let n = outbox.unsettledCount
         guard n > 0 else { return }
+        // A fleet's stop says it once for all its bots (`Fleet.run`).
+        if plainStop, let fleetLines { return fleetLines.leftUnsent(n, by: name, journaled: spec.journal != nil) }
         let fate = spec.journal == nil ? "they are lost, as the bot has no journal"
             : "the journal sends them after the restart (within outbox_expiry)"
         log(.warn, "stopping with \(n) send\(n == 1 ? "" : "s") not delivered (\(why)): \(fate)")

@@ -471,6 +471,47 @@ struct HotReloadTests {
         #expect(rec.logs.filter { $0.text == "stopped" }.isEmpty, "\(rec.logs.map(\.text))")
     }
 
+    /// A fleet's stop says the sends its bots left in one line, not a line
+    /// a bot: how many bots and sends, the first names, and their fate.
+    @Test func aFleetsStopSaysTheSendsItsBotsLeftInOneLine() async throws {
+        let server = try await StreamChatServer.start(.init())
+        defer { Task { await server.shutdown() } }
+        let talk = """
+        -- Ten lines once online, at one send a second: a quick stop leaves most.
+        bot.on("connection", function(ev)
+          if ev.state == "online" then
+            for i = 1, 10 do bot.send("lobby", "line " .. i) end
+          end
+        end)
+        """
+        var specs: [BotSpec] = []
+        for n in 1...5 {
+            // Four keep their sends in a journal; the fifth has none.
+            let journal = n < 5 ? try temporaryDirectory().path : nil
+            var spec = try botSpec(name: "t\(n)", port: server.port, plugins: [("talk", talk)], journal: journal)
+            spec.flow.sendRate = 1
+            spec.flow.sendBurst = 1
+            specs.append(spec)
+        }
+        let rec = Recorder()
+        let fleet = Fleet(specs: specs, observer: rec.observer)
+        let run = Task { await fleet.run() }
+        #expect(await eventually { rec.logs(containing: "all 5 bots online").count == 1 })
+        await withTaskGroup(of: Void.self) { group in
+            for r in fleet.runners { group.addTask { await r.stop(drainTimeout: 0.3) } }
+        }
+        #expect(await run.value == Array(repeating: .stopped, count: 5))
+        #expect(rec.logs(containing: "stopping with ").isEmpty, "\(rec.logs(containing: "stopping with ").map(\.text))")
+        let line = rec.logs(containing: "bots stopped with ").map(\.text)
+        #expect(line.count == 1, "\(rec.logs.map(\.text))")
+        // "5 bots stopped with 43 sends not delivered (t1, t2, t3 and 2 more): their journals send 35 after the restart (…); 8 are lost, …"
+        let words = line.first?.split(separator: " ") ?? []
+        let total = words.count > 4 ? Int(words[4]) ?? 0 : 0
+        #expect(line.first?.hasPrefix("5 bots stopped with ") == true && (5...45).contains(total), "\(line)")
+        #expect(line.first?.contains(" and 2 more): their journals send ") == true, "\(line)")
+        #expect(line.first?.hasSuffix(" are lost, as their bots have no journal") == true, "\(line)")
+    }
+
     /// Past 100 bots the dashboard shows the ones that are not online first:
     /// two broken bots at the end of a fleet of 102 are on it.
     @Test func aLargeFleetsDashboardShowsItsOfflineBotsFirst() async throws {

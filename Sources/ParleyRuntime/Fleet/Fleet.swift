@@ -46,9 +46,12 @@ public actor Fleet {
     /// an edit followed by a SIGHUP is one reload, not two.
     private var stamps: [String: FileStamp] = [:]
 
+    private let lines: FleetLines?
+
     public init(specs: [BotSpec], observer: RuntimeObserver, loops: BotLoops = .shared) {
         let lines = specs.count > 1 ? FleetLines(size: specs.count) : nil
         runners = specs.map { BotRunner(spec: $0, observer: observer, loops: loops, fleetLines: lines) }
+        self.lines = lines
         self.observer = observer
     }
 
@@ -69,6 +72,9 @@ public actor Fleet {
             if runners.count > 1, stopped > 0 {
                 let text = stopped == runners.count ? "all \(stopped) bots stopped" : "\(stopped) of \(runners.count) bots stopped"
                 observer.log(LogRecord(time: Date().timeIntervalSince1970, bot: "parley", plugin: nil, level: .info, text: text))
+                if let unsent = lines?.unsentAtStop() {
+                    observer.log(LogRecord(time: Date().timeIntervalSince1970, bot: "parley", plugin: nil, level: .warn, text: unsent))
+                }
             }
             return out
         }

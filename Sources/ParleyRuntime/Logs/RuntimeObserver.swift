@@ -114,12 +114,16 @@ final class HeldLines: Sendable {
 
 /// What a fleet's log says of all its bots at once, so that 10,000 bots do
 /// not log 10,000 alike lines: each bot's first `online` (through
-/// `HeldLines`), and the moment the last of them came online. (`Fleet`
-/// sums up their plain stops and their reloads.)
+/// `HeldLines`), the moment the last of them came online, and the sends
+/// its plainly stopped bots left behind. (`Fleet` sums up their plain stops
+/// and their reloads.)
 final class FleetLines: Sendable {
     let size: Int
     let online = HeldLines(noun: "bots online")
     private let cameOnline = Mutex(0)
+    /// Bots a stop left with sends not delivered: their names (the first
+    /// few), how many, and their sends the journals keep or that are lost.
+    private let unsent = Mutex((names: [String](), bots: 0, kept: 0, lost: 0))
     private let start = ContinuousClock.now
 
     init(size: Int) { self.size = size }
@@ -134,5 +138,29 @@ final class FleetLines: Sendable {
         guard n == size else { return nil }
         let took = (Double((ContinuousClock.now - start).wholeMilliseconds) / 1000).formatted(.number.precision(.fractionLength(1)))
         return "all \(size) bots online, \(took) s after the start"
+    }
+
+    /// A plainly stopped bot's sends not delivered, for `unsentAtStop`.
+    func leftUnsent(_ n: Int, by bot: String, journaled: Bool) {
+        unsent.withLock { u in
+            if u.names.count < 3 { u.names.append(bot) }
+            u.bots += 1
+            if journaled { u.kept += n } else { u.lost += n }
+        }
+    }
+
+    /// One line for every bot the stop left with sends not delivered, nil
+    /// when none was: "112 bots stopped with 8765 sends not delivered (g092,
+    /// g062, g136 and 109 more): their journals send 8765 after the restart".
+    func unsentAtStop() -> String? {
+        let u = unsent.withLock { $0 }
+        guard u.bots > 0 else { return nil }
+        let total = u.kept + u.lost
+        let names = u.names.joined(separator: ", ") + (u.bots > u.names.count ? " and \(u.bots - u.names.count) more" : "")
+        var fates: [String] = []
+        if u.kept > 0 { fates.append("their journals send \(u.kept) after the restart (within outbox_expiry)") }
+        if u.lost > 0 { fates.append("\(u.lost) are lost, as their bots have no journal") }
+        return "\(u.bots) bot\(u.bots == 1 ? "" : "s") stopped with \(total) send\(total == 1 ? "" : "s") not delivered (\(names)): "
+            + fates.joined(separator: "; ")
     }
 }
