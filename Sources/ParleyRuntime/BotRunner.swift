@@ -201,6 +201,7 @@ public actor BotRunner {
 
     deinit {
         loops.release(executor)
+        RuntimeMetrics.bots.move(from: state, to: nil)
     }
 
     public init(spec: BotSpec, observer: RuntimeObserver, loops: BotLoops = .shared, seed: UInt64? = nil) {
@@ -221,6 +222,7 @@ public actor BotRunner {
         self.backoff = Backoff(options: spec.presence, seed: seed ?? UInt64.random(in: 1...UInt64.max))
         self.sendRate = SendRate(spec.flow, now: Self.monotonic())
         self.linesAreMessages = spec.transport.capabilities.linesAreMessages
+        RuntimeMetrics.bots.move(from: nil, to: state)
     }
 
     // MARK: lifecycle

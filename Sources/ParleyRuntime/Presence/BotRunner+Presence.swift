@@ -208,6 +208,7 @@ extension BotRunner {
 
     @inline(never)
     func setState(_ s: ConnectionState) {
+        RuntimeMetrics.bots.move(from: state, to: s)
         state = s
         let gone: Double? = s == .online || !everOnline ? nil : offlineSince
         presence.withLock { [backoffDelay, reconnects = stats.reconnects] in

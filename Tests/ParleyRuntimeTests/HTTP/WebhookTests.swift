@@ -136,7 +136,8 @@ import Testing
         #expect(res.status.code == 200)
         #expect(text.contains("parley_events_total{kind=\"join\"}"))
         // Counters are there from the start, at 0, not only after their first event.
-        for series in ["parley_reconnects_total 0", "parley_log_lines_dropped_total 0", "parley_plugin_errors_total{kind=\"runtime\"} 0"] {
+        for series in ["parley_reconnects_total 0", "parley_log_lines_dropped_total 0", "parley_plugin_errors_total{kind=\"runtime\"} 0",
+                       "parley_bots{state=\"online\"} 1.0", "parley_bots{state=\"backoff\"} 0.0"] {
             #expect(text.contains(series), "\(series) in \(text)")
         }
         kill(bot.processIdentifier, SIGTERM)
