@@ -385,6 +385,16 @@ static int nat_defined_at(lua_State *L) {
 }
 
 /* A host function: upvalue 1 is its id. */
+/* Host functions' API names by id ("bot.state.set"), given once a process
+ * before any VM is made: an argument the host cannot take is refused in the
+ * name of the call the plugin made. */
+#define HOST_NAMES 64
+static const char *host_names[HOST_NAMES];
+
+void parley_name_host_function(int id, const char *name) {
+    if (id > 0 && id < HOST_NAMES && host_names[id] == NULL) host_names[id] = strdup(name);
+}
+
 static int nat_trampoline(lua_State *L) {
     parley_ctx *c = parley_ctx_of(L);
     int id = (int)lua_tointeger(L, lua_upvalueindex(1));
@@ -393,8 +403,10 @@ static int nat_trampoline(lua_State *L) {
     for (int i = 1; i <= n; i++) {
         const char *err = parley_encode(L, i, &c->scratch_in, HOST_ARGS_LIMIT);
         if (err) {
+            const char *who = id > 0 && id < HOST_NAMES ? host_names[id] : NULL;
             lua_pushnil(L);
-            lua_pushstring(L, err);
+            if (who) lua_pushfstring(L, "%s: %s", who, err);
+            else lua_pushstring(L, err);
             return 2;
         }
     }

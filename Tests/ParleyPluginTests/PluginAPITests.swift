@@ -299,7 +299,7 @@ struct PluginAPITests {
         end)
         """
         let a = try await run(plugins: [("p", p)], script: [message("!set"), message("!get"), message("!bad")].joined(separator: "\n"))
-        #expect(texts(a) == ["1 2.5 true 3 yes integer", "nil functions cannot be passed or stored here"])
+        #expect(texts(a) == ["1 2.5 true 3 yes integer", "nil bot.state.set: functions cannot be passed or stored here"])
     }
 
     @Test func aFailedHandlerHasNoEffects() async throws {
@@ -407,6 +407,10 @@ struct PluginAPITests {
           local _, err = bot.json.encode({ [1] = "a", ["1"] = "b" })
           bot.send("lobby", err)
           bot.send("lobby", select(2, bot.json.encode(0/0)))
+          local cyclic = {}
+          cyclic.self = cyclic
+          bot.send("lobby", select(2, bot.json.encode(cyclic)))
+          bot.send("lobby", select(2, bot.json.encode({ f = print })))
         end)
         """#.utf8))
         let a = try bot.handle(.message(ChatMessage(room: "lobby", user: "alice", text: "hi")))
@@ -420,6 +424,8 @@ struct PluginAPITests {
             "p.lua:8: msg:reply(text) is called with a colon, not msg.reply(text)",
             #"bot.json.encode: the key "1" appears twice, as a number and as a string"#,
             "bot.json.encode: NaN has no JSON form",
+            "bot.json.encode: table nested too deeply (or cyclic)",
+            "bot.json.encode: functions cannot be passed or stored here",
         ]
         #expect(said.count == expected.count, "\(said)")
         for (got, want) in zip(said, expected) { #expect(got.hasSuffix(want), "\(got)") }

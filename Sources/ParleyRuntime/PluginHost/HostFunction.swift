@@ -1,6 +1,7 @@
 import Foundation
 import ParleyCore
 import ParleyStore
+import CParleyLua
 
 /// Host functions of the plugin API, by the name the prelude uses.
 enum HostFunction: Int32, CaseIterable {
@@ -35,6 +36,28 @@ enum HostFunction: Int32, CaseIterable {
         }
     }
 
+    /// The API call a plugin made to reach it, when only one does: an
+    /// argument the C side cannot hand over is refused in its name.
+    var apiName: String? {
+        switch self {
+        case .stateGet: "bot.state.get"
+        case .stateSet: "bot.state.set"
+        case .timerCancel: "bot.cancel"
+        case .history: "bot.history"
+        case .roster: "bot.roster"
+        case .away: "bot.away"
+        case .commandInfo: "bot.command"
+        case .roles: "bot.roles"
+        case .jsonEncode: "bot.json.encode"
+        case .jsonDecode: "bot.json.decode"
+        case .httpRequest: "bot.http"
+        case .webhookAdd: "bot.webhook"
+        case .fit: "bot.fit"
+        // Several calls share these (bot.after, every and cron; kick, mute and delete), or no plugin calls them.
+        case .timerAdd, .moderate, .checkLength, .help, .mayRun, .webhookReply, .preludeExtension, .answersHelp, .timerUnheard: nil
+        }
+    }
+
     /// Reached only from a prelude extension, which makes its closure by id
     /// (`native.host(id)`): not in every VM's table of natives.
     var extensionOnly: Bool {
@@ -44,8 +67,12 @@ enum HostFunction: Int32, CaseIterable {
         }
     }
 
-    /// The natives the prelude gets by name.
-    static let table: [String: Int32] = Dictionary(uniqueKeysWithValues: allCases.filter { !$0.extensionOnly }.map { ($0.luaName, $0.rawValue) })
+    /// The natives the prelude gets by name. Every VM's setup reads it
+    /// first, so making it is where C learns the API names, once a process.
+    static let table: [String: Int32] = {
+        for f in allCases { if let api = f.apiName { parley_name_host_function(f.rawValue, api) } }
+        return Dictionary(uniqueKeysWithValues: allCases.filter { !$0.extensionOnly }.map { ($0.luaName, $0.rawValue) })
+    }()
 
     /// An extension's source with each `@name@` replaced by that host function's id.
     static func fillIn(_ source: String) -> String {
