@@ -79,6 +79,12 @@ function ParleyState.get(key) end
 ---@return string? err
 function ParleyState.set(key, value) end
 
+--- This plugin's keys that start with `prefix` (all of them without one),
+--- sorted by their bytes; the handler's own writes included.
+---@param prefix? string
+---@return string[]
+function ParleyState.keys(prefix) end
+
 ---@class ParleyLog
 local ParleyLog = {}
 --- Write to the bot log (at most 100 lines per event, each cut to 1 KiB).

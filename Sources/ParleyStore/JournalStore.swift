@@ -190,6 +190,7 @@ public final class JournalStore: BotStore {
     // MARK: StateStore
 
     public func value(plugin: String, key: String) -> LuaValue? { state.value(plugin: plugin, key: key) }
+    public func keys(plugin: String) -> [String] { state.keys(plugin: plugin) }
     public func totalBytes(plugin: String) -> Int { state.totalBytes(plugin: plugin) }
 
 

@@ -21,6 +21,8 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
 /// batch per successful handler, together with that handler's sends.
 public protocol StateStore: AnyObject {
     func value(plugin: String, key: String) -> LuaValue?
+    /// The plugin's keys, in no order.
+    func keys(plugin: String) -> [String]
     /// Bytes the plugin's state takes (keys plus encoded values): what the 1 MiB quota counts.
     func totalBytes(plugin: String) -> Int
 }
@@ -33,6 +35,8 @@ public final class MemoryStateStore: StateStore {
     public init() {}
 
     public func value(plugin: String, key: String) -> LuaValue? { values[plugin]?[key]?.value }
+
+    public func keys(plugin: String) -> [String] { values[plugin].map { Array($0.keys) } ?? [] }
 
     public func totalBytes(plugin: String) -> Int { totals[plugin] ?? 0 }
 
@@ -488,6 +492,7 @@ public final class MemoryBotStore: BotStore {
     public convenience init(maxMessagesPerRoom: Int) { self.init(history: HistoryRetention(maxMessagesPerRoom: maxMessagesPerRoom)) }
 
     public func value(plugin: String, key: String) -> LuaValue? { state.value(plugin: plugin, key: key) }
+    public func keys(plugin: String) -> [String] { state.keys(plugin: plugin) }
     public func totalBytes(plugin: String) -> Int { state.totalBytes(plugin: plugin) }
     public func append(room: String, id: String, user: String, text: String, time: Double) throws(StoreError) -> String {
         try history.append(room: room, id: id, user: user, text: text, time: time)

@@ -302,6 +302,24 @@ struct PluginAPITests {
         #expect(texts(a) == ["1 2.5 true 3 yes integer", "nil bot.state.set: functions cannot be passed or stored here"])
     }
 
+    @Test func stateKeysListsWhatTheHandlerSees() async throws {
+        let p = """
+        bot.command("fill", function(m)
+          bot.state.set("karma:bob", 2)
+          bot.state.set("karma:amy", 5)
+          bot.state.set("other", true)
+          m:reply(table.concat(bot.state.keys("karma:"), ","))
+        end)
+        bot.command("drop", function(m)
+          bot.state.set("karma:bob", nil)
+          m:reply(table.concat(bot.state.keys(), ","))
+          m:reply(select(2, pcall(bot.state.keys, 5)))
+        end)
+        """
+        let a = try await run(plugins: [("p", p)], script: [message("!fill"), message("!drop")].joined(separator: "\n"))
+        #expect(texts(a) == ["karma:amy,karma:bob", "karma:amy,other", "p.lua:10: bot.state.keys: the prefix must be a string"], "\(texts(a))")
+    }
+
     @Test func aFailedHandlerHasNoEffects() async throws {
         let p = """
         bot.command("boom", function(m)

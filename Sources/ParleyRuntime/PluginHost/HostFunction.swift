@@ -7,7 +7,7 @@ import CParleyLua
 enum HostFunction: Int32, CaseIterable {
     case stateGet = 1, stateSet, timerAdd, timerCancel, history, roster, checkLength, away
     case commandInfo, roles, help, mayRun, jsonEncode, jsonDecode, httpRequest, webhookAdd, webhookReply, moderate, preludeExtension
-    case answersHelp, fit, timerUnheard
+    case answersHelp, fit, timerUnheard, stateKeys
 
     var luaName: String {
         switch self {
@@ -33,6 +33,7 @@ enum HostFunction: Int32, CaseIterable {
         case .answersHelp: "answers_help"
         case .fit: "fit"
         case .timerUnheard: "timer_unheard"
+        case .stateKeys: "state_keys"
         }
     }
 
@@ -42,6 +43,7 @@ enum HostFunction: Int32, CaseIterable {
         switch self {
         case .stateGet: "bot.state.get"
         case .stateSet: "bot.state.set"
+        case .stateKeys: "bot.state.keys"
         case .timerCancel: "bot.cancel"
         case .history: "bot.history"
         case .roster: "bot.roster"

@@ -114,6 +114,7 @@ final class Plugin: HostFunctions {
         switch fn {
         case .stateGet: return stateGet(a)
         case .stateSet: return stateSet(a)
+        case .stateKeys: return stateKeys(a)
         case .timerAdd: return timerAdd(a)
         case .timerCancel: return timerCancel(a)
         case .history: return history(a)
@@ -166,6 +167,22 @@ final class Plugin: HostFunctions {
             if let i = pendingIndex[key] { return .success([pendingWrites[i].value ?? .nil]) }
             return .success([services.stateStore.value(plugin: name, key: key) ?? .nil])
         }
+    }
+
+    /// `bot.state.keys([prefix])`: the keys this handler sees (its own
+    /// writes applied), those that start with `prefix`, sorted by their bytes.
+    private func stateKeys(_ a: [LuaValue]) -> Result<[LuaValue], HostCallError> {
+        var prefix = ""
+        if let p = a.first, !p.isNil {
+            guard let text = p.stringValue, case .bytes = p else { return .failure(HostCallError("bot.state.keys: the prefix must be a string")) }
+            prefix = text
+        }
+        var keys = Set(services.stateStore.keys(plugin: name))
+        for w in pendingWrites {
+            if w.value == nil { keys.remove(w.key) } else { keys.insert(w.key) }
+        }
+        let list = keys.filter { $0.utf8.starts(with: prefix.utf8) }.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        return .success([.table(array: list.map { .string($0) }, hash: [])])
     }
 
     private func size(of key: String) -> Int {

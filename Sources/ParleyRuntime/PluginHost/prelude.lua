@@ -77,7 +77,7 @@ local bot = {
   history = native.history,
   roster = native.roster,
   cancel = native.timer_cancel,
-  state = { get = native.state_get, set = native.state_set },
+  state = { get = native.state_get, set = native.state_set, keys = native.state_keys },
   json = { encode = native.json_encode, decode = native.json_decode },
   log = { info = native.log_info, warn = native.log_warn, error = native.log_error },
 }
