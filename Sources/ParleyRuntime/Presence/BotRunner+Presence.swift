@@ -92,16 +92,24 @@ extension BotRunner {
         }
     }
 
-    /// A line `lines` held back is counted in a line of its own about a
-    /// second later, unless one let through says it first.
-    func sayHeldLater(_ lines: HeldLines, level: LogRecord.Level) {
-        guard lines.claimFlush() else { return }
+    /// Logs `text` under the ten-a-second rule of `lines`, with the count it
+    /// held back since its last line; false when it holds this one back too,
+    /// which is then counted in a line of its own about a second later
+    /// (unless a line let through says it first).
+    @discardableResult
+    func say(_ level: LogRecord.Level, _ text: @autoclosure () -> String, under lines: HeldLines) -> Bool {
+        if let more = lines.admit(now: BotHost.now()) {
+            log(level, text() + more)
+            return true
+        }
+        guard lines.claimFlush() else { return false }
         let observer = self.observer
         _ = executor.schedule(after: 1.1) {
             if let text = lines.flush() {
                 observer.log(LogRecord(time: BotHost.now(), bot: "parley", plugin: nil, level: level, text: text))
             }
         }
+        return false
     }
 
     /// The link is up: the bot is online and its outbox drains.
@@ -115,11 +123,7 @@ extension BotRunner {
             RuntimeMetrics.reconnects.increment()
             // The other half of "link lost": an operator reading the log sees the outage end.
             let away = (onlineSince - offlineSince).formatted(.number.precision(.fractionLength(1)))
-            if let more = observer.returns.admit(now: BotHost.now()) {
-                log(.info, "back online after \(away) s offline (reconnect \(stats.reconnects))\(more)")
-            } else {
-                sayHeldLater(observer.returns, level: .info)
-            }
+            say(.info, "back online after \(away) s offline (reconnect \(stats.reconnects))", under: observer.returns)
         } else {
             // The first time: a start that went well is as plain in the log as one that did not.
             let rooms = spec.options.rooms.isEmpty ? "" : ", rooms \(spec.options.rooms.joined(separator: ", "))"

@@ -77,13 +77,7 @@ extension BotRunner {
                 case nil:
                     return
                 case .end(let error)?:
-                    if let error, !stopping {
-                        if let more = observer.linkLosses.admit(now: BotHost.now()) {
-                            log(.warn, "link lost: \(error)\(more)")
-                        } else {
-                            sayHeldLater(observer.linkLosses, level: .warn)
-                        }
-                    }
+                    if let error, !stopping { say(.warn, "link lost: \(error)", under: observer.linkLosses) }
                     if let wait = (error as? TransportError)?.retryAfter { serverWaitUntil = BotHost.now() + wait }
                     return endPump(p, kicked: nil)
                 case .events(let events)?:
@@ -228,12 +222,12 @@ extension BotRunner {
             RuntimeMetrics.eventsShed.increment(by: n)
             shedUnsaid[room, default: 0] += n
         }
-        guard !shedUnsaid.isEmpty else { return }
-        guard var more = observer.sheds.admit(now: BotHost.now()) else { return sayHeldLater(observer.sheds, level: .warn) }
-        for (room, n) in shedUnsaid.sorted(by: { $0.key < $1.key }) {
-            log(.warn, "room \(room): shed \(n) incoming events (more than \(spec.flow.roomQueue) waiting; oldest messages dropped first)\(more)")
-            more = ""
+        let lines = shedUnsaid.sorted { $0.key < $1.key }.map { room, n in
+            "room \(room): shed \(n) incoming events (more than \(spec.flow.roomQueue) waiting; oldest messages dropped first)"
         }
+        // The first room's line is the bot's turn under the rule; the others go with it.
+        guard let first = lines.first, say(.warn, first, under: observer.sheds) else { return }
+        for line in lines.dropFirst() { log(.warn, line) }
         shedUnsaid = [:]
     }
 
