@@ -132,6 +132,7 @@ static int setup_fn(lua_State *L) {
     lua_getfield(L, setup, "natives");
     parley_push_natives(L, -1);
     int natives = lua_gettop(L);
+    /* The spec under the natives names check_length's id, for bot.send's character count. */
     lua_getfield(L, natives - 1, "check_length");
     c->check_length_id = lua_isinteger(L, -1) ? (int)lua_tointeger(L, -1) : 0;
     lua_pop(L, 1);

@@ -384,7 +384,6 @@ static int nat_defined_at(lua_State *L) {
     return 1;
 }
 
-/* A host function: upvalue 1 is its id. */
 /* Host functions' API names by id ("bot.state.set"), given once a process
  * before any VM is made: an argument the host cannot take is refused in the
  * name of the call the plugin made. */
@@ -395,6 +394,7 @@ void parley_name_host_function(int id, const char *name) {
     if (id > 0 && id < HOST_NAMES && host_names[id] == NULL) host_names[id] = strdup(name);
 }
 
+/* A host function: upvalue 1 is its id. */
 static int nat_trampoline(lua_State *L) {
     parley_ctx *c = parley_ctx_of(L);
     int id = (int)lua_tointeger(L, lua_upvalueindex(1));

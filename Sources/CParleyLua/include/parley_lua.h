@@ -358,10 +358,11 @@ int parley_pattern_probe(int op, const char *s, size_t ls, const char *p, size_t
  */
 int parley_compile_chunk(const char *src, size_t len, const char *name, parley_buf *out);
 
-/* Run a full garbage collection (after an event that failed on memory). */
 /* Names host function `id` as the API call plugins make ("bot.state.set"),
  * for the arguments it refuses; once a process, before any VM is made. */
 void parley_name_host_function(int id, const char *name);
+
+/* Run a full garbage collection (after an event that failed on memory). */
 void parley_collect(lua_State *L);
 
 #ifdef __cplusplus

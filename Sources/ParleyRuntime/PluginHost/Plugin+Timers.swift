@@ -10,7 +10,9 @@ extension Plugin {
     /// function and no `timer` handler, the first time it does; nil after.
     /// Made here, not in the prelude, which every VM of a fleet holds.
     func timerUnheard(_ a: [LuaValue]) -> Result<[LuaValue], HostCallError> {
-        guard case .int(let id) = a.first, unheardTimers.insert(id).inserted else { return .success([.nil]) }
+        guard case .int(let id) = a.first, !unheardTimers.contains(id) else { return .success([.nil]) }
+        // A repeating timer is told once, until it goes; a once timer is gone already, and fires no more.
+        if liveTimers.contains(id) { unheardTimers.insert(id) }
         let named = a.count > 1 ? a[1].stringValue.map { "'\($0)' " } ?? "" : ""
         return .success([.string("timer \(named)fired with no function and no bot.on(\"timer\") handler "
             + "(functions do not survive a restart): re-create it by name while loading, or handle timer events")])
@@ -154,6 +156,7 @@ extension Plugin {
     /// Forgets a cancelled or finished timer's bookkeeping.
     func forget(_ id: Int64) {
         liveTimers.remove(id)
+        unheardTimers.remove(id)
         if let n = timerNames.first(where: { $0.value == id })?.key { timerNames[n] = nil }
         if let n = restored.first(where: { $0.value.id == id })?.key { restored[n] = nil }
     }

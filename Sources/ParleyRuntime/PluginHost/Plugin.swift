@@ -51,7 +51,7 @@ final class Plugin: HostFunctions {
     var nextTimerId: Int64 = 1
     /// Timer ids whose Lua callbacks the prelude may forget (sent with the next event).
     var drops: [Int64] = []
-    /// Timers that fired into no function and no handler, told once each.
+    /// Repeating timers that fired into no function and no handler: told once each.
     var unheardTimers: Set<Int64> = []
 
     // The open transaction.
@@ -174,7 +174,7 @@ final class Plugin: HostFunctions {
     private func stateKeys(_ a: [LuaValue]) -> Result<[LuaValue], HostCallError> {
         var prefix = ""
         if let p = a.first, !p.isNil {
-            guard let text = p.stringValue, case .bytes = p else { return .failure(HostCallError("bot.state.keys: the prefix must be a string")) }
+            guard let text = p.stringValue else { return .failure(HostCallError("bot.state.keys: the prefix must be a string")) }
             prefix = text
         }
         var keys = Set(services.stateStore.keys(plugin: name))
