@@ -153,9 +153,11 @@ import Testing
         let syncs = disk.syncCount - before, took = ContinuousClock.now - started
         try await journal.close()
         // One sync per 20 ms asked. A loaded machine stretches the run and the
-        // gaps (other suites run beside this one), but a writer asleep past its
-        // deadline makes none at all until the close.
-        #expect(syncs >= 5 && Double(syncs) >= took / .seconds(1), "\(syncs) syncs in \(took)")
+        // gaps (other suites run beside this one): when the pool is starved the
+        // appends resume in bursts that share a sync, so at least one a second,
+        // or one per ten appends when the run stretches past 30 s. A writer
+        // asleep past its deadline makes none at all until the close.
+        #expect(syncs >= 5 && Double(syncs) >= min(took / .seconds(1), 30), "\(syncs) syncs in \(took)")
     }
 
     /// Mixed policies with concurrent snapshots and appends never lose or
