@@ -394,6 +394,48 @@ void parley_name_host_function(int id, const char *name) {
     if (id > 0 && id < HOST_NAMES && host_names[id] == NULL) host_names[id] = strdup(name);
 }
 
+/* The id of the host function whose API name is `name`, or 0. */
+static int host_id(const char *name) {
+    for (int id = 1; id < HOST_NAMES; id++)
+        if (host_names[id] != NULL && strcmp(host_names[id], name) == 0) return id;
+    return 0;
+}
+
+static int nat_trampoline(lua_State *L);
+
+/* api_table(bot, key): bot.state, bot.json or bot.log, made and stored in
+ * `bot` the first time a plugin reaches for it; nothing for any other key.
+ * Made here, not in the prelude, so a VM that never uses them holds neither
+ * the tables, their closures nor their field names. */
+static int nat_api_table(lua_State *L) {
+    static const char *const state[] = {"get", "set", "keys", NULL};
+    static const char *const json[] = {"encode", "decode", NULL};
+    static const char *const levels[] = {"info", "warn", "error", NULL};  /* nat_log's levels, in order */
+    const char *k = lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : "";
+    const char *const *fields = strcmp(k, "state") == 0 ? state : strcmp(k, "json") == 0 ? json
+                              : strcmp(k, "log") == 0 ? levels : NULL;
+    if (fields == NULL) return 0;
+    lua_createtable(L, 0, 3);
+    for (int i = 0; fields[i] != NULL; i++) {
+        if (fields == levels) {
+            lua_pushinteger(L, i);
+            lua_pushcclosure(L, nat_log, 1);
+        } else {
+            char name[32];
+            snprintf(name, sizeof name, "bot.%s.%s", k, fields[i]);
+            int id = host_id(name);
+            if (id == 0) return luaL_error(L, "internal error: no host function %s", name);
+            lua_pushinteger(L, id);
+            lua_pushcclosure(L, nat_trampoline, 1);
+        }
+        lua_setfield(L, -2, fields[i]);
+    }
+    lua_pushvalue(L, 2);
+    lua_pushvalue(L, -2);
+    lua_rawset(L, 1);
+    return 1;
+}
+
 /* A host function: upvalue 1 is its id. */
 static int nat_trampoline(lua_State *L) {
     parley_ctx *c = parley_ctx_of(L);
@@ -453,6 +495,8 @@ void parley_push_natives(lua_State *L, int spec) {
     lua_setfield(L, t, "setmetatable");
     lua_pushcfunction(L, nat_load_chunk);
     lua_setfield(L, t, "load_chunk");
+    lua_pushcfunction(L, nat_api_table);
+    lua_setfield(L, t, "api_table");
     lua_pushcfunction(L, nat_raise);
     lua_setfield(L, t, "raise");
     static const char *const levels[] = {"log_info", "log_warn", "log_error"};

@@ -11,9 +11,10 @@ struct PluginAPITests {
     func logs(_ a: [BotAction]) -> [String] { a.compactMap(\.logText) }
 
     /// bot.command, bot.cron, bot.http, bot.webhook and the moderation calls
-    /// live in prelude extensions a VM loads on first use: a plugin without
-    /// them carries less, one that uses them cannot tell, and the `bot`
-    /// table's metatable (the loader) is out of a plugin's reach.
+    /// live in prelude extensions a VM loads on first use, and bot.state,
+    /// bot.json and bot.log are made on first use: a plugin without them
+    /// carries less, one that uses them cannot tell, and the `bot` table's
+    /// metatable (the loader) is out of a plugin's reach.
     @Test func preludeExtensionsLoadOnFirstUse() async throws {
         let p = #"""
         local before = collectgarbage("count")
@@ -22,11 +23,16 @@ struct PluginAPITests {
         local after = collectgarbage("count")
         print(lazy, cmd, type(bot.cron), type(bot.kick), tostring(getmetatable(bot)), after > before)
         print(pcall(setmetatable, bot, {}))
+        local made = rawget(bot, "state") == nil and rawget(bot, "json") == nil and rawget(bot, "log") == nil
+        local state = bot.state
+        bot.state.set("k", bot.json.decode(bot.json.encode({ 1, 2 })))
+        print(made, rawget(bot, "state") == state, #bot.state.get("k"), bot.state.keys()[1], bot.log.warn ~= nil)
         bot.command("hi", function(m) m:reply("hello") end)
         """#
         let got = try await run(plugins: [("p", p)], script: message("!hi") + "\n" + message("!help"))
         #expect(got.compactMap(\.logText) == ["true\tfunction\tfunction\tfunction\tlocked\ttrue",
-                                              "false\tcannot change a protected metatable"])
+                                              "false\tcannot change a protected metatable",
+                                              "true\ttrue\t2\tk\ttrue"])
         #expect(texts(got) == ["hello", "Commands: !hi. !help NAME tells more."])
     }
 

@@ -60,11 +60,14 @@ enum HostFunction: Int32, CaseIterable {
         }
     }
 
-    /// Reached only from a prelude extension, which makes its closure by id
-    /// (`native.host(id)`): not in every VM's table of natives.
-    var extensionOnly: Bool {
+    /// Made by id when a plugin first reaches for it: by a prelude extension
+    /// (`native.host(id)`), or by C with `bot.state` and `bot.json`, which
+    /// finds the id by `apiName`. Not in every VM's table of natives, so a VM
+    /// that never uses it holds no closure.
+    var madeByID: Bool {
         switch self {
         case .commandInfo, .help, .mayRun, .httpRequest, .webhookAdd, .webhookReply, .moderate, .fit: true
+        case .stateGet, .stateSet, .stateKeys, .jsonEncode, .jsonDecode: true
         default: false
         }
     }
@@ -73,7 +76,7 @@ enum HostFunction: Int32, CaseIterable {
     /// first, so making it is where C learns the API names, once a process.
     static let table: [String: Int32] = {
         for f in allCases { if let api = f.apiName { parley_name_host_function(f.rawValue, api) } }
-        return Dictionary(uniqueKeysWithValues: allCases.filter { !$0.extensionOnly }.map { ($0.luaName, $0.rawValue) })
+        return Dictionary(uniqueKeysWithValues: allCases.filter { !$0.madeByID }.map { ($0.luaName, $0.rawValue) })
     }()
 
     /// An extension's source with each `@name@` replaced by that host function's id.

@@ -77,9 +77,6 @@ local bot = {
   history = native.history,
   roster = native.roster,
   cancel = native.timer_cancel,
-  state = { get = native.state_get, set = native.state_set, keys = native.state_keys },
-  json = { encode = native.json_encode, decode = native.json_decode },
-  log = { info = native.log_info, warn = native.log_warn, error = native.log_error },
 }
 
 function bot.on(kind, fn)
@@ -157,11 +154,18 @@ local function extend(which)
   local chunk, natives = load_chunk(extension(which))
   chunk(bot, core, natives)
 end
+-- bot.state, bot.json and bot.log are made by C at first use (api_table):
+-- three tables, their closures and their field names that a fleet of
+-- simulated people never reaches.
+local api_table = native.api_table
 setmetatable(bot, {
   __index = function(t, k)
     local which = LAZY[k]
-    if which then extend(which) end
-    return rawget(t, k)
+    if which then
+      extend(which)
+      return rawget(t, k)
+    end
+    return api_table(t, k)
   end,
   __metatable = "locked",
 })
