@@ -87,6 +87,9 @@ private struct JSONParser {
         try enter(depth)
         var items: [JSONValue] = []
         if peek == UInt8(ascii: "]") { i += 1; return .array(items) }
+        // Room for a Socket.IO event's arguments at once: grown from empty, a
+        // four-item array is allocated and copied four times.
+        items.reserveCapacity(4)
         while true {
             items.append(try value(depth: depth))
             skipWhitespace()
