@@ -6,13 +6,26 @@ public struct FleetReport: Codable, Sendable {
     /// Bots in the process; the first `FleetWatch.maxCards` are reported.
     public var botCount: Int
     public var bots: [BotReport]
+    /// The bot loops, in order: the `loop` of a bot is an index here.
+    public var loops: [LoopReport]
     /// The last log lines of every bot, oldest first (masked as in the logs).
     public var logs: [LogLine]
+}
+
+/// A bot loop: its bots, and how late it ran what was due, by a probe due
+/// every second (`BotLoops.watchLag`): a plugin holding the loop shows here.
+public struct LoopReport: Codable, Sendable {
+    public var bots: Int
+    /// The last probe's lateness, and the greatest of the last minute's.
+    public var lagMilliseconds: Double
+    public var lagMaxMilliseconds: Double
 }
 
 public struct BotReport: Codable, Sendable {
     public var name: String
     public var transport: String
+    /// The bot loop it runs on (an index of `FleetReport.loops`).
+    public var loop: Int
     /// `connecting`, `online`, `offline`, `backoff`, `kicked`, `gave_up`.
     public var state: String
     /// When the bot entered that state, seconds since 1970.

@@ -131,7 +131,9 @@ public final class FleetWatch: Sendable {
                 return (live, live.lastReport)
             }
             let presence = runner.presence.withLock { $0 }
-            reports.append(BotReport(name: runner.name, transport: runner.spec.transport.capabilities.name, state: presence.failure == nil ? presence.state.rawValue : "failed",
+            reports.append(BotReport(name: runner.name, transport: runner.spec.transport.capabilities.name,
+                                     loop: runner.loops.number(of: runner.executor) ?? 0,
+                                     state: presence.failure == nil ? presence.state.rawValue : "failed",
                                      stateSince: presence.failure != nil ? presence.failedAt : live.state == presence.state ? live.since : now,
                                      reconnects: presence.reconnects,
                                      eventsPerSecond: live.rates(live.events, now: now),
@@ -139,7 +141,8 @@ public final class FleetWatch: Sendable {
                                      plugins: last?.plugins ?? [], journalSyncMilliseconds: last?.journalSyncMilliseconds,
                                      loopBusy: answered == nil))
         }
-        return FleetReport(time: now, botCount: runners.count, bots: reports, logs: logs.withLock { $0 })
+        return FleetReport(time: now, botCount: runners.count, bots: reports, loops: runners.first?.loops.report ?? [],
+                           logs: logs.withLock { $0 })
     }
 }
 

@@ -113,6 +113,8 @@ public enum HTTPServer {
                                    limits: Limits = Limits(),
                                    onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
         let registry = Self.registry
+        // The loops' lateness is read only here (metrics, dashboard): measured once served.
+        runners.first?.loops.watchLag()
         let hooks = Webhooks(runners: runners, logger: logger)
         // HEAD is answered as GET without the body (a stream's is never started).
         let router = Router(options: .autoGenerateHeadEndpoints)

@@ -1,7 +1,9 @@
 import CParleyJournal
+import CoreMetrics
 import Foundation
 import NIOCore
 import NIOPosix
+import ParleyCore
 import Synchronization
 
 /// The threads bots live on: a few NIO event loops, by default one per core
@@ -21,6 +23,9 @@ public final class BotLoops: Sendable {
     public let loops: [BotLoop]
     /// Bots on each loop, for least-loaded assignment.
     private let bots: Mutex<[Int]>
+
+    /// Whether `watchLag` started the probes.
+    private let watching = Atomic(false)
 
     /// - Parameter count: loops to start (at least one).
     public init(count: Int = ProcessInfo.processInfo.activeProcessorCount, name: String = "parley-bot") {
@@ -42,12 +47,58 @@ public final class BotLoops: Sendable {
 
     /// A bot is done with its loop.
     func release(_ loop: BotLoop) {
-        guard let i = loops.firstIndex(where: { $0 === loop }) else { return }
+        guard let i = number(of: loop) else { return }
         bots.withLock { $0[i] = max(0, $0[i] - 1) }
     }
 
+    /// The loop's index in `loops`.
+    func number(of loop: BotLoop) -> Int? { loops.firstIndex { $0 === loop } }
+
     /// Bots on each loop now.
     public var load: [Int] { bots.withLock { $0 } }
+
+    /// Starts measuring how late each loop runs what is due (`LoopLag`),
+    /// into `parley_loop_lag_seconds{loop}` and `parley_loop_bots{loop}`:
+    /// a plugin that holds its loop shows there, on its loop alone. Started
+    /// by the HTTP server, as nothing else reads it; once is enough.
+    public func watchLag() {
+        guard !watching.exchange(true, ordering: .relaxed) else { return }
+        for (i, loop) in loops.enumerated() {
+            let bots: @Sendable () -> Void = { [self] in
+                Gauge(label: "parley_loop_bots", dimensions: [("loop", String(i))]).record(load[i])
+            }
+            bots()
+            loop.probeLag(number: String(i), bots)
+        }
+    }
+
+    /// Each loop's bots and lateness, for the dashboard.
+    public var report: [LoopReport] {
+        zip(load, loops).map { bots, loop in
+            let lag = loop.lag
+            return LoopReport(bots: bots, lagMilliseconds: Double(lag.last.wholeNanoseconds) / 1e6,
+                              lagMaxMilliseconds: Double(lag.max.wholeNanoseconds) / 1e6)
+        }
+    }
+}
+
+/// How late a loop ran its lag probes: the last one, and the latest of the
+/// last minute's (a ring of its last 60). A probe is due every second and runs once the loop gets
+/// to it, so lateness is how long the loop's work (a plugin's handler, a
+/// join storm) kept it from what was due: its timers, its links' reads.
+struct LoopLag {
+    static let window = 60
+    private var recent: [Duration] = []
+    private var next = 0
+    private(set) var last = Duration.zero
+
+    var max: Duration { recent.max() ?? .zero }
+
+    mutating func record(_ late: Duration) {
+        last = late
+        if recent.count < Self.window { recent.append(late) } else { recent[next] = late }
+        next = (next + 1) % Self.window
+    }
 }
 
 /// One bot loop: a NIO event loop on a thread of its own, with a stack big
@@ -79,6 +130,10 @@ public final class BotLoop: SerialExecutor, TaskExecutor, @unchecked Sendable {
 
     /// The event loop; the links of this loop's bots are opened on it.
     public let loop: any EventLoop
+
+    private let lateness = Mutex(LoopLag())
+    /// How late this loop ran its lag probes (none until `BotLoops.watchLag`).
+    var lag: LoopLag { lateness.withLock { $0 } }
 
     public init(name: String, stackSize: Int = 64 << 20) {
         let started = Handoff()
@@ -139,6 +194,20 @@ public final class BotLoop: SerialExecutor, TaskExecutor, @unchecked Sendable {
     /// returned task is cancelled first (a bot's next plugin timer).
     func schedule(after seconds: Double, _ action: @escaping @Sendable () -> Void) -> Scheduled<Void> {
         loop.scheduleTask(in: .nanoseconds(Int64(max(0, min(seconds, 1e9)) * 1e9)), action)
+    }
+
+    /// A probe due every second: how long after its deadline it ran goes to
+    /// `lag` and `parley_loop_lag_seconds{loop="number"}`; `each` runs beside
+    /// it. Handles are made at each probe, as the metrics may be bootstrapped later.
+    func probeLag(number: String, _ each: @escaping @Sendable () -> Void) {
+        let due = NIODeadline.now() + .seconds(1)
+        loop.scheduleTask(deadline: due) { [self] in
+            let late = Swift.max(0, Int64(NIODeadline.now().uptimeNanoseconds) - Int64(due.uptimeNanoseconds))
+            lateness.withLock { $0.record(.nanoseconds(late)) }
+            CoreMetrics.Timer(label: "parley_loop_lag_seconds", dimensions: [("loop", number)]).recordNanoseconds(late)
+            each()
+            probeLag(number: number, each)
+        }
     }
 
     /// The new thread's loop, handed to the initializer: written once

@@ -14,6 +14,7 @@ Prints one `ok: ...` line per step; on a failure, `FAIL: ...` and exit 1
 import argparse
 import contextlib
 import os
+import re
 import sys
 import time
 import urllib.error
@@ -285,6 +286,12 @@ def dashboard(url, shots, chat_url):
         card = lambda: d.find_element(By.CSS_SELECTOR, 'article[data-bot="parley"]')
         until("the bot's card says online", lambda: "online for" in card().find_element(By.CLASS_NAME, "state").text)
         print("ok: the bot is shown online")
+        # Its loop: named on the card, and listed with its bots and lateness once probed (every second).
+        loop = card().find_element(By.CLASS_NAME, "facts").text.split("loop ")[1].split(" ")[0]
+        line = lambda: d.find_element(By.CSS_SELECTOR, f'#loops li[data-loop="{loop}"]').text
+        # (other tests' bots may share the process's loops: its count is at least this one)
+        until("the bot's loop listed with its bots", lambda: re.match(rf"loop {loop}: [1-9]\d* bots?, [\d.]+ ms late \(at most [\d.]+ ms", line()))
+        print(f"ok: the bot's loop is listed: {line()}")
         events = lambda: int(card().find_element(By.CSS_SELECTOR, 'tr[data-plugin="echo"] td.events').text)
         before = events()
         join(c, chat_url, "Yara")

@@ -131,13 +131,18 @@ import Testing
         #expect(try await s.post("parley/hooks/push", "from the binary").status == 202)
         #expect(await eventually { alice.texts(from: "parley").first?.hasPrefix("pushed: from the binary") == true })
         #expect(try await s.post("parley/hooks/push", "unsigned", signed: false).status == 401)
-        let res = try await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)/metrics"), timeout: .seconds(5))
-        let text = String(buffer: try await res.body.collect(upTo: 1 << 20))
-        #expect(res.status.code == 200)
+        func metrics() async throws -> (status: UInt, text: String) {
+            let res = try await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)/metrics"), timeout: .seconds(5))
+            return (res.status.code, String(buffer: try await res.body.collect(upTo: 1 << 20)))
+        }
+        // The loops' lag probe is due a second after the server starts.
+        #expect(await eventually(10) { (try? await metrics().text.contains("parley_loop_lag_seconds_count{loop=\"0\"}")) == true })
+        let (status, text) = try await metrics()
+        #expect(status == 200)
         #expect(text.contains("parley_events_total{kind=\"join\"}"))
         // Counters are there from the start, at 0, not only after their first event.
         for series in ["parley_reconnects_total 0", "parley_log_lines_dropped_total 0", "parley_plugin_errors_total{kind=\"runtime\"} 0",
-                       "parley_bots{state=\"online\"} 1.0", "parley_bots{state=\"backoff\"} 0.0"] {
+                       "parley_bots{state=\"online\"} 1.0", "parley_bots{state=\"backoff\"} 0.0", "parley_loop_bots{loop=\"0\"} 1.0"] {
             #expect(text.contains(series), "\(series) in \(text)")
         }
         kill(bot.processIdentifier, SIGTERM)

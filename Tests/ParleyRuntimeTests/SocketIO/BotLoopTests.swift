@@ -217,4 +217,46 @@ struct BotLoopTests {
         for (_, run) in bots { #expect(await run.value == .stopped) }
         await server.shutdown()
     }
+
+    /// A busy plugin shows as its loop's lateness, and only its loop's: the
+    /// dashboard's loops line and `parley_loop_lag_seconds` come from a probe
+    /// due on each loop every second. A handler that holds its loop until its
+    /// time budget (wall time) stops it after 2.5 s covers at least one
+    /// probe's deadline, which then runs over a second late.
+    @Test func aBusyPluginShowsAsItsLoopsLag() async throws {
+        let server = try await SocketServer.start(.embedded)
+        let rec = Recorder()
+        let loops = BotLoops(count: 2, name: "parley-test-lag")
+        loops.watchLag()
+        let hold = """
+        bot.command("hold", function(msg)
+          while true do end
+        end)
+        """
+        let (busy, busyRun) = try scenarios.startBot(server, name: "busy", plugins: [("hold", hold)], shipped: [], loops: loops,
+                                                     recorder: rec) { spec in
+            spec.options.limits.timeMilliseconds = 2_500
+            spec.options.limits.instructions = 1 << 50  // the time budget stops it, not this
+        }
+        let (idle, idleRun) = try scenarios.startBot(server, name: "idle", shipped: ["echo"], loops: loops, recorder: rec)
+        for bot in [busy, idle] { #expect(await eventually { await bot.state == .online }) }
+        let alice = try await Person("alice", transport: server.transport("alice"))
+        try await alice.say("!hold")
+        #expect(await eventually(20) { !rec.logs(containing: "time budget exceeded (2500 ms").isEmpty },
+                "\(rec.logs.filter { $0.level != .info }.map(\.text))")
+        let watch = FleetWatch()
+        let late = await eventually(5) { await watch.report([busy, idle]).loops.map(\.lagMaxMilliseconds).max() ?? 0 >= 500 }
+        let report = await watch.report([busy, idle])
+        #expect(late, "\(report.loops)")
+        #expect(report.loops.map(\.bots) == [1, 1], "\(report.loops)")
+        #expect(report.bots.map(\.loop) == [0, 1], "\(report.bots.map(\.loop))")
+        if report.loops.count == 2 {
+            #expect(report.loops[0].lagMaxMilliseconds >= 500, "the busy bot's loop: \(report.loops)")
+            #expect(report.loops[1].lagMaxMilliseconds < report.loops[0].lagMaxMilliseconds, "the idle bot's loop: \(report.loops)")
+        }
+        await alice.leave()
+        for bot in [busy, idle] { await bot.stop() }
+        for run in [busyRun, idleRun] { #expect(await run.value == .stopped) }
+        await server.stop()
+    }
 }

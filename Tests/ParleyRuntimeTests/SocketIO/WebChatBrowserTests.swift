@@ -95,7 +95,7 @@ struct WebChatBrowserTests {
         let out = try await Self.browser(url: "http://127.0.0.1:\(port)/?token=t0ken-for-the-test", scenario: "dashboard",
                                          extra: ["--chat-url", "http://127.0.0.1:\(server.port)/"])
         #expect(out.status == 0, "\(out.text)")
-        for step in ["refused (401)", "shown online", "events counter rose", "errors are counted", "among the last log lines, newest first",
+        for step in ["refused (401)", "shown online", "loop is listed", "events counter rose", "errors are counted", "among the last log lines, newest first",
                      "at 1280 px every card's table fits"] {
             #expect(out.text.contains(step), "\(out.text)")
         }

@@ -76,7 +76,7 @@ function pluginTable(plugins) {
 
 function card(bot, now) {
   const state = el("span", { class: `state ${bot.state}` }, `${bot.state.replace("_", " ")} for ${ago(now - bot.stateSince)}`);
-  const facts = [`${bot.transport}`, `${bot.reconnects} reconnect${bot.reconnects === 1 ? "" : "s"}`];
+  const facts = [`${bot.transport}`, `loop ${bot.loop}`, `${bot.reconnects} reconnect${bot.reconnects === 1 ? "" : "s"}`];
   if (bot.journalSyncMilliseconds != null) facts.push(`last journal sync ${bot.journalSyncMilliseconds.toFixed(2)} ms`);
   // The bot's loop was too busy to answer this snapshot within a second.
   if (bot.loopBusy) facts.push("loop busy: plugin figures from its last answer");
@@ -88,9 +88,20 @@ function card(bot, now) {
     pluginTable(bot.plugins));
 }
 
+// A loop is late when something held it (a plugin near its time budget, a
+// join storm): its bots' links and timers waited that long.
+const lateMilliseconds = 100;
+
+function loopLine(loop, i) {
+  const text = `loop ${i}: ${loop.bots} bot${loop.bots === 1 ? "" : "s"}, ${loop.lagMilliseconds.toFixed(1)} ms late `
+    + `(at most ${loop.lagMaxMilliseconds.toFixed(1)} ms in the last minute)`;
+  return el("li", loop.lagMaxMilliseconds >= lateMilliseconds ? { class: "bad", "data-loop": String(i) } : { "data-loop": String(i) }, text);
+}
+
 function render(report) {
   $("fleet").textContent = report.botCount > report.bots.length
     ? `${report.botCount} bots; the first ${report.bots.length} are shown.` : `${report.botCount} bot${report.botCount === 1 ? "" : "s"}.`;
+  $("loops").replaceChildren(...report.loops.map(loopLine));
   $("bots").replaceChildren(...report.bots.map((b) => card(b, report.time)));
   // Newest first: what just happened is at the top, not below every card.
   $("logs").replaceChildren(...report.logs.slice().reverse().map((l) => {
