@@ -82,10 +82,11 @@ public final class BotLoops: Sendable {
     }
 }
 
-/// How late a loop ran its lag probes: the last one, and the latest of the
-/// last minute's (a ring of its last 60). A probe is due every second and runs once the loop gets
-/// to it, so lateness is how long the loop's work (a plugin's handler, a
-/// join storm) kept it from what was due: its timers, its links' reads.
+/// How late a loop ran its lag probes: the last one, and the most of the
+/// last minute's (a ring of the last 60). A probe is due every second and
+/// runs once the loop gets to it, so lateness is how long the loop's work
+/// (a plugin's handler, a join storm) kept it from what was due: its
+/// timers, its links' reads.
 struct LoopLag {
     static let window = 60
     private var recent: [Duration] = []
