@@ -507,7 +507,8 @@ struct HotReloadTests {
         // "5 bots stopped with 43 sends not delivered (t1, t2, t3 and 2 more): their journals send 35 after the restart (…); 8 are lost, …"
         let words = line.first?.split(separator: " ") ?? []
         let total = words.count > 4 ? Int(words[4]) ?? 0 : 0
-        #expect(line.first?.hasPrefix("5 bots stopped with ") == true && (5...45).contains(total), "\(line)")
+        // At most all 50: on a loaded machine a bot may stop before even its first send's echo.
+        #expect(line.first?.hasPrefix("5 bots stopped with ") == true && (5...50).contains(total), "\(line)")
         #expect(line.first?.contains(" and 2 more): their journals send ") == true, "\(line)")
         #expect(line.first?.hasSuffix(" are lost, as their bots have no journal") == true, "\(line)")
     }
