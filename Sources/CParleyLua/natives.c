@@ -499,8 +499,9 @@ void parley_push_natives(lua_State *L, int spec) {
     lua_setfield(L, t, "api_table");
     lua_pushcfunction(L, nat_raise);
     lua_setfield(L, t, "raise");
-    static const char *const levels[] = {"log_info", "log_warn", "log_error"};
-    for (int i = 0; i < 3; i++) {
+    /* print writes at info, the prelude warns; bot.log's own come from api_table. */
+    static const char *const levels[] = {"log_info", "log_warn"};
+    for (int i = 0; i < 2; i++) {
         lua_pushinteger(L, i);
         lua_pushcclosure(L, nat_log, 1);
         lua_setfield(L, t, levels[i]);
