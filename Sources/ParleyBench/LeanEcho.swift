@@ -1,6 +1,7 @@
 import CLua
 import NIOCore
 import NIOWebSocket
+import ParleyNet
 import ParleyWire
 
 /// The least an echo bot in Lua on NIOWebSocket does a reply, measured
@@ -65,7 +66,7 @@ final class LeanEcho: ChannelInboundHandler {
         var event = #"42["chatMessage","echo","#
         JSONText.appendString(reply, to: &event)
         event += "]"
-        let frame = WebSocketFrame(fin: true, opcode: .text, maskKey: .random(), data: context.channel.allocator.buffer(string: event))
+        let frame = WebSocketFrame(fin: true, opcode: .text, maskKey: .pooled(), data: context.channel.allocator.buffer(string: event))
         context.writeAndFlush(wrapOutboundOut(frame), promise: nil)
         answered += 1
     }

@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import NIOPosix
 import NIOWebSocket
+import ParleyNet
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -232,7 +233,7 @@ enum WakeFloor {
         }
 
         func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-            let frame = WebSocketFrame(fin: true, opcode: .text, maskKey: .random(), data: unwrapOutboundIn(data))
+            let frame = WebSocketFrame(fin: true, opcode: .text, maskKey: .pooled(), data: unwrapOutboundIn(data))
             context.write(wrapOutboundOut(frame), promise: promise)
         }
     }

@@ -43,16 +43,24 @@ package struct WebSocketTarget: Sendable {
     }
 }
 
+/// One message received (fragments already joined), as its bytes: the
+/// protocol above parses them where they lie, with no `String` of the whole
+/// frame in between.
+package struct ReceivedMessage: Sendable {
+    package var isText: Bool
+    package var data: ByteBuffer
+}
+
 /// Where a connection hands what it receives.
 package struct WebSocketSink: Sendable {
-    /// Each message, in order. Return an error to close the connection with it
-    /// (a protocol layer that knows nothing good can follow, e.g. a broken
-    /// Engine.IO open packet).
-    package var message: @Sendable (WebSocketMessage) -> TransportError?
+    /// Each message, in order, on the connection's loop. Return an error to
+    /// close the connection with it (a protocol layer that knows nothing good
+    /// can follow, e.g. a broken Engine.IO open packet).
+    package var message: @Sendable (ReceivedMessage) -> TransportError?
     /// Exactly once; nil when this side closed on purpose.
     package var closed: @Sendable (TransportError?) -> Void
 
-    package init(message: @escaping @Sendable (WebSocketMessage) -> TransportError?,
+    package init(message: @escaping @Sendable (ReceivedMessage) -> TransportError?,
                  closed: @escaping @Sendable (TransportError?) -> Void) {
         self.message = message
         self.closed = closed
@@ -199,9 +207,9 @@ package final class WebSocketConnection: Sendable {
         let frames = messages.map { m -> WebSocketFrame in
             switch m {
             case .text(let s):
-                WebSocketFrame(fin: true, opcode: .text, maskKey: .random(), data: channel.allocator.buffer(string: s))
+                WebSocketFrame(fin: true, opcode: .text, maskKey: .pooled(), data: channel.allocator.buffer(string: s))
             case .binary(let b):
-                WebSocketFrame(fin: true, opcode: .binary, maskKey: .random(), data: channel.allocator.buffer(bytes: b))
+                WebSocketFrame(fin: true, opcode: .binary, maskKey: .pooled(), data: channel.allocator.buffer(bytes: b))
             }
         }
         let promise = channel.eventLoop.makePromise(of: Void.self)
@@ -219,7 +227,7 @@ package final class WebSocketConnection: Sendable {
     package func close() {
         closing.withLockedValue { $0 = true }
         let channel = self.channel
-        let frame = WebSocketFrame(fin: true, opcode: .connectionClose, maskKey: .random(),
+        let frame = WebSocketFrame(fin: true, opcode: .connectionClose, maskKey: .pooled(),
                                    data: channel.allocator.buffer(bytes: [0x03, 0xE8]))
         channel.writeAndFlush(frame).whenComplete { _ in channel.close(promise: nil) }
     }
@@ -254,14 +262,12 @@ final class WebSocketConnectionHandler: ChannelInboundHandler {
             context.close(promise: nil)
             return
         }
-        let message: WebSocketMessage
+        let message: ReceivedMessage
         switch frame.opcode {
-        case .text:
-            message = .text(String(buffer: frame.unmaskedData))
-        case .binary:
-            message = .binary(Array(frame.unmaskedData.readableBytesView))
+        case .text, .binary:
+            message = ReceivedMessage(isText: frame.opcode == .text, data: frame.unmaskedData)
         case .ping:
-            let pong = WebSocketFrame(fin: true, opcode: .pong, maskKey: .random(), data: frame.unmaskedData)
+            let pong = WebSocketFrame(fin: true, opcode: .pong, maskKey: .pooled(), data: frame.unmaskedData)
             context.writeAndFlush(wrapOutboundOut(pong), promise: nil)
             return
         case .connectionClose:
@@ -302,7 +308,7 @@ final class WebSocketConnectionHandler: ChannelInboundHandler {
         guard ending.tell() else { return }
         var data = context.channel.allocator.buffer(capacity: 2)
         data.write(webSocketErrorCode: code)
-        let close = WebSocketFrame(fin: true, opcode: .connectionClose, maskKey: .random(), data: data)
+        let close = WebSocketFrame(fin: true, opcode: .connectionClose, maskKey: .pooled(), data: data)
         let bound = context.loopBound
         context.writeAndFlush(wrapOutboundOut(close)).whenComplete { _ in bound.value.close(promise: nil) }
         sink.closed(TransportError(.protocolViolation, why))

@@ -27,10 +27,7 @@ struct STOMPWebSocketLink: STOMPLink {
             to: target, maxFrameSize: maxFrameSize, timeout: timeout,
             sink: WebSocketSink(message: { m in
                 let cut = decoder.withLockedValue { d -> Result<[STOMPItem], STOMPError> in
-                    switch m {
-                    case .text(let s): d.append(s.utf8)
-                    case .binary(let b): d.append(b)
-                    }
+                    d.append(m.data.readableBytesView)
                     var items: [STOMPItem] = []
                     do throws(STOMPError) {
                         while let item = try d.next() { items.append(item) }

@@ -249,8 +249,13 @@ struct SocketIOModerationTests {
     /// link (presence comes back and takes the name back), saying what happened.
     @Test func aBotWhoseNameIsTakenSaysSoAndComesBack() async throws {
         try await withSocketChatServer(.init(moderators: ["bot"])) { server in
+            // The bot's `connectUser` is not acknowledged: the impostor waits
+            // until the server has given the bot its name, or its own claim
+            // could come first and the bot would take the name from it.
+            let (watcher, _) = try await connectChat(port: server.port, nick: "watcher")
             let transport = Self.transport(server.port, name: "bot")
             let session = try await transport.connect()
+            _ = try await watcher.text { $0.contains("userConnectUpdate") && $0.contains(#""bot""#) }
             let (impostor, _) = try await connectChat(port: server.port, nick: "bot")
             do {
                 for try await event in session.events {

@@ -70,6 +70,19 @@ struct EngineIOPacketTests {
         #expect(try EngineIO.decode(text: "6") == .noop)
     }
 
+    /// A frame's bytes, as the WebSocket link hands them over, decode as its
+    /// text would: invalid UTF-8 in a message becomes U+FFFD, not an error.
+    @Test func aFramesBytesDecodeAsItsText() throws {
+        func decode(_ bytes: [UInt8]) throws -> EngineIO.Packet {
+            try bytes.withUnsafeBytes { EngineIO.decode(utf8: $0) }.get()
+        }
+        #expect(try decode(Array("4a".utf8) + [0xFF] + Array("b".utf8)) == .message("a\u{FFFD}b"))
+        #expect(try decode(Array("2probe".utf8)) == .ping("probe"))
+        #expect(try decode(Array(#"0{"sid":"s","pingInterval":1,"pingTimeout":2}"#.utf8))
+            == .open(EngineIO.Handshake(sid: "s", pingInterval: 1, pingTimeout: 2)))
+        #expect(throws: EngineIO.DecodeError.self) { try decode([]) }
+    }
+
     @Test func textPacketsEncodeBackToTheirFrames() throws {
         let frames: [(EngineIO.Packet, String)] = [
             (.close, "1"), (.ping(""), "2"), (.ping("probe"), "2probe"), (.pong(""), "3"), (.pong("probe"), "3probe"),

@@ -35,21 +35,21 @@ final class WebSocketLink: EngineIOLink {
         let opened = Atomic(false)
         let messages = WebSocketSink(
             message: { message in
-                switch message {
-                case .binary(let bytes):
-                    sink.packet(.binary(bytes))
-                case .text(let text):
-                    do {
-                        let packet = try EngineIO.decode(text: text)
-                        if case .open = packet { opened.store(true, ordering: .relaxed) }
-                        sink.packet(packet)
-                    } catch {
-                        if text.hasPrefix("0"), !opened.load(ordering: .relaxed) {
-                            // A broken open packet: nothing can follow it, so fail now rather than at the connect timeout.
-                            return TransportError(.protocolViolation, "the Engine.IO open packet is malformed (\(error))")
-                        }
-                        sink.malformed("dropped a frame that is not Engine.IO (\(error)): \(String(text.prefix(80)).debugDescription)")
+                guard message.isText else {
+                    sink.packet(.binary(Array(message.data.readableBytesView)))
+                    return nil
+                }
+                switch message.data.withUnsafeReadableBytes({ EngineIO.decode(utf8: $0) }) {
+                case .success(let packet):
+                    if case .open = packet { opened.store(true, ordering: .relaxed) }
+                    sink.packet(packet)
+                case .failure(let error):
+                    if message.data.readableBytesView.first == UInt8(ascii: "0"), !opened.load(ordering: .relaxed) {
+                        // A broken open packet: nothing can follow it, so fail now rather than at the connect timeout.
+                        return TransportError(.protocolViolation, "the Engine.IO open packet is malformed (\(error))")
                     }
+                    let text = String(decoding: message.data.readableBytesView.prefix(80), as: UTF8.self)
+                    sink.malformed("dropped a frame that is not Engine.IO (\(error)): \(text.debugDescription)")
                 }
                 return nil
             },

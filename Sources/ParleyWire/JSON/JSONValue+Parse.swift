@@ -87,9 +87,10 @@ private struct JSONParser {
         try enter(depth)
         var items: [JSONValue] = []
         if peek == UInt8(ascii: "]") { i += 1; return .array(items) }
-        // Room for a Socket.IO event's arguments at once: grown from empty, a
-        // four-item array is allocated and copied four times.
-        items.reserveCapacity(4)
+        // Room for a Socket.IO event's name and arguments at once (a chat
+        // message has five items): grown from empty, a five-item array is
+        // allocated and copied four times.
+        items.reserveCapacity(6)
         while true {
             items.append(try value(depth: depth))
             skipWhitespace()

@@ -91,24 +91,34 @@ public enum EngineIO {
     /// long-polling form) is a binary message. Data after `1`, `5` or `6` is ignored,
     /// as the JavaScript parser does.
     public static func decode(text: String) throws(DecodeError) -> Packet {
-        guard let first = text.utf8.first else { throw DecodeError("empty packet") }
-        let rest = Substring(text.utf8.dropFirst())
+        var text = text
+        return try text.withUTF8 { decode(utf8: UnsafeRawBufferPointer($0)) }.get()
+    }
+
+    /// `decode(text:)` on a frame's bytes as they came: a frame read from the
+    /// network becomes one `String` (the payload), not one for the frame and
+    /// another for its payload. Invalid UTF-8 becomes U+FFFD, as in a `String`
+    /// made from the frame.
+    public static func decode(utf8 bytes: UnsafeRawBufferPointer) -> Result<Packet, DecodeError> {
+        guard let first = bytes.first else { return .failure(DecodeError("empty packet")) }
+        let rest = UnsafeRawBufferPointer(rebasing: bytes.dropFirst())
+        let payload = { String(decoding: rest, as: UTF8.self) }
         switch first {
         case UInt8(ascii: "0"):
             let json: JSONValue
-            do { json = try JSONValue.parse(String(rest)) } catch { throw DecodeError("open packet: \(error)") }
-            return .open(try Handshake(json: json))
-        case UInt8(ascii: "1"): return .close
-        case UInt8(ascii: "2"): return .ping(String(rest))
-        case UInt8(ascii: "3"): return .pong(String(rest))
-        case UInt8(ascii: "4"): return .message(String(rest))
-        case UInt8(ascii: "5"): return .upgrade
-        case UInt8(ascii: "6"): return .noop
+            do { json = try JSONValue.parse(bytes: rest) } catch { return .failure(DecodeError("open packet: \(error)")) }
+            do throws(DecodeError) { return .success(.open(try Handshake(json: json))) } catch { return .failure(error) }
+        case UInt8(ascii: "1"): return .success(.close)
+        case UInt8(ascii: "2"): return .success(.ping(payload()))
+        case UInt8(ascii: "3"): return .success(.pong(payload()))
+        case UInt8(ascii: "4"): return .success(.message(payload()))
+        case UInt8(ascii: "5"): return .success(.upgrade)
+        case UInt8(ascii: "6"): return .success(.noop)
         case UInt8(ascii: "b"):
-            guard let bytes = Base64.decode(rest) else { throw DecodeError("binary packet is not valid base64") }
-            return .binary(bytes)
+            guard let bytes = Base64.decode(Substring(payload())) else { return .failure(DecodeError("binary packet is not valid base64")) }
+            return .success(.binary(bytes))
         default:
-            throw DecodeError("unknown packet type '\(Unicode.Scalar(first))'")
+            return .failure(DecodeError("unknown packet type '\(Unicode.Scalar(first))'"))
         }
     }
 
