@@ -9,26 +9,24 @@ import ParleyWire
 /// plugin would cost, so the paced targets can be judged against a design
 /// rather than a guess.
 ///
-/// Per frame: the Socket.IO event's JSON is parsed (Parley's parser), an
-/// echo of its own reply is dropped by its user name, and anything else is
+/// Per frame: the Socket.IO event's JSON is parsed (Parley's parser) and
 /// handed to a Lua function (a plain `lua_State`: no sandbox, no budget, no
 /// state store, no journal, no outbox) whose answer goes out as a Socket.IO
-/// event in a masked frame. The driver sends each answer back as it came, as
-/// the SocketChat server relays a message to its sender.
+/// event in a masked frame. The driver reads each answer and, as Parley's
+/// server does for a bot that asks, does not send it back.
 final class LeanEcho: ChannelInboundHandler {
     typealias InboundIn = WebSocketFrame
     typealias OutboundOut = WebSocketFrame
 
     /// What the driver sends: a SocketChat message, as the embedded server relays it.
     static let message = Array(#"42["newChatMessage","load","!echo hello there"]"#.utf8)
-    static let name = "echo"
     /// The handler, as `Plugins/echo.lua` answers `!echo text`.
     static let plugin = #"function on_message(user, text) return text:match("^!echo (.+)") end"#
 
     private let replies: Int
     private let lua: OpaquePointer
     private var measurement: WakeFloor.Measurement
-    private var answered = 0, echoes = 0
+    private var answered = 0
 
     init(replies: Int, done: EventLoopPromise<WakeFloor.Figures?>) throws {
         guard let state = luaL_newstate() else { throw BenchError("lean echo: no Lua state") }
@@ -55,11 +53,6 @@ final class LeanEcho: ChannelInboundHandler {
             // Unanswered, the driver would wait for the answer for ever: stop with why.
             return measurement.end(.failure(BenchError("lean echo: a frame that is not a SocketChat message")))
         }
-        if user == Self.name {
-            echoes += 1
-            if echoes >= replies { measurement.end(answered: answered) }
-            return
-        }
         guard let reply = answer(user: user, text: text) else {
             return measurement.end(.failure(BenchError("lean echo: the Lua handler gave no answer to \"\(text)\"")))
         }
@@ -69,6 +62,7 @@ final class LeanEcho: ChannelInboundHandler {
         let frame = WebSocketFrame(fin: true, opcode: .text, maskKey: .pooled(), data: context.channel.allocator.buffer(string: event))
         context.writeAndFlush(wrapOutboundOut(frame), promise: nil)
         answered += 1
+        if answered >= replies { measurement.end(answered: answered) }
     }
 
     func channelInactive(context: ChannelHandlerContext) { measurement.end(.success(nil)) }

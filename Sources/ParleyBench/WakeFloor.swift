@@ -10,13 +10,13 @@ import Glibc
 /// The least a reply can cost a bot on this machine, measured beside the
 /// echo bots: one thread that does nothing but the bot's system calls.
 ///
-/// A SocketChat server sends everything said in a room to everyone in it,
-/// the sender too, so an echo bot wakes twice a reply: for the message, and
-/// for its own reply coming back. Here a responder thread blocks in
-/// `poll` on a loopback TCP socket; a driver process sends it a
-/// 60-byte message every millisecond and sends each 60-byte answer straight
-/// back, as the server does. The responder reads, answers, and later reads
-/// its echo: two wakes, two reads and one write a reply, and no work at all.
+/// Parley's SocketChat server sends a bot that asks (`echo=false`, as
+/// Parley's bots and the python echo bot do) everything said in its room
+/// but its own messages, so an echo bot wakes once a reply: for the message.
+/// Here a responder thread blocks in `poll` on a loopback TCP socket; a
+/// driver process sends it a 60-byte message every millisecond and reads
+/// each 60-byte answer, as the server does. The responder reads and
+/// answers: one wake, one read and one write a reply, and no work at all.
 /// Its CPU time and context switches (`RUSAGE_THREAD`) are the floor under
 /// the paced targets, for any bot and any language.
 ///
@@ -111,13 +111,13 @@ enum WakeFloor {
         drive(fd, messages: messages, perSecond: perSecond, framing: .socketio)
     }
 
-    /// The bot's side: wait, read, answer a message, swallow an echo.
+    /// The bot's side: wait, read, answer a message.
     private static func respond(on fd: Int32, replies: Int) -> Figures? {
         var buffer = [UInt8](repeating: 0, count: 4096)
         let reply = [UInt8](repeating: 0x72, count: frameBytes)
         let before = threadUsage()
         var frames = FrameCounter()
-        while frames.echoes < replies {
+        while frames.messages < replies {
             // `poll` rather than epoll: one descriptor, the same sleep and wake.
             var ready = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             guard poll(&ready, 1, -1) == 1 else { continue }
@@ -130,20 +130,18 @@ enum WakeFloor {
         return figures(since: before, answered: frames.messages)
     }
 
-    /// Frames in the byte stream from the driver: messages start with "m",
-    /// echoes with "r", and a read may hold both or split one (TCP), so a
-    /// frame starts every `frameBytes` of the stream.
+    /// Messages in the byte stream from the driver: a read may hold several
+    /// or split one (TCP), so a message starts every `frameBytes` of the stream.
     private struct FrameCounter {
-        private(set) var messages = 0, echoes = 0
+        private(set) var messages = 0
         private var position = 0
 
         /// Counts `byte`; true when it starts a message, which wants an answer.
         mutating func isMessage(_ byte: UInt8) -> Bool {
             defer { position += 1 }
             guard position % WakeFloor.frameBytes == 0 else { return false }
-            if byte == 0x6D { messages += 1; return true }
-            echoes += 1
-            return false
+            messages += 1
+            return true
         }
     }
 
@@ -214,7 +212,7 @@ enum WakeFloor {
             for byte in unwrapInboundIn(data).readableBytesView where frames.isMessage(byte) {
                 context.writeAndFlush(wrapOutboundOut(reply), promise: nil)
             }
-            if frames.echoes >= replies { measurement.end(answered: frames.messages) }
+            if frames.messages >= replies { measurement.end(answered: frames.messages) }
         }
 
         func channelInactive(context: ChannelHandlerContext) { measurement.end(.success(nil)) }
@@ -252,9 +250,9 @@ enum WakeFloor {
         return Figures(cpuPerReply: cpu / Double(answered) * 1e6, switchesPerReply: Double(switches) / Double(answered), replies: answered)
     }
 
-    /// The server's side: a message on a fixed schedule, every answer straight
-    /// back. In WebSocket frames, messages go out unmasked and each masked
-    /// answer comes back unmasked, as a server relays it.
+    /// The server's side: a message on a fixed schedule, and each answer read
+    /// whole (to everyone else, as the server relays it). In WebSocket frames
+    /// messages go out unmasked and answers come in masked.
     private static func drive(_ fd: Int32, messages: Int, perSecond: Int, framing: Framing) {
         let payload = framing == .socketio ? LeanEcho.message : [UInt8](repeating: 0x6D, count: frameBytes)
         // A frame of up to 125 bytes: FIN and text, then the length (a client's also sets the mask bit and adds a key).
@@ -275,18 +273,14 @@ enum WakeFloor {
         let step = 1_000_000_000 / perSecond
         for _ in 0..<messages {
             _ = message.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            // The answer, whole, then back to its sender.
-            var echo: [UInt8]
+            // The answer, whole: a frame's two header bytes, its mask key and payload.
             if framing == .raw {
                 guard read(frameBytes) else { return }
-                echo = Array(buffer[0..<frameBytes])
             } else {
                 guard read(2) else { return }
                 let length = Int(buffer[1] & 0x7F)
                 guard length < 126, read(4 + length) else { return }
-                echo = [0x81, UInt8(length)] + (0..<length).map { buffer[4 + $0] ^ buffer[$0 % 4] }
             }
-            _ = echo.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
             due.tv_nsec += step
             if due.tv_nsec >= 1_000_000_000 { due.tv_sec += 1; due.tv_nsec -= 1_000_000_000 }
             clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &due, nil)

@@ -112,6 +112,30 @@ struct SocketIOServerTests {
         }
     }
 
+    /// A client whose handshake says `echo=false` (Parley's bots do) is not
+    /// sent its own typing and messages back; everyone else hears them.
+    @Test func aClientThatAsksIsNotSentItsOwnDoings() async throws {
+        try await withSocketChatServer { server in
+            let (bot, _) = try await connectChat(port: server.port, nick: "bot", query: "EIO=4&transport=websocket&echo=false")
+            let (ann, annSID) = try await connectChat(port: server.port, nick: "ann")
+            _ = try await bot.text { $0.contains("userConnectUpdate") && $0.contains(annSID) }
+            bot.send(#"42["startType","bot"]"#)
+            bot.send(#"42["chatMessage","bot","hello"]"#)
+            #expect(try await ann.event() == ChatEvent("userTypingUpdate", [["bot": 1]]))
+            #expect(try await ann.event() == ChatEvent("userTypingUpdate", [[:]]))
+            let hello = try await ann.event()
+            #expect(hello.name == "newChatMessage" && hello.args.prefix(2) == ["bot", "hello"], "\(hello)")
+            // The bot's next frames are ann's answer: none of its own came before it.
+            ann.send(#"42["chatMessage","ann","hi bot"]"#)
+            #expect(try await bot.event() == ChatEvent("userTypingUpdate", [[:]]))
+            let answer = try await bot.event()
+            #expect(answer.name == "newChatMessage" && answer.args.prefix(2) == ["ann", "hi bot"], "\(answer)")
+            // ann, who did not ask, hears her own.
+            #expect(try await ann.event() == ChatEvent("userTypingUpdate", [[:]]))
+            #expect(try await ann.event().args.prefix(2) == ["ann", "hi bot"])
+        }
+    }
+
     /// The list keeps the offline users that left last, `offlineUsers` of
     /// them: the original keeps every name that ever connected, and sends
     /// them all on every join and leave.
@@ -419,11 +443,12 @@ extension RawWebSocketClient {
 /// nickname it has also sent `connectUser` and read its own two answers.
 /// CONNECT goes out from the client's event loop right after the upgrade, so a
 /// starved test task cannot miss a short connect timeout.
-func connectChat(port: Int, namespace: String = "/", nick: String? = nil, auth: String? = nil) async throws -> (RawWebSocketClient, String) {
+func connectChat(port: Int, namespace: String = "/", nick: String? = nil, auth: String? = nil,
+                 query: String = "EIO=4&transport=websocket") async throws -> (RawWebSocketClient, String) {
     let prefix = namespace == "/" ? "40" : "40\(namespace),"
     let event = namespace == "/" ? "42" : "42\(namespace),"
     let greeting = [prefix + (auth ?? "")] + (nick.map { [#"\#(event)["connectUser",\#(JSONValue.string($0).text)]"#] } ?? [])
-    let ws = try await RawWebSocketClient.connect(port: port, greeting: greeting)
+    let ws = try await RawWebSocketClient.connect(port: port, query: query, greeting: greeting)
     guard try await ws.text().hasPrefix("0{") else { throw failure("no open packet") }
     let sid = try socketID(in: try await ws.text(), prefix: prefix)
     if nick != nil {

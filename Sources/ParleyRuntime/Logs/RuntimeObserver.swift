@@ -19,7 +19,7 @@ public struct LogRecord: Sendable {
 public struct RuntimeObserver: Sendable {
     /// Every bot's log lines, with `bot`, `transport` and `plugin` metadata.
     public var logger: Logger
-    /// Every chat event a bot's transport delivered, before filtering (own echoes included).
+    /// Every chat event a bot's transport delivered, before filtering (its own echoes included, where the server sends them).
     public var event: @Sendable (_ bot: String, _ event: BotEvent) -> Void = { _, _ in }
     /// A send the transport confirmed.
     public var sent: @Sendable (_ bot: String, _ plugin: String, _ room: String, _ text: String) -> Void = { _, _, _, _ in }

@@ -76,6 +76,12 @@ public struct SocketIOTransport: Transport {
         let log = self.log
         let unconfirmed = UnconfirmedSends()
         let acked = options.ackSends
+        // `echo=false` asks not to be sent the bot's own messages and typing
+        // back: the runner drops them anyway, and behind a server that echoes
+        // each one is a second wake per reply. Parley's server honours it;
+        // others ignore an unknown parameter and echo as before.
+        var endpoint = self.endpoint
+        if !endpoint.query.contains(where: { $0.0 == "echo" }) { endpoint.query.append(("echo", "false")) }
         let settings = EngineIOConnection.Settings(
             endpoint: endpoint, links: options.transports, headers: options.headers, caFile: options.caFile,
             connectTimeout: connectTimeout, loop: loop)

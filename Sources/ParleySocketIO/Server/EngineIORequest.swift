@@ -13,6 +13,10 @@ struct EngineIORequest: Equatable {
     var transport: Transport
     /// Absent on a handshake.
     var sid: String?
+    /// False when a handshake asks (`echo=false`) not to be sent the
+    /// client's own messages back: a bot drops them anyway, and each would
+    /// wake it for nothing.
+    var ownEcho = true
 
     /// The refusals, with the JavaScript server's codes and messages.
     enum Refusal: Error, Equatable {
@@ -61,6 +65,7 @@ struct EngineIORequest: Equatable {
         var eio: Substring?
         var transport: Substring?
         var sid: Substring?
+        var echo: Substring?
         for pair in query.split(separator: "&") {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let value = parts.count == 2 ? parts[1] : ""
@@ -68,6 +73,7 @@ struct EngineIORequest: Equatable {
             case "EIO": eio = value
             case "transport": transport = value
             case "sid": sid = value
+            case "echo": echo = value
             default: continue
             }
         }
@@ -78,7 +84,8 @@ struct EngineIORequest: Equatable {
             return .failure(.unknownTransport)
         default:
             // An empty sid is no sid, as in the JavaScript server.
-            return .success(EngineIORequest(transport: chosen, sid: sid.flatMap { $0.isEmpty ? nil : String($0) }))
+            return .success(EngineIORequest(transport: chosen, sid: sid.flatMap { $0.isEmpty ? nil : String($0) },
+                                            ownEcho: echo != "false" && echo != "0"))
         }
     }
 

@@ -43,12 +43,13 @@ final class EngineIOSession: @unchecked Sendable {
     private var pongDeadline: Scheduled<Void>?
     private var connectDeadline: Scheduled<Void>?
 
-    init(server: ServerContext, loop: any EventLoop, transport: Transport, peer: String) {
+    /// `ownEcho`: false when the handshake asked not to be sent the client's own messages.
+    init(server: ServerContext, loop: any EventLoop, transport: Transport, peer: String, ownEcho: Bool = true) {
         self.sid = SessionRegistry.makeID()
         self.loop = loop
         self.who = "\(peer) (\(sid))"
         self.server = server
-        self.sockets = SessionSockets(server: server)
+        self.sockets = SessionSockets(server: server, ownEcho: ownEcho)
         self.transport = transport
     }
 

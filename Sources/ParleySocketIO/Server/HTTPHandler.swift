@@ -17,8 +17,8 @@ final class EngineIOHTTPHandler: ChannelInboundHandler, RemovableChannelHandler 
 
     private enum State {
         case idle
-        /// A handshake (no session yet) or a long-poll.
-        case get(HTTPReply, EngineIOSession?)
+        /// A handshake (no session yet, and whether it wants its own messages back) or a long-poll.
+        case get(HTTPReply, EngineIOSession?, ownEcho: Bool)
         /// A payload for a session, its body collected up to `maxPayload`.
         case post(HTTPReply, EngineIOSession, ByteBuffer)
         /// A WebSocket upgrade, for a new session or of a polling one.
@@ -56,9 +56,9 @@ final class EngineIOHTTPHandler: ChannelInboundHandler, RemovableChannelHandler 
             let finished = state
             state = .idle
             switch finished {
-            case .get(let reply, nil):
-                handshake(reply, context: context)
-            case .get(let reply, let session?):
+            case .get(let reply, nil, let ownEcho):
+                handshake(reply, ownEcho: ownEcho, context: context)
+            case .get(let reply, let session?, _):
                 heldPoll = session
                 session.onLoop { session.poll(reply) }
             case .post(let reply, let session, let body):
@@ -99,11 +99,11 @@ final class EngineIOHTTPHandler: ChannelInboundHandler, RemovableChannelHandler 
         }
         switch (request.transport, head.method, session) {
         case (.websocket, .GET, _) where asksUpgrade:
-            state = .upgrade(head, session.map { .upgrade($0) } ?? .open)
+            state = .upgrade(head, session.map { .upgrade($0) } ?? .open(ownEcho: request.ownEcho))
         case (.websocket, _, _):
             refuse(.badRequest)
         case (.polling, .GET, _):
-            state = .get(reply, session)
+            state = .get(reply, session, ownEcho: request.ownEcho)
         case (.polling, .POST, let session?):
             if let length = head.headers.first(name: "content-length").flatMap(Int.init), length > server.config.maxPayload {
                 reply.refuse(.payloadTooLarge, thenClose: true)
@@ -138,8 +138,9 @@ final class EngineIOHTTPHandler: ChannelInboundHandler, RemovableChannelHandler 
             }
     }
 
-    private func handshake(_ reply: HTTPReply, context: ChannelHandlerContext) {
-        let session = EngineIOSession(server: server, loop: context.eventLoop, transport: .polling, peer: server.peer(of: context.channel))
+    private func handshake(_ reply: HTTPReply, ownEcho: Bool, context: ChannelHandlerContext) {
+        let session = EngineIOSession(server: server, loop: context.eventLoop, transport: .polling, peer: server.peer(of: context.channel),
+                                      ownEcho: ownEcho)
         switch server.registry.register(session) {
         case .admitted:
             reply.payload([Outbound.packet(.open(session.handshake))])

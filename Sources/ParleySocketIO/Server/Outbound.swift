@@ -8,6 +8,9 @@ import ParleyWire
 struct OutboundPacket: Sendable {
     let text: ByteBuffer
     let frame: ByteBuffer
+    /// The room member (socket id) a broadcast leaves out: the sender of its
+    /// own message, when it asked not to be sent it back.
+    var skipping: String?
 
     init(_ text: String) {
         self.text = ByteBuffer(string: text)

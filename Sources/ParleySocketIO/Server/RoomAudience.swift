@@ -46,9 +46,17 @@ struct RoomAudience {
 /// A room's audience on one event loop: sockets, and the packets queued for them.
 typealias LoopAudience = LoopMembers<String, EngineIOSession, OutboundPacket>
 
-extension LoopMembers.Batch where Member == EngineIOSession, Item == OutboundPacket {
-    /// Runs on the members' event loop.
+extension LoopMembers.Batch where Key == String, Member == EngineIOSession, Item == OutboundPacket {
+    /// Runs on the members' event loop. A packet that skips a member (its
+    /// own message) is left out of that member's batch only.
     func deliver() {
-        for session in members.values { session.deliver(items) }
+        guard items.contains(where: { $0.skipping != nil }) else {
+            for session in members.values { session.deliver(items) }
+            return
+        }
+        for (socketID, session) in members {
+            let mine = items.filter { $0.skipping != socketID }
+            if !mine.isEmpty { session.deliver(mine) }
+        }
     }
 }

@@ -25,12 +25,12 @@ final class RoomDirectory: Sendable {
     }
 
     /// The room for `namespace`, with the socket already a member.
-    func join(_ namespace: String, socketID: String, session: EngineIOSession, trusted: Bool = false) -> SocketChatRoom {
+    func join(_ namespace: String, socketID: String, session: EngineIOSession, trusted: Bool = false, ownEcho: Bool = true) -> SocketChatRoom {
         rooms.withLock { rooms in
             let room = rooms[namespace] ?? SocketChatRoom(namespace: namespace, registry: registry, moderators: moderators,
                                                           guarded: moderatorToken != nil, offlineUsers: offlineUsers)
             rooms[namespace] = room
-            room.join(socketID, session: session, trusted: trusted)
+            room.join(socketID, session: session, trusted: trusted, ownEcho: ownEcho)
             return room
         }
     }

@@ -38,8 +38,12 @@ final class SessionSockets {
     /// A packet and its attachments together are held to `maxPayload`, as one message is.
     private var reassembler: SocketIO.Reassembler
 
-    init(server: ServerContext) {
+    /// Whether the client's own messages are sent back to it (its handshake's `echo`).
+    private let ownEcho: Bool
+
+    init(server: ServerContext, ownEcho: Bool) {
         self.server = server
+        self.ownEcho = ownEcho
         reassembler = SocketIO.Reassembler(maxBytes: server.config.maxPayload)
     }
 
@@ -152,7 +156,7 @@ final class SessionSockets {
         let trusted = server.rooms.moderatorToken.map { token in
             auth?["token"]?.string.map { Redactor.matches($0, secret: token) } ?? false
         } ?? false
-        let room = server.rooms.join(namespace, socketID: id, session: session, trusted: trusted)
+        let room = server.rooms.join(namespace, socketID: id, session: session, trusted: trusted, ownEcho: ownEcho)
         sockets[namespace] = Socket(id: id, room: room)
         session.socketConnected()
     }

@@ -68,6 +68,14 @@ final class SocketChatRoom: Sendable {
         var messages = MessageIDs(limit: SocketChatRoom.deletableMessages)
         /// Sockets whose CONNECT carried the moderator token.
         var trusted: Set<String> = []
+        /// Sockets whose handshake asked not to be sent their own doings back
+        /// (`echo=false`): their messages and typing go to everyone else.
+        var unechoed: Set<String> = []
+
+        /// Who a socket's own message or typing change skips: itself, if it asked.
+        func echoSkip(_ socketID: String) -> String? {
+            unechoed.contains(socketID) ? socketID : nil
+        }
 
         var userList: JSONValue { .array(users.map(\.json)) }
         var typingUsers: JSONValue { .object(typing.map { ($0, 1) }) }
@@ -118,11 +126,13 @@ final class SocketChatRoom: Sendable {
     }
 
     /// Makes a socket a member: from now on it receives the room's broadcasts.
-    /// `trusted`: its CONNECT carried the moderator token.
-    func join(_ socketID: String, session: EngineIOSession, trusted: Bool = false) {
+    /// `trusted`: its CONNECT carried the moderator token. `ownEcho`: false
+    /// when its handshake asked not to be sent its own messages back.
+    func join(_ socketID: String, session: EngineIOSession, trusted: Bool = false, ownEcho: Bool = true) {
         state.withLock {
             $0.audience.add(socketID, session)
             if trusted { $0.trusted.insert(socketID) }
+            if !ownEcho { $0.unechoed.insert(socketID) }
         }
     }
 
@@ -171,6 +181,7 @@ final class SocketChatRoom: Sendable {
         state.withLock { s in
             guard s.audience.remove(socketID, session) else { return }
             s.trusted.remove(socketID)
+            s.unechoed.remove(socketID)
             guard announce else { return }
             // As the seed: the user matched by socket id goes offline; with no
             // match the nickname is `undefined`, sent as null, and all three go out anyway.
@@ -227,6 +238,7 @@ final class SocketChatRoom: Sendable {
                 let old = s.users[i].id
                 if old != socketID, let session = s.audience.session(of: old), s.audience.remove(old, session) {
                     s.trusted.remove(old)
+                    s.unechoed.remove(old)
                     let notice = Outbound.message(.event(SocketChatModeration.nameTaken, [["nickname": .string(nick)]], namespace: namespace))
                     session.loop.execute { [namespace] in
                         session.send(notice)
@@ -263,8 +275,9 @@ final class SocketChatRoom: Sendable {
             s.stopTyping(nick)
             // Counted before it goes out: whoever reads the stats after receiving it sees it counted.
             registry.countRelayed()
-            emit("userTypingUpdate", [s.typingUsers], in: s)
-            emit("newChatMessage", [.string(nick), .string(message), .string(date), .string(id)], in: s)
+            let skip = s.echoSkip(socketID)
+            emit("userTypingUpdate", [s.typingUsers], in: s, skipping: skip)
+            emit("newChatMessage", [.string(nick), .string(message), .string(date), .string(id)], in: s, skipping: skip)
             return nil
         }
         return muted
@@ -279,7 +292,7 @@ final class SocketChatRoom: Sendable {
             } else {
                 s.stopTyping(nick)
             }
-            emit("userTypingUpdate", [s.typingUsers], in: s)
+            emit("userTypingUpdate", [s.typingUsers], in: s, skipping: s.echoSkip(socketID))
             return nil
         }
     }
@@ -337,6 +350,7 @@ final class SocketChatRoom: Sendable {
         emit(SocketChatModeration.kicked, [["nickname": .string(user), "reason": .string(reason), "by": .string(by)]], in: s)
         if let session = s.audience.session(of: victim.id), s.audience.remove(victim.id, session) {
             s.trusted.remove(victim.id)
+            s.unechoed.remove(victim.id)
             // Queued after the drain that carries the notice to the user.
             session.loop.execute { [namespace] in session.kicked(from: namespace, socketID: victim.id) }
         }
@@ -351,9 +365,11 @@ final class SocketChatRoom: Sendable {
         "no user \(JSONValue.string(user).text) in this room"
     }
 
-    /// Called with the lock held: encodes once and queues for every member.
-    private func emit(_ event: String, _ args: [JSONValue], in s: State) {
-        let packet = Outbound.message(.event(event, args, namespace: namespace))
+    /// Called with the lock held: encodes once and queues for every member
+    /// but `skipping`.
+    private func emit(_ event: String, _ args: [JSONValue], in s: State, skipping: String? = nil) {
+        var packet = Outbound.message(.event(event, args, namespace: namespace))
+        packet.skipping = skipping
         for members in s.audience.enqueue(packet) {
             members.loop.execute {
                 // Taken under the lock so no broadcast slips between take and reschedule.

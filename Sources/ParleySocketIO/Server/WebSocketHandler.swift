@@ -18,7 +18,7 @@ final class EngineIOWebSocketHandler: ChannelInboundHandler {
 
     enum Role: Sendable {
         /// A WebSocket-only client: the session is made when the handler is added.
-        case open
+        case open(ownEcho: Bool)
         /// The upgrade of a polling session.
         case upgrade(EngineIOSession)
     }
@@ -53,9 +53,10 @@ final class EngineIOWebSocketHandler: ChannelInboundHandler {
     func handlerAdded(context: ChannelHandlerContext) {
         guard case .starting(let role) = state else { return }
         switch role {
-        case .open:
+        case .open(let ownEcho):
             let link = link(context)
-            let session = EngineIOSession(server: server, loop: context.eventLoop, transport: .websocket(link), peer: server.peer(of: context.channel))
+            let session = EngineIOSession(server: server, loop: context.eventLoop, transport: .websocket(link), peer: server.peer(of: context.channel),
+                                          ownEcho: ownEcho)
             switch server.registry.register(session) {
             case .admitted:
                 state = .attached(session)

@@ -119,9 +119,12 @@ public struct Demo: Sendable {
         }
         // The moderator hears everything said in the lobby: its ears are the
         // transcript. An event is shown before its plugins see it, so a
-        // moderation follows the message it answers.
+        // moderation follows the message it answers. Its own lines are shown
+        // as it sends them: Parley's Socket.IO server does not echo a bot's
+        // messages back to it, StreamChat's does (and those echoes are skipped).
         observer.event = { bot, event in
             guard bot == "moderator" else { return }
+            if case .message(let m) = event, m.user == bot { return }
             switch event {
             case .message(let m): tally.said(by: m.user)
             case .join(_, let user, _): tally.joined(user)
@@ -129,7 +132,13 @@ public struct Demo: Sendable {
             }
             transcript.show(event: event)
         }
-        observer.sent = { bot, _, _, text in if bot == "greeter" { tally.greeted(in: text) } }
+        observer.sent = { bot, _, room, text in
+            if bot == "greeter" { tally.greeted(in: text) }
+            if bot == "moderator" {
+                tally.said(by: bot)
+                transcript.show(event: .message(ChatMessage(room: room, user: bot, text: text)))
+            }
+        }
 
         let plugins = URL(fileURLWithPath: options.pluginsDirectory)
         func plugin(_ name: String) -> BotSpec.PluginFile {

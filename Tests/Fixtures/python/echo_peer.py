@@ -12,6 +12,10 @@ Parley against it:
 
     .venv/bin/python Tests/Fixtures/python/echo_peer.py --url http://127.0.0.1:PORT
 
+Like Parley's bots it asks (`echo=false` in the handshake's query) not to be
+sent its own messages back: Parley's server honours that, python-socketio's
+ignores it, and either way the bot skips its own.
+
 Prints `READY` on stdout once connected and announced (the server has sent
 back our userConnectUpdate). SIGTERM or SIGINT: disconnects and exits 0. If the
 server goes away first it exits 1. Nothing is logged per message.
@@ -44,8 +48,8 @@ async def run(opts):
 
     @sio.on("newChatMessage", namespace=ns)
     async def on_message(*args):
-        # newChatMessage(nick, msg, date); the server sends our own messages
-        # back too: skip them, or "!echo !echo x" would loop.
+        # newChatMessage(nick, msg, date); a server that ignores echo=false
+        # sends our own messages back too: skip them, or "!echo !echo x" would loop.
         if len(args) < 2 or args[0] == name or not isinstance(args[1], str):
             return
         msg = args[1]
@@ -55,7 +59,8 @@ async def run(opts):
             await sio.emit("chatMessage", (name, "pong"), namespace=ns)
 
     try:
-        await sio.connect(opts.url, transports=["websocket"], namespaces=[ns], wait_timeout=10)
+        url = opts.url if "echo=" in opts.url else opts.url + ("&" if "?" in opts.url else "?") + "echo=false"
+        await sio.connect(url, transports=["websocket"], namespaces=[ns], wait_timeout=10)
         await sio.emit("connectUser", name, namespace=ns)
         await asyncio.wait_for(announced.wait(), timeout=10)
     except (socketio.exceptions.ConnectionError, asyncio.TimeoutError) as e:

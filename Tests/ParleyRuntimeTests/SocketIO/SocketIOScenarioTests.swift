@@ -82,6 +82,46 @@ struct SocketIOScenarioTests {
         await server.stop()
     }
 
+    /// Behind Parley's server the bot is not sent its own messages back (its
+    /// handshake says `echo=false`), over WebSocket and over long-polling, so
+    /// a reply costs it one wake. python-socketio's server ignores the
+    /// parameter and echoes them, and the runner drops them before the plugins.
+    @Test(arguments: SocketServerKind.allCases)
+    func theBotHearsItsOwnMessagesOnlyFromAServerThatEchoes(_ kind: SocketServerKind) async throws {
+        let server = try await SocketServer.start(kind)
+        for link in [SocketIOOptions.Link.websocket, .polling] {
+            let rec = Recorder()
+            let own = Mutex(0), heardDone = Mutex(false)
+            var observer = rec.observer
+            let base = observer.event
+            observer.event = { bot, e in
+                base(bot, e)
+                if case .message(let m) = e, m.user == bot { own.withLock { $0 += 1 } }
+                if case .message(let m) = e, m.text == "done" { heardDone.withLock { $0 = true } }
+            }
+            var options = SocketIOOptions()
+            options.transports = [link]
+            let (bot, run) = try startBot(server, shipped: ["echo"], options: options, recorder: rec, observer: observer)
+            #expect(await eventually { await bot.state == .online })
+            let alice = try await Person("alice", transport: server.transport("alice"))
+            for i in 1...3 { try await alice.say("!echo \(link) \(i)") }
+            let expected = (1...3).map { "\(link) \($0)" }
+            #expect(await eventually { alice.texts(from: "parley") == expected }, "\(alice.messages)")
+            if kind == .embedded {
+                // Anything the bot was sent is in by the time alice's own next message is.
+                try await alice.say("done")
+                #expect(await eventually { heardDone.withLock { $0 } })
+                #expect(own.withLock { $0 } == 0, "over \(link)")
+            } else {
+                #expect(await eventually { own.withLock { $0 } == 3 }, "over \(link)")
+            }
+            await alice.leave()
+            await bot.stop()
+            #expect(await run.value == .stopped)
+        }
+        await server.stop()
+    }
+
     /// Twenty sends made by one handler leave in one batched write (one frame
     /// each, one flush): every one arrives as its own message, in order, and
     /// the runner counts each delivered.
@@ -122,7 +162,10 @@ struct SocketIOScenarioTests {
             server = try await server.restarted()
             #expect(await eventually { let s = await bot.stats; let st = await bot.state; return s.reconnects == k && st == .online },
                     "restart \(k)")
-            alice = try await Person("alice", transport: server.transport("alice"))
+            // alice asks to hear her own messages back: hers arriving says the server relays again.
+            var hearsOwn = SocketIOOptions()
+            hearsOwn.query = ["echo": "true"]
+            alice = try await Person("alice", transport: server.transport("alice", options: hearsOwn))
             try await alice.say("back \(k)")
             #expect(await eventually { alice.texts(from: "alice").contains("back \(k)") })
         }
