@@ -273,7 +273,7 @@ enum WakeFloor {
         let step = 1_000_000_000 / perSecond
         for _ in 0..<messages {
             _ = message.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            // The answer, whole: a frame's two header bytes, its mask key and payload.
+            // The answer, whole (as a frame: two header bytes, the mask key, the payload).
             if framing == .raw {
                 guard read(frameBytes) else { return }
             } else {

@@ -146,9 +146,12 @@ struct ServeLimitsTests {
             // A masked text frame (mask 0: the payload is sent as is).
             try await slow.channel.writeAndFlush(ByteBuffer(bytes: [0x81, 0x80 | UInt8(text.utf8.count), 0, 0, 0, 0] + Array(text.utf8)))
         }
-        let transport = { (name: String) in SocketIOTransport(endpoint: SocketIOEndpoint(host: "127.0.0.1", port: port), name: name) }
-        let ann = try await Person("ann", transport: transport("ann"))
-        let bob = try await Person("bob", transport: transport("bob"))
+        // ann asks for her own messages back (`echo=true`): each batch is paced by her hearing it.
+        var hearsOwn = SocketIOOptions()
+        hearsOwn.query = ["echo": "true"]
+        let ann = try await Person("ann", transport: SocketIOTransport(endpoint: SocketIOEndpoint(host: "127.0.0.1", port: port), name: "ann",
+                                                                       options: hearsOwn))
+        let bob = try await Person("bob", transport: SocketIOTransport(endpoint: SocketIOEndpoint(host: "127.0.0.1", port: port), name: "bob"))
         #expect(await eventually { ann.joins(of: "bob") >= 1 })
         let before = Self.memory(serve.processIdentifier)
 
