@@ -48,13 +48,15 @@ typealias LoopAudience = LoopMembers<String, EngineIOSession, OutboundPacket>
 
 extension LoopMembers.Batch where Key == String, Member == EngineIOSession, Item == OutboundPacket {
     /// Runs on the members' event loop. A packet that skips a member (its
-    /// own message) is left out of that member's batch only.
+    /// own message) is left out of that member's batch only: the others
+    /// share the one array, however large the room.
     func deliver() {
-        guard items.contains(where: { $0.skipping != nil }) else {
-            for session in members.values { session.deliver(items) }
-            return
-        }
+        let skipped = Set(items.compactMap(\.skipping))
         for (socketID, session) in members {
+            guard skipped.contains(socketID) else {
+                session.deliver(items)
+                continue
+            }
             let mine = items.filter { $0.skipping != socketID }
             if !mine.isEmpty { session.deliver(mine) }
         }
