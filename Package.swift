@@ -193,6 +193,7 @@ let package = Package(
             dependencies: ["ParleyTestSupport", "ParleyRuntime", "ParleyStore", "ParleyNet", "ParleyStreamChat", "ParleySocketIO", "ParleyREST", "ParleySTOMP", "ParleyConfig", "ParleyCore", "ParleyWire", "ParleyLua", "ParleyJournal",
                            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                            .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOWebSocket", package: "swift-nio"),
+                           .product(name: "NIOEmbedded", package: "swift-nio"),
                            // The REST tests drive the python fixture's test endpoints over HTTP.
                            .product(name: "AsyncHTTPClient", package: "async-http-client"),
                            // The webhook tests sign their requests as GitHub does.

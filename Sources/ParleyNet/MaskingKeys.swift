@@ -5,7 +5,8 @@ import NIOWebSocket
 import Synchronization
 
 extension WebSocketMaskingKey {
-    /// A key for one client frame, from kernel randomness read 4 KiB at a time.
+    /// A key for one frame written through NIO's encoder (the bench's
+    /// reference bots), from the pool that masks Parley's own client frames.
     ///
     /// RFC 6455 asks for an unpredictable key per frame. NIO's `random()` reads
     /// the system generator each time, a `getrandom` system call per frame, as
@@ -20,6 +21,9 @@ extension WebSocketMaskingKey {
 /// Kernel randomness, fetched in bulk and handed out a word at a time.
 enum KernelRandomPool {
     private static let pool = Mutex(Words())
+
+    /// The masking key of one client frame (`ClientFrame`).
+    static func maskKey() -> UInt32 { UInt32(truncatingIfNeeded: pool.withLock { $0.next() }) }
 
     /// A generator that draws from the shared pool.
     struct Draw: RandomNumberGenerator {

@@ -7,12 +7,6 @@ import NIOWebSocket
 import ParleyCore
 import Synchronization
 
-/// One message of a WebSocket conversation (fragments already joined).
-package enum WebSocketMessage: Sendable, Equatable {
-    case text(String)
-    case binary([UInt8])
-}
-
 /// Where a WebSocket client connects.
 package struct WebSocketTarget: Sendable {
     package var host: String
@@ -75,18 +69,20 @@ package struct WebSocketSink: Sendable {
 /// loop without a hop. Socket.IO and STOMP both ride on this one type.
 package final class WebSocketConnection: Sendable {
     private let channel: Channel
+    private let writer: NIOLoopBound<ClientFrameWriter>
     private let closing: NIOLockedValueBox<Bool>
     /// The largest message accepted; a protocol may lower it once it knows more.
     package let frameLimit: FrameLimit
 
-    private init(channel: Channel, closing: NIOLockedValueBox<Bool>, frameLimit: FrameLimit) {
+    private init(channel: Channel, writer: NIOLoopBound<ClientFrameWriter>, closing: NIOLockedValueBox<Bool>, frameLimit: FrameLimit) {
         self.channel = channel
+        self.writer = writer
         self.closing = closing
         self.frameLimit = frameLimit
     }
 
     private enum Upgrade: Sendable {
-        case upgraded(Channel)
+        case upgraded(Channel, NIOLoopBound<ClientFrameWriter>)
         case refused
     }
 
@@ -138,10 +134,12 @@ package final class WebSocketConnection: Sendable {
                                 answered.withLockedValue { $0 = true }
                                 timer.cancel()
                                 let ops = channel.pipeline.syncOperations
+                                let writer = ClientFrameWriter()
+                                try ops.addHandler(writer, position: .before(try ops.handler(type: WebSocketFrameEncoder.self)))
                                 try ops.addHandler(NIOWebSocketFrameAggregator(
                                     minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 100_000, maxAccumulatedFrameSize: frameLimit))
-                                try ops.addHandler(WebSocketConnectionHandler(sink: sink, closing: closing, limit: limit))
-                                return .upgraded(channel)
+                                try ops.addHandler(WebSocketConnectionHandler(sink: sink, writer: writer, closing: closing, limit: limit))
+                                return .upgraded(channel, NIOLoopBound(writer, eventLoop: channel.eventLoop))
                             }
                         }
                         let config = NIOTypedHTTPClientUpgradeConfiguration<Upgrade>(
@@ -172,54 +170,44 @@ package final class WebSocketConnection: Sendable {
             }
             throw TransportError(.connect, "WebSocket upgrade to \(target.host):\(target.port) failed: \(NetworkErrors.describe(error))")
         }
-        guard case .upgraded(let channel) = outcome else {
+        guard case .upgraded(let channel, let writer) = outcome else {
             let path = target.requestTarget.split(separator: "?", maxSplits: 1).first.map(String.init) ?? target.requestTarget
             throw TransportError(.connect, "\(target.host):\(target.port) refused the WebSocket upgrade (is the path \(path) right?)")
         }
-        return WebSocketConnection(channel: channel, closing: closing, frameLimit: limit)
+        return WebSocketConnection(channel: channel, writer: writer, closing: closing, frameLimit: limit)
     }
 
-    /// Writes messages, one frame each, with one flush, without waiting
-    /// (heartbeat answers, acks).
-    package func enqueue(_ messages: [WebSocketMessage]) {
-        if !messages.isEmpty { _ = write(messages) }
+    /// Writes frames with one flush, without waiting (heartbeat answers, acks).
+    package func enqueue(_ frames: [ClientFrame]) {
+        if !frames.isEmpty { _ = write(frames) }
     }
 
-    /// Writes messages with one flush and waits for the write.
-    package nonisolated(nonsending) func send(_ messages: [WebSocketMessage]) async throws {
+    /// Writes frames with one flush and waits for the write.
+    package nonisolated(nonsending) func send(_ frames: [ClientFrame]) async throws {
         do {
-            try await write(messages).valueOnCaller()
+            try await write(frames).valueOnCaller()
         } catch {
             throw TransportError(.closed, "WebSocket write failed: \(error)")
         }
     }
 
-    /// Writes messages with one flush; the future completes with the write
+    /// Writes frames with one flush; the future completes with the write
     /// (at once when the socket took it, on its own loop).
     ///
     /// Every frame and the flush in one event-loop task. Called off the loop
-    /// (a load generator, a link on a shared loop), each `channel.write` and
-    /// the `flush` would be a task of its own, and each task wakes the loop:
-    /// a batch of replies would cost a wake per frame instead of one.
-    package func write(_ messages: [WebSocketMessage]) -> EventLoopFuture<Void> {
-        let channel = self.channel
-        guard !messages.isEmpty else { return channel.eventLoop.makeSucceededVoidFuture() }
-        let frames = messages.map { m -> WebSocketFrame in
-            switch m {
-            case .text(let s):
-                WebSocketFrame(fin: true, opcode: .text, maskKey: .pooled(), data: channel.allocator.buffer(string: s))
-            case .binary(let b):
-                WebSocketFrame(fin: true, opcode: .binary, maskKey: .pooled(), data: channel.allocator.buffer(bytes: b))
-            }
+    /// (a load generator, a link on a shared loop), each write and the flush
+    /// would be a task of its own, and each task wakes the loop: a batch of
+    /// replies would cost a wake per frame instead of one.
+    package func write(_ frames: [ClientFrame]) -> EventLoopFuture<Void> {
+        let loop = channel.eventLoop
+        guard !frames.isEmpty else { return loop.makeSucceededVoidFuture() }
+        let promise = loop.makePromise(of: Void.self)
+        if loop.inEventLoop {
+            writer.value.write(frames, promise: promise)
+        } else {
+            let writer = self.writer
+            loop.execute { writer.value.write(frames, promise: promise) }
         }
-        let promise = channel.eventLoop.makePromise(of: Void.self)
-        // A stream's writes complete in order, so the last one's promise
-        // answers for the batch: it fails if any before it did.
-        let writeAll: @Sendable () -> Void = {
-            for f in frames.dropLast() { channel.write(f, promise: nil) }
-            channel.writeAndFlush(frames[frames.count - 1], promise: promise)
-        }
-        if channel.eventLoop.inEventLoop { writeAll() } else { channel.eventLoop.execute(writeAll) }
         return promise.futureResult
     }
 
@@ -227,9 +215,7 @@ package final class WebSocketConnection: Sendable {
     package func close() {
         closing.withLockedValue { $0 = true }
         let channel = self.channel
-        let frame = WebSocketFrame(fin: true, opcode: .connectionClose, maskKey: .pooled(),
-                                   data: channel.allocator.buffer(bytes: [0x03, 0xE8]))
-        channel.writeAndFlush(frame).whenComplete { _ in channel.close(promise: nil) }
+        write([ClientFrame(.connectionClose, bytes: [0x03, 0xE8])]).whenComplete { _ in channel.close(promise: nil) }
     }
 
     /// Drops the connection without a close frame.
@@ -243,14 +229,15 @@ package final class WebSocketConnection: Sendable {
 /// own heartbeat is the business of the layer above.
 final class WebSocketConnectionHandler: ChannelInboundHandler {
     typealias InboundIn = WebSocketFrame
-    typealias OutboundOut = WebSocketFrame
 
     private let sink: WebSocketSink
+    private let writer: ClientFrameWriter
     private let limit: FrameLimit
     private var ending: LinkEnding
 
-    init(sink: WebSocketSink, closing: NIOLockedValueBox<Bool>, limit: FrameLimit) {
+    init(sink: WebSocketSink, writer: ClientFrameWriter, closing: NIOLockedValueBox<Bool>, limit: FrameLimit) {
         self.sink = sink
+        self.writer = writer
         self.ending = LinkEnding(closing: closing)
         self.limit = limit
     }
@@ -267,8 +254,7 @@ final class WebSocketConnectionHandler: ChannelInboundHandler {
         case .text, .binary:
             message = ReceivedMessage(isText: frame.opcode == .text, data: frame.unmaskedData)
         case .ping:
-            let pong = WebSocketFrame(fin: true, opcode: .pong, maskKey: .pooled(), data: frame.unmaskedData)
-            context.writeAndFlush(wrapOutboundOut(pong), promise: nil)
+            writer.write([ClientFrame(.pong, bytes: frame.unmaskedData.readableBytesView)], promise: nil)
             return
         case .connectionClose:
             finish(ending.closedByBot ? nil : TransportError(.closed, "the server closed the WebSocket\(Self.reason(frame))"))
@@ -306,11 +292,11 @@ final class WebSocketConnectionHandler: ChannelInboundHandler {
         // once, closes the channel, which would tell a closed link), and told
         // after it (whoever hears of it may close the channel at once).
         guard ending.tell() else { return }
-        var data = context.channel.allocator.buffer(capacity: 2)
-        data.write(webSocketErrorCode: code)
-        let close = WebSocketFrame(fin: true, opcode: .connectionClose, maskKey: .pooled(), data: data)
+        let close = ClientFrame(.connectionClose, capacity: 2) { $0.write(webSocketErrorCode: code) }
+        let promise = context.eventLoop.makePromise(of: Void.self)
+        writer.write([close], promise: promise)
         let bound = context.loopBound
-        context.writeAndFlush(wrapOutboundOut(close)).whenComplete { _ in bound.value.close(promise: nil) }
+        promise.futureResult.whenComplete { _ in bound.value.close(promise: nil) }
         sink.closed(TransportError(.protocolViolation, why))
     }
 

@@ -47,14 +47,13 @@ struct STOMPWebSocketLink: STOMPLink {
         return STOMPWebSocketLink(connection: connection)
     }
 
-    private static func message(_ bytes: [UInt8]) -> WebSocketMessage {
-        if let s = String(validating: bytes, as: UTF8.self) { return .text(s) }
-        return .binary(bytes)
+    private static func frame(_ bytes: [UInt8]) -> ClientFrame {
+        ClientFrame(isText: String(validating: bytes, as: UTF8.self) != nil, bytes: bytes)
     }
 
-    func enqueue(_ bytes: [UInt8]) { connection.enqueue([Self.message(bytes)]) }
+    func enqueue(_ bytes: [UInt8]) { connection.enqueue([Self.frame(bytes)]) }
 
-    func send(_ bytes: [UInt8]) async throws { try await connection.send([Self.message(bytes)]) }
+    func send(_ bytes: [UInt8]) async throws { try await connection.send([Self.frame(bytes)]) }
 
     func close() { connection.close() }
 

@@ -1,5 +1,6 @@
 import NIOCore
 import NIOSSL
+import NIOWebSocket
 import ParleyCore
 import ParleyNet
 import ParleyWire
@@ -60,18 +61,28 @@ final class WebSocketLink: EngineIOLink {
 
     /// Writes packets without waiting (heartbeat answers, acks).
     func enqueue(_ packets: [EngineIO.Packet]) {
-        connection.enqueue(packets.map(Self.message))
+        connection.enqueue(packets.map(Self.frame))
     }
 
     /// Writes packets, one frame each, with one flush.
     func write(_ packets: [EngineIO.Packet]) -> EventLoopFuture<Void> {
-        connection.write(packets.map(Self.message))
+        connection.write(packets.map(Self.frame))
     }
 
-    private static func message(_ p: EngineIO.Packet) -> WebSocketMessage {
-        switch EngineIO.encode(p) {
-        case .text(let s): .text(s)
-        case .binary(let b): .binary(b)
+    /// A message's type digit and text are written straight into its frame.
+    private static func frame(_ p: EngineIO.Packet) -> ClientFrame {
+        switch p {
+        case .message(let text):
+            ClientFrame(.text, capacity: text.utf8.count + 1) {
+                $0.writeInteger(UInt8(ascii: "4"))
+                $0.writeString(text)
+            }
+        case .binary(let bytes): ClientFrame(.binary, bytes: bytes)
+        default:
+            switch EngineIO.encode(p) {
+            case .text(let s): ClientFrame(text: s)
+            case .binary(let b): ClientFrame(.binary, bytes: b)
+            }
         }
     }
 
