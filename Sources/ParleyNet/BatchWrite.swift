@@ -5,9 +5,10 @@ import ParleyCore
 /// adds one message to the pending write (throwing refuses that message
 /// alone, and nothing of it may have been added), then `write` sends what
 /// was encoded. A failed write fails the first encoded message and
-/// everything after it. The future never fails.
-public func writeAsOne(_ batch: [OutgoingMessage], on loop: any EventLoop, encode: (OutgoingMessage) throws -> Void,
-                       write: () -> EventLoopFuture<Void>) -> EventLoopFuture<[SendOutcome]> {
+/// everything after it. `done` is called once: in the call when nothing
+/// was encoded, else when the write completes.
+public func writeAsOne(_ batch: [OutgoingMessage], encode: (OutgoingMessage) throws -> Void,
+                       write: () -> EventLoopFuture<Void>, then done: @escaping @Sendable ([SendOutcome]) -> Void) {
     var outcomes: [SendOutcome] = []
     outcomes.reserveCapacity(batch.count)
     var firstWritten: Int?
@@ -20,15 +21,13 @@ public func writeAsOne(_ batch: [OutgoingMessage], on loop: any EventLoop, encod
             outcomes.append(.refused(refusal(error)))
         }
     }
-    guard let first = firstWritten else { return loop.makeSucceededFuture(outcomes) }
-    let done = loop.makePromise(of: [SendOutcome].self)
+    guard let first = firstWritten else { return done(outcomes) }
     write().whenComplete { [outcomes] result in
         switch result {
-        case .success: done.succeed(outcomes)
-        case .failure(let error): done.succeed(Array(outcomes[..<first]) + [.failed(error)])
+        case .success: done(outcomes)
+        case .failure(let error): done(Array(outcomes[..<first]) + [.failed(error)])
         }
     }
-    return done.futureResult
 }
 
 /// The confirmed send of a transport (`TransportSession.write`): one
@@ -36,20 +35,18 @@ public func writeAsOne(_ batch: [OutgoingMessage], on loop: any EventLoop, encod
 /// it (a RECEIPT, an ack), so a batch needs no task. `start` begins one send
 /// and calls `confirmed` once; throwing refuses that message alone (nothing
 /// of it went out). A confirmation that fails as `.refused` refuses its
-/// message; any other failure fails it and ends the batch. The future never
-/// fails.
-public func writeInTurn(_ batch: [OutgoingMessage], on loop: any EventLoop,
-                        start: @escaping @Sendable (OutgoingMessage, _ confirmed: @escaping @Sendable (Result<Void, any Error>) -> Void) throws -> Void)
-    -> EventLoopFuture<[SendOutcome]> {
-    let done = loop.makePromise(of: [SendOutcome].self)
+/// message; any other failure fails it and ends the batch. `done` is called
+/// once, from the last confirmation (in the call when nothing went out).
+public func writeInTurn(_ batch: [OutgoingMessage],
+                        start: @escaping @Sendable (OutgoingMessage, _ confirmed: @escaping @Sendable (Result<Void, any Error>) -> Void) throws -> Void,
+                        then done: @escaping @Sendable ([SendOutcome]) -> Void) {
     writeNext(batch[...], outcomes: [], start: start, done: done)
-    return done.futureResult
 }
 
 /// `writeInTurn` from the first of `rest` that goes out.
 private func writeNext(_ rest: ArraySlice<OutgoingMessage>, outcomes: [SendOutcome],
                        start: @escaping @Sendable (OutgoingMessage, @escaping @Sendable (Result<Void, any Error>) -> Void) throws -> Void,
-                       done: EventLoopPromise<[SendOutcome]>) {
+                       done: @escaping @Sendable ([SendOutcome]) -> Void) {
     var rest = rest, outcomes = outcomes
     while let m = rest.popFirst() {
         do {
@@ -60,7 +57,7 @@ private func writeNext(_ rest: ArraySlice<OutgoingMessage>, outcomes: [SendOutco
                 case .failure(let error as TransportError) where error.kind == .refused:
                     writeNext(rest, outcomes: outcomes + [.refused(error)], start: start, done: done)
                 case .failure(let error):
-                    done.succeed(outcomes + [.failed(error)])
+                    done(outcomes + [.failed(error)])
                 }
             }
             return
@@ -68,7 +65,7 @@ private func writeNext(_ rest: ArraySlice<OutgoingMessage>, outcomes: [SendOutco
             outcomes.append(.refused(refusal(error)))
         }
     }
-    done.succeed(outcomes)
+    done(outcomes)
 }
 
 /// Why a message that cannot go out was refused.

@@ -120,7 +120,7 @@ public struct STOMPTransport: Transport {
         let p = client.periods.withLockedValue { $0 }
         log("stomp: connected to \(target) as \(name) (heart-beats: send \(p.send) ms, expect \(p.receive) ms)")
         return STOMPSession(client: client, events: events, mapper: mapper, rooms: rooms, options: options,
-                            erroredSend: erroredSend, loop: loop ?? MultiThreadedEventLoopGroup.singleton.any())
+                            erroredSend: erroredSend)
     }
 
     /// The configured server, or the one discovery names now.
@@ -154,14 +154,11 @@ final class STOMPSession: TransportSession {
     private let rooms: [String]
     private let options: STOMPOptions
     private let erroredSend: ErroredSend
-    /// The bot's loop: a batch's outcomes are answered there.
-    private let loop: any EventLoop
 
     init(client: STOMPClient, events: TransportEvents, mapper: STOMPChatMapper, rooms: [String],
-         options: STOMPOptions, erroredSend: ErroredSend, loop: any EventLoop) {
+         options: STOMPOptions, erroredSend: ErroredSend) {
         self.client = client
         self.erroredSend = erroredSend
-        self.loop = loop
         self.events = events
         self.mapper = mapper
         self.rooms = rooms
@@ -184,8 +181,8 @@ final class STOMPSession: TransportSession {
     /// One message at a time, each written once the RECEIPT of the one
     /// before it is in (what the broker has, in order), from the RECEIPT's
     /// callback on the link's loop; a missing RECEIPT drops the link.
-    func write(_ batch: [OutgoingMessage]) -> EventLoopFuture<[SendOutcome]>? {
-        writeInTurn(batch, on: loop) { [self] m, confirmed in
+    func write(_ batch: [OutgoingMessage], then done: @escaping @Sendable ([SendOutcome]) -> Void) -> Bool {
+        writeInTurn(batch, start: { [self] m, confirmed in
             try check(m.room)
             let written = !client.isOver
             client.request(mapper.send(type: options.types.message, room: m.room, text: m.text),
@@ -204,7 +201,8 @@ final class STOMPSession: TransportSession {
                     confirmed(.failure(refusal ?? e))
                 }
             }
-        }
+        }, then: done)
+        return true
     }
 
     func typing(room: String, on: Bool) throws {

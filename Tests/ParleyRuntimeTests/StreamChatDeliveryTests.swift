@@ -87,11 +87,12 @@ struct StreamChatDeliveryTests {
         let loop = group.next()
         let session = try await transport.connect(resumingAfter: [:], on: loop)
         // The write, then three seconds in which the loop reads nothing.
-        let outcomes = try await loop.submit { () -> EventLoopFuture<[SendOutcome]> in
-            let written = session.write([OutgoingMessage(id: "m1", room: "lobby", text: "hello")])!
+        let written = loop.makePromise(of: [SendOutcome].self)
+        try await loop.submit {
+            _ = session.write([OutgoingMessage(id: "m1", room: "lobby", text: "hello")]) { written.succeed($0) }
             Thread.sleep(forTimeInterval: 3)
-            return written
-        }.get().get()
+        }.get()
+        let outcomes = try await written.futureResult.get()
         guard case .delivered = outcomes.first else {
             Issue.record("\(outcomes)")
             return

@@ -65,16 +65,18 @@ public protocol TransportSession: Sendable {
     nonisolated(nonsending) func send(_ message: OutgoingMessage) async throws
 
     /// Writes several messages to the server, in order, as one write, and
-    /// returns at once: the future (completed on the link's loop, never
-    /// failed) holds what became of each, for a prefix of `batch` that stops
-    /// after the first `.failed` (the link is going down; the messages past
-    /// its end were not delivered). Nil when this session confirms messages
-    /// one by one by awaiting (REST's HTTP requests): `send(_ batch:)` then.
+    /// returns at once; `done` is called once, on the link's loop, with what
+    /// became of each, for a prefix of `batch` that stops after the first
+    /// `.failed` (the link is going down; the messages past its end were not
+    /// delivered). False, and `done` is never called, when this session
+    /// confirms messages one by one by awaiting (REST's HTTP requests):
+    /// `send(_ batch:)` then.
     ///
-    /// Why a future: the runner's drain calls it on the bot's loop, and the
-    /// write of a writable socket completes inside the call, so a reply is
-    /// written and recorded without a task or a resumption.
-    func write(_ batch: [OutgoingMessage]) -> EventLoopFuture<[SendOutcome]>?
+    /// Why a callback: the runner's drain calls it on the bot's loop, and
+    /// the write of a writable socket completes inside the call, so a reply
+    /// is written and recorded in that call, with no task, resumption or
+    /// future of its own.
+    func write(_ batch: [OutgoingMessage], then done: @escaping @Sendable ([SendOutcome]) -> Void) -> Bool
 
     /// Sends several messages, in order, with the same outcomes as `write`:
     /// by default its one write when there is one, else one at a time, each
@@ -173,16 +175,16 @@ extension TransportSession {
     }
 
     /// Sessions that confirm every message have no one-write path.
-    public func write(_ batch: [OutgoingMessage]) -> EventLoopFuture<[SendOutcome]>? { nil }
+    public func write(_ batch: [OutgoingMessage], then done: @escaping @Sendable ([SendOutcome]) -> Void) -> Bool { false }
 
     public nonisolated(nonsending) func send(_ batch: [OutgoingMessage]) async -> [SendOutcome] {
-        guard let written = write(batch) else { return await sendOneByOne(batch) }
-        return await written.outcomes()
+        guard let outcomes = await written(batch) else { return await sendOneByOne(batch) }
+        return outcomes
     }
 
     /// `send(_:)` of a session whose `write` always writes: a batch of one.
     public nonisolated(nonsending) func sendByWriting(_ message: OutgoingMessage) async throws {
-        switch await write([message])?.outcomes().first {
+        switch await written([message])?.first {
         case .delivered?: return
         case .refused(let error)?: throw error
         case .failed(let error)?: throw error as? TransportError ?? TransportError(.closed, "send failed: \(error)")
@@ -210,11 +212,13 @@ extension TransportSession {
     }
 }
 
-extension EventLoopFuture<[SendOutcome]> {
-    /// A one-write send's outcomes (`TransportSession.write`), awaited on
-    /// the caller's executor; such a future never fails.
-    public nonisolated(nonsending) func outcomes() async -> [SendOutcome] {
-        (try? await valueOnCaller()) ?? []
+extension TransportSession {
+    /// A one-write send's outcomes (`write(_:then:)`), resumed on the
+    /// caller's executor; nil when the session has no one-write path.
+    nonisolated(nonsending) func written(_ batch: [OutgoingMessage]) async -> [SendOutcome]? {
+        await withCheckedContinuation { (c: CheckedContinuation<[SendOutcome]?, Never>) in
+            if !write(batch, then: { c.resume(returning: $0) }) { c.resume(returning: nil) }
+        }
     }
 }
 

@@ -75,12 +75,11 @@ extension BotRunner {
                 return
             }
             writing = Write(batch: batch)
-            if let written = s.write(batch) {
-                // Completed already when the socket took the write: the loop's next round sees it.
-                written.whenComplete { [weak self] result in
-                    self?.onRunner { $0.written((try? result.get()) ?? []) }
-                }
-            } else {
+            let wrote = s.write(batch) { [weak self] outcomes in
+                // Called in the write when the socket took it: the loop's next round sees it.
+                self?.onRunner { $0.written(outcomes) }
+            }
+            if !wrote {
                 Task.immediate(executorPreference: executor) {
                     let outcomes = await s.send(batch)
                     self.written(outcomes)

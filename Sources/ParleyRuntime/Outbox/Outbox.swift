@@ -1,4 +1,4 @@
-import NIOCore
+import DequeModule
 import ParleyCore
 
 /// Where each of this run's sends is on its trip from its handler's commit
@@ -35,7 +35,7 @@ struct Outbox {
 
     private var committing: [Commit] = []
     private var lastRequest: UInt64 = 0
-    private var queues: [String: CircularBuffer<Queued>] = [:]
+    private var queues: [String: Deque<Queued>] = [:]
     /// Plugins with queued sends; the first one's turn is next.
     private var turns: [String] = []
     /// Sends queued (not committing, not in flight).
@@ -83,7 +83,7 @@ struct Outbox {
     private mutating func enqueue(_ q: Queued) {
         // One lookup, and a queue made only for a plugin that has none.
         if queues[q.message.plugin]?.append(q) == nil {
-            var queue = CircularBuffer<Queued>(initialCapacity: 2)
+            var queue = Deque<Queued>(minimumCapacity: 2)
             queue.append(q)
             queues[q.message.plugin] = queue
             turns.append(q.message.plugin)

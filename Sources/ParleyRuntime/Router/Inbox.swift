@@ -1,4 +1,4 @@
-import NIOCore
+import DequeModule
 import ParleyCore
 import Synchronization
 
@@ -178,13 +178,13 @@ extension Inbox {
     fileprivate struct Lane {
         typealias Entry = (seq: Int, event: TransportEvent)
         /// Typing and messages not yet found to speak to the bot: shed first.
-        private var chatter: CircularBuffer<Entry>?
+        private var chatter: Deque<Entry>?
         /// Messages that speak to the bot, moved here from `chatter` when a shed met them.
-        private var addressed: CircularBuffer<Entry>?
+        private var addressed: Deque<Entry>?
         /// Joins, leaves and rosters: shed when no message is left to shed.
-        private var presence: CircularBuffer<Entry>?
+        private var presence: Deque<Entry>?
         /// Connection changes, history catch-up and kicks: never shed.
-        private var kept: CircularBuffer<Entry>?
+        private var kept: Deque<Entry>?
         private var nextSeq = 0
         /// Events waiting.
         private(set) var count = 0
@@ -257,9 +257,9 @@ extension Inbox {
             return false
         }
 
-        private static func append(_ entry: Entry, to queue: inout CircularBuffer<Entry>?) {
+        private static func append(_ entry: Entry, to queue: inout Deque<Entry>?) {
             // Created on first use: most rooms only ever hold one kind at a time.
-            if queue == nil { queue = CircularBuffer(initialCapacity: 2) }
+            if queue == nil { queue = Deque(minimumCapacity: 2) }
             queue!.append(entry)
         }
 

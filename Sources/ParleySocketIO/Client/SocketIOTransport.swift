@@ -144,7 +144,7 @@ public struct SocketIOTransport: Transport {
             throw error
         }
         return SocketIOSession(client: client, events: events, name: name, options: options,
-                               loop: loop ?? MultiThreadedEventLoopGroup.singleton.any(), unconfirmed: unconfirmed,
+                               unconfirmed: unconfirmed,
                                namespaceOf: Dictionary(namespaces.map { ($0.room, $0.namespace) }, uniquingKeysWith: { a, _ in a }))
     }
 }
@@ -156,15 +156,12 @@ final class SocketIOSession: TransportSession {
     private let name: String
     private let options: SocketIOOptions
     private let namespaceOf: [String: String]
-    /// The link's loop: a batch with nothing to write is answered there.
-    private let loop: any EventLoop
     /// Sends written without an ack, for the line a lost link logs.
     private let unconfirmed: UnconfirmedSends
 
-    init(client: SocketIOClient, events: TransportEvents, name: String, options: SocketIOOptions, loop: any EventLoop,
+    init(client: SocketIOClient, events: TransportEvents, name: String, options: SocketIOOptions,
          unconfirmed: UnconfirmedSends, namespaceOf: [String: String]) {
         self.client = client
-        self.loop = loop
         self.unconfirmed = unconfirmed
         self.events = events
         self.name = name
@@ -189,21 +186,23 @@ final class SocketIOSession: TransportSession {
     /// Without `ack_sends`, every message of the batch goes out in one write
     /// (one frame each, one flush); with it, one at a time, each from the
     /// callback of the ack before it.
-    func write(_ batch: [OutgoingMessage]) -> EventLoopFuture<[SendOutcome]>? {
+    func write(_ batch: [OutgoingMessage], then done: @escaping @Sendable ([SendOutcome]) -> Void) -> Bool {
         guard !options.ackSends else {
-            return writeInTurn(batch, on: loop) { [self] m, confirmed in
+            writeInTurn(batch, start: { [self] m, confirmed in
                 let event = try client.ackedPackets(options.events.chatMessage, [.string(name), .string(m.text)],
                                                     namespace: try namespace(m.room))
                 client.emit(acked: event, timeout: options.ackTimeout) { confirmed($0.map { _ in }) }
-            }
+            }, then: done)
+            return true
         }
         var packets: [EngineIO.Packet] = []
         unconfirmed.wrote(batch.count)
         // Building a packet fails only on what this message is (its room, its size).
-        return writeAsOne(batch, on: loop, encode: { m in
+        writeAsOne(batch, encode: { m in
             packets += try client.packets(options.events.chatMessage, [.string(name), .string(m.text)],
                                           namespace: try namespace(m.room), attachments: [])
-        }, write: { client.write(packets: packets) })
+        }, write: { client.write(packets: packets) }, then: done)
+        return true
     }
 
     func typing(room: String, on: Bool) throws {

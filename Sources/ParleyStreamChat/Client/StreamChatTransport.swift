@@ -139,15 +139,17 @@ final class StreamChatSession: TransportSession {
     /// The whole batch is one write. With echo confirmation each message
     /// then counts as delivered when its own echoes are back, in order, so a
     /// busy server costs one round trip per batch, not per message.
-    func write(_ batch: [OutgoingMessage]) -> EventLoopFuture<[SendOutcome]>? {
+    func write(_ batch: [OutgoingMessage], then done: @escaping @Sendable ([SendOutcome]) -> Void) -> Bool {
         guard echoTimeout > 0 else {
             var buffer = channel.allocator.buffer(capacity: batch.reduce(0) { $0 + $1.text.utf8.count + 12 })
-            return writeAsOne(batch, on: channel.eventLoop, encode: { m in
+            writeAsOne(batch, encode: { m in
                 // Every line is checked before any is added, so a refused text adds nothing.
                 Self.encode(try Self.lines(room: m.room, text: m.text), into: &buffer)
-            }, write: { channel.writeAndFlush(buffer) })
+            }, write: { channel.writeAndFlush(buffer) }, then: done)
+            return true
         }
-        return writeConfirmed(batch)
+        writeConfirmed(batch).whenSuccess(done)
+        return true
     }
 
     /// Drops the link when the echo of waiter `id` is late: after `timeout`
@@ -187,7 +189,7 @@ final class StreamChatSession: TransportSession {
     /// One write for the batch, a waiter per message registered before it:
     /// the outcomes are the refused ones, then, in order, delivered up to the
     /// first message whose echo did not come (failed; those after it are left
-    /// for the outbox to send again after the reconnect).
+    /// for the outbox to send again after the reconnect). The future never fails.
     private func writeConfirmed(_ batch: [OutgoingMessage]) -> EventLoopFuture<[SendOutcome]> {
         let channel = self.channel, echoes = self.echoes, timeout = echoTimeout
         var refused: [Int: TransportError] = [:]

@@ -34,7 +34,11 @@ public enum SocketIO {
 
         /// An EVENT: `[name, args…]`.
         public static func event(_ name: String, _ args: [JSONValue], namespace: String = "/", id: Int? = nil) -> Packet {
-            Packet(type: .event, namespace: namespace, id: id, data: .array([.string(name)] + args))
+            var items: [JSONValue] = []
+            items.reserveCapacity(args.count + 1)
+            items.append(.string(name))
+            items += args
+            return Packet(type: .event, namespace: namespace, id: id, data: .array(items))
         }
 
         /// The event name, for EVENT and BINARY_EVENT.
@@ -86,9 +90,10 @@ public enum SocketIO {
         default: break
         }
         // Built as bytes and made a `String` once.
-        var text: [UInt8] = [UInt8(ascii: "0") + UInt8(type.rawValue)]
-        // Room for a chat event's packet: growing from one byte costs two more allocations.
+        // Room for a chat event's packet, made before the first byte: growing costs an allocation a step.
+        var text: [UInt8] = []
         text.reserveCapacity(64)
+        text.append(UInt8(ascii: "0") + UInt8(type.rawValue))
         if type == .binaryEvent || type == .binaryAck { text += "\(packet.attachments.count)-".utf8 }
         if packet.namespace != "/" { text += packet.namespace.utf8; text.append(UInt8(ascii: ",")) }
         if let id = packet.id { text += String(id).utf8 }
