@@ -51,7 +51,7 @@ enum ReplyInstructions {
          "$s9ParleyLua8PluginVMC15dispatchMessage4room4user4text2id4time8replayed3now5dropsAA0C7FailureVSg_SayAA8VMActionOGtSS_S3SSdSbSdSays5Int64VGtF"),
         ("the outbox drain: the batch taken, written, settled, recorded as delivered", 1, "$s13ParleyRuntime9BotRunnerC7drainOnyyF"),
         ("the session's write: the Socket.IO packet, Engine.IO, the frame, NIO's write and flush", 2,
-         "$s14ParleySocketIO0B9IOSessionC5writey7NIOCore15EventLoopFutureCySay0A4Core11SendOutcomeOGGSgSayAH15OutgoingMessageVGF"),
+         "$s14ParleySocketIO0B9IOSessionC5write_4thenSbSay0A4Core15OutgoingMessageVG_ySayAF11SendOutcomeOGYbctF"),
     ]
 
     /// Replies of the lean bot's two runs: their difference cancels its start-up.
