@@ -100,6 +100,10 @@ final class ClientFrameWriter: ChannelOutboundHandler {
             promise?.fail(ChannelError.ioOnClosedChannel)
             return
         }
+        guard !frames.isEmpty else {
+            promise?.succeed()
+            return
+        }
         for (i, f) in frames.enumerated() {
             context.write(wrapOutboundOut(f.bytes), promise: i == frames.count - 1 ? promise : nil)
         }

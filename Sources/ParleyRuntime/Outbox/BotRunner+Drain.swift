@@ -6,6 +6,7 @@ import ParleyCore
 import ParleyJournal
 import ParleyLua
 import ParleyNet
+import Synchronization
 
 /// The outbox drain: queued sends to the transport in batches, paced by the
 /// rate cap, recorded as delivered once the transport confirmed them.
@@ -75,11 +76,14 @@ extension BotRunner {
                 return
             }
             writing = Write(batch: batch)
+            let handback = WriteHandback()
             let wrote = s.write(batch) { [weak self] outcomes in
-                // Called in the write when the socket took it: the loop's next round sees it.
-                self?.onRunner { $0.written(outcomes) }
+                // Reported inside the write when the socket took it: the loop's next round takes them.
+                if !handback.report(outcomes) { self?.onRunner { $0.written(outcomes) } }
             }
-            if !wrote {
+            if wrote {
+                if let outcomes = handback.callReturned() { writing?.outcomes = outcomes }
+            } else {
                 Task.immediate(executorPreference: executor) {
                     let outcomes = await s.send(batch)
                     self.written(outcomes)
@@ -162,6 +166,40 @@ extension BotRunner {
                 markDone(a.step.map { [$0.id] } ?? [])
                 tellModeration(a.plugin, answer, refused: "dropped with the send it waited for (\(why))")
             }
+        }
+    }
+}
+
+/// A write's outcomes on their way back to the drain. Reported inside the
+/// write's own call (a socket that took it at once), the drain takes them
+/// when the call returns, already on its loop and isolated; reported later,
+/// they go through `onRunner`, whose isolation check costs more than this
+/// box does.
+private final class WriteHandback: Sendable {
+    private enum State {
+        case inCall
+        case reported([SendOutcome])
+        case later
+    }
+
+    private let state = Mutex(State.inCall)
+
+    /// From the write's callback: true when the drain takes the outcomes as its call returns.
+    func report(_ outcomes: [SendOutcome]) -> Bool {
+        state.withLock { s in
+            guard case .inCall = s else { return false }
+            s = .reported(outcomes)
+            return true
+        }
+    }
+
+    /// When the write's call returned: what was reported inside it, if
+    /// anything; a report after this goes its own way.
+    func callReturned() -> [SendOutcome]? {
+        state.withLock { s in
+            if case .reported(let outcomes) = s { return outcomes }
+            s = .later
+            return nil
         }
     }
 }

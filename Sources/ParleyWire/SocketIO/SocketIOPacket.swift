@@ -105,7 +105,12 @@ public enum SocketIO {
     /// `attachments == []` and `expectedAttachments` binary messages must follow
     /// (feed both to a `Reassembler`).
     public static func decode(_ text: String) throws(DecodeError) -> (packet: Packet, expectedAttachments: Int) {
-        let bytes = Array(text.utf8)
+        // Read where the string keeps its UTF-8, not from a copy.
+        var text = text
+        return try text.withUTF8 { bytes in Result { () throws(DecodeError) in try decode(bytes) } }.get()
+    }
+
+    private static func decode(_ bytes: UnsafeBufferPointer<UInt8>) throws(DecodeError) -> (packet: Packet, expectedAttachments: Int) {
         var i = 0
         guard let first = bytes.first else { throw DecodeError("empty packet") }
         guard first >= UInt8(ascii: "0"), let type = PacketType(rawValue: Int(first) - Int(UInt8(ascii: "0"))) else {
@@ -145,7 +150,7 @@ public enum SocketIO {
 
         var data: JSONValue? = nil
         if i < bytes.count {
-            do { data = try JSONValue.parse(bytes: bytes[i...]) } catch { throw DecodeError("data: \(error)") }
+            do { data = try JSONValue.parse(bytes: UnsafeBufferPointer(rebasing: bytes[i...])) } catch { throw DecodeError("data: \(error)") }
         }
 
         try validate(type: type, data: data)
