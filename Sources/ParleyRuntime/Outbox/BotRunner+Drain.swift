@@ -78,7 +78,7 @@ extension BotRunner {
             writing = Write(batch: batch)
             let handback = WriteHandback()
             let wrote = s.write(batch) { [weak self] outcomes in
-                // Reported inside the write when the socket took it: the loop's next round takes them.
+                // Inside the write (the socket took it at once) the handback carries them to the check below.
                 if !handback.report(outcomes) { self?.onRunner { $0.written(outcomes) } }
             }
             if wrote {
