@@ -69,20 +69,18 @@ final class WebSocketLink: EngineIOLink {
         connection.write(packets.map(Self.frame))
     }
 
-    /// A message's type digit and text are written straight into its frame.
+    /// A message's type digit and text are written straight into its frame;
+    /// the rare other packets go through `EngineIO.encode`.
     private static func frame(_ p: EngineIO.Packet) -> ClientFrame {
-        switch p {
-        case .message(let text):
-            ClientFrame(.text, capacity: text.utf8.count + 1) {
-                $0.writeInteger(UInt8(ascii: "4"))
+        if case .message(let text) = p {
+            return ClientFrame(.text, capacity: text.utf8.count + 1) {
+                $0.writeInteger(EngineIO.messageType)
                 $0.writeString(text)
             }
-        case .binary(let bytes): ClientFrame(.binary, bytes: bytes)
-        default:
-            switch EngineIO.encode(p) {
-            case .text(let s): ClientFrame(text: s)
-            case .binary(let b): ClientFrame(.binary, bytes: b)
-            }
+        }
+        switch EngineIO.encode(p) {
+        case .text(let s): return ClientFrame(text: s)
+        case .binary(let b): return ClientFrame(.binary, bytes: b)
         }
     }
 

@@ -6,6 +6,10 @@
 public enum EngineIO {
     public static let version = 4
 
+    /// The type digit in front of a message packet's text: a writer that
+    /// builds a frame's bytes in place puts it there itself.
+    public static let messageType = UInt8(ascii: "4")
+
     /// The open packet's JSON: `{"sid":…,"upgrades":[…],"pingInterval":…,"pingTimeout":…,"maxPayload":…}`.
     public struct Handshake: Sendable, Equatable {
         public var sid: String
@@ -111,7 +115,7 @@ public enum EngineIO {
         case UInt8(ascii: "1"): return .success(.close)
         case UInt8(ascii: "2"): return .success(.ping(payload()))
         case UInt8(ascii: "3"): return .success(.pong(payload()))
-        case UInt8(ascii: "4"): return .success(.message(payload()))
+        case messageType: return .success(.message(payload()))
         case UInt8(ascii: "5"): return .success(.upgrade)
         case UInt8(ascii: "6"): return .success(.noop)
         case UInt8(ascii: "b"):
@@ -137,7 +141,7 @@ public enum EngineIO {
         case .close: "1"
         case .ping(let payload): "2" + payload
         case .pong(let payload): "3" + payload
-        case .message(let text): "4" + text
+        case .message(let text): String(Unicode.Scalar(messageType)) + text
         case .binary(let bytes): "b" + Base64.encode(bytes)
         case .upgrade: "5"
         case .noop: "6"
