@@ -202,16 +202,16 @@ enum SocketIOBench {
             func verdict(_ ok: Bool) -> String { ok ? "met" : "NOT met" }
             print("targets, embedded server:")
             print("  CPU per reply at 1,000 msg/s ≤ 60 µs: " + String(format: "%.0f µs ", cpu) + verdict(cpu <= 60))
-            print("  context switches per reply at 1,000 msg/s ≤ 1.2: " + String(format: "%.1f ", switches) + verdict(switches <= 1.2))
+            print("  context switches per reply at 1,000 msg/s ≤ 1.2: " + String(format: "%.2f ", switches) + verdict(switches <= 1.2))
             // What no bot gets under: one wake, one read and one write a reply.
             print("  the floor under both (a thread making only a reply's system calls: one wake, one read, one write): "
-                  + String(format: "%.0f µs and %.1f switches a reply", floor.cpuPerReply, floor.switchesPerReply))
+                  + String(format: "%.0f µs and %.2f switches a reply", floor.cpuPerReply, floor.switchesPerReply))
             print("  the same through a NIO channel on one event loop (epoll, the loop, a one-handler pipeline): "
-                  + String(format: "%.0f µs and %.1f switches a reply", nioFloor.cpuPerReply, nioFloor.switchesPerReply))
+                  + String(format: "%.0f µs and %.2f switches a reply", nioFloor.cpuPerReply, nioFloor.switchesPerReply))
             print("  the same in WebSocket frames through NIOWebSocket's codec (no Engine.IO, Socket.IO or bot): "
-                  + String(format: "%.0f µs and %.1f switches a reply", webSocketFloor.cpuPerReply, webSocketFloor.switchesPerReply))
+                  + String(format: "%.0f µs and %.2f switches a reply", webSocketFloor.cpuPerReply, webSocketFloor.switchesPerReply))
             print("  a lean Lua echo bot on the same codec (Socket.IO JSON parsed, a plain Lua function, no runtime): "
-                  + String(format: "%.0f µs and %.1f switches a reply", leanBot.cpuPerReply, leanBot.switchesPerReply))
+                  + String(format: "%.0f µs and %.2f switches a reply", leanBot.cpuPerReply, leanBot.switchesPerReply))
             print("  every message answered, p99 ≤ the python bot's: \(pa.missing) missing, p99 \(ms(pa.p99)) against \(ms(py.p99)) ms "
                   + verdict(pa.missing == 0 && pa.p99 <= py.p99))
             print("  CPU per reply, closed loop ≤ 25 µs: " + String(format: "%.1f µs ", closed) + verdict(closed <= 25))

@@ -139,23 +139,57 @@ public struct ModerationStep: Sendable, Equatable {
 /// A message a plugin sent, one type from its handler's commit to the
 /// transport's encoder: the journal records it, the outbox queues it, and
 /// `TransportSession.send(_:)` writes it.
+///
+/// A value with its fields in one shared, immutable box: a send is copied
+/// some ten times on that trip, and a copy then costs one reference count,
+/// not one a string. Setting a field makes a new box.
 public struct OutgoingMessage: Sendable, Equatable {
+    private final class Fields: Sendable {
+        let id: String, room: String, text: String, plugin: String
+        let time: Double
+        init(id: String, room: String, text: String, plugin: String, time: Double) {
+            self.id = id
+            self.room = room
+            self.text = text
+            self.plugin = plugin
+            self.time = time
+        }
+    }
+
+    private var fields: Fields
+
     /// Stable across restarts: a re-send after a crash carries the same id,
     /// and it marks the message delivered in the journal.
-    public var id: String
-    public var room: String
-    public var text: String
+    public var id: String {
+        get { fields.id }
+        set { fields = Fields(id: newValue, room: room, text: text, plugin: plugin, time: time) }
+    }
+    public var room: String {
+        get { fields.room }
+        set { fields = Fields(id: id, room: newValue, text: text, plugin: plugin, time: time) }
+    }
+    public var text: String {
+        get { fields.text }
+        set { fields = Fields(id: id, room: room, text: newValue, plugin: plugin, time: time) }
+    }
     /// The plugin that sent it ("" for a send made outside a bot).
-    public var plugin: String
+    public var plugin: String {
+        get { fields.plugin }
+        set { fields = Fields(id: id, room: room, text: text, plugin: newValue, time: time) }
+    }
     /// When its handler ran, seconds since 1970 (its time in the bot's history).
-    public var time: Double
+    public var time: Double {
+        get { fields.time }
+        set { fields = Fields(id: id, room: room, text: text, plugin: plugin, time: newValue) }
+    }
 
     public init(id: String, room: String, text: String, plugin: String = "", time: Double = 0) {
-        self.id = id
-        self.room = room
-        self.text = text
-        self.plugin = plugin
-        self.time = time
+        fields = Fields(id: id, room: room, text: text, plugin: plugin, time: time)
+    }
+
+    public static func == (a: Self, b: Self) -> Bool {
+        a.fields === b.fields
+            || (a.id == b.id && a.room == b.room && a.text == b.text && a.plugin == b.plugin && a.time == b.time)
     }
 }
 

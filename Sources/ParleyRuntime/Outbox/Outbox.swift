@@ -35,6 +35,9 @@ struct Outbox {
 
     private var committing: [Commit] = []
     private var lastRequest: UInt64 = 0
+    /// Each plugin's queued sends. A plugin keeps its entry once it has
+    /// sent (a bot has a handful of plugins): a drained queue is emptied, not
+    /// removed, so the next send finds its queue with the same lookup.
     private var queues: [String: Deque<Queued>] = [:]
     /// Plugins with queued sends; the first one's turn is next.
     private var turns: [String] = []
@@ -81,14 +84,15 @@ struct Outbox {
     // MARK: queued
 
     private mutating func enqueue(_ q: Queued) {
-        // One lookup, and a queue made only for a plugin that has none.
-        if queues[q.message.plugin]?.append(q) == nil {
-            var queue = Deque<Queued>(minimumCapacity: 2)
-            queue.append(q)
-            queues[q.message.plugin] = queue
-            turns.append(q.message.plugin)
-        }
+        // One lookup: the queue is appended to in place.
+        if Self.append(q, to: &queues[q.message.plugin, default: Deque()]) { turns.append(q.message.plugin) }
         queuedCount += 1
+    }
+
+    /// Appends `q`; whether the queue was empty (its plugin then takes a turn).
+    private static func append(_ q: Queued, to queue: inout Deque<Queued>) -> Bool {
+        defer { queue.append(q) }
+        return queue.isEmpty
     }
 
     /// Takes up to `limit` queued sends in turn order into flight, while
@@ -108,9 +112,10 @@ struct Outbox {
                 queues.values[i].removeFirst()
                 turns.append(plugin)
             } else {
-                // A drained queue goes: every bot would otherwise keep the
-                // capacity of its largest burst for good.
-                queues.remove(at: i)
+                // A drained queue lets its storage go (an empty `Deque`
+                // holds none): every bot would otherwise keep the capacity
+                // of its largest burst for good.
+                queues.values[i] = Deque()
             }
             if isExpired {
                 expired.append(q.message)

@@ -132,7 +132,8 @@ final class Inbox: Sendable {
                     next.append(key)
                     continue
                 }
-                guard let (event, left, shed) = s.lanes[key]?.popFirst() else { continue }
+                // One lookup: the index reaches the lane again to remove it.
+                guard let i = s.lanes.index(forKey: key), let (event, left, shed) = s.lanes.values[i].popFirst() else { continue }
                 out.append(event)
                 s.count -= 1
                 if left > 0 {
@@ -141,7 +142,7 @@ final class Inbox: Sendable {
                     // A drained lane gives its burst's memory back: a quiet
                     // room (most of them, across thousands of bots) would keep
                     // the queue capacity of its largest burst for good.
-                    s.lanes[key] = nil
+                    s.lanes.remove(at: i)
                 }
             }
             swap(&s.ready, &next)
