@@ -270,6 +270,7 @@ static int nat_log(lua_State *L) {
 
 static int nat_host(lua_State *L);
 static int nat_words(lua_State *L);
+static int nat_command(lua_State *L);
 static int nat_defined_at(lua_State *L);
 
 /* Loads a prelude extension's bytecode, which the host handed the prelude
@@ -282,11 +283,13 @@ static int nat_load_chunk(lua_State *L) {
     const char *code = lua_tolstring(L, 1, &len);
     if (code == NULL) return luaL_error(L, "load_chunk: expected bytecode");
     if (luaL_loadbufferx(L, code, len, "=parley", "b") != LUA_OK) return lua_error(L);
-    lua_createtable(L, 0, 4);
+    lua_createtable(L, 0, 5);
     lua_pushcfunction(L, nat_host);
     lua_setfield(L, -2, "host");
     lua_pushcfunction(L, nat_words);
     lua_setfield(L, -2, "words");
+    lua_pushcfunction(L, nat_command);
+    lua_setfield(L, -2, "command");
     lua_pushcfunction(L, nat_defined_at);
     lua_setfield(L, -2, "defined_at");
     lua_pushinteger(L, 1);  /* the level of log_warn */
@@ -316,6 +319,56 @@ static int nat_words(lua_State *L) {
         }
     }
     return 1;
+}
+
+/* command(text, prefix, name, lname) -> cmd, args, by_name, or nothing:
+ * a line read as a command for this bot, in one call (it runs for every
+ * line a commands plugin hears). "!cmd args" when the line starts with the
+ * prefix (by_name false); else "name: cmd", "name, cmd" or "@name cmd", the
+ * name matched as string.lower matches it (lname is lower(name)), and a
+ * line that merely starts with the name ("max said hi") is none. `cmd` is
+ * lower-cased; `args` is the rest without the blanks (Lua's %s) around it. */
+static int nat_command(lua_State *L) {
+    size_t n, np, nn, nl;
+    const char *s = luaL_checklstring(L, 1, &n);
+    const char *prefix = luaL_checklstring(L, 2, &np);
+    luaL_checklstring(L, 3, &nn);
+    const char *lname = luaL_checklstring(L, 4, &nl);
+    size_t i;  /* where the command's name starts */
+    int by_name = 0;
+    if (np > 0 && n >= np && memcmp(s, prefix, np) == 0) {
+        i = np;
+    } else {
+        by_name = 1;
+        size_t t = (n > 0 && s[0] == '@') ? 1 : 0;
+        if (nl != nn || n - t < nn) return 0;
+        for (size_t k = 0; k < nn; k++)
+            if (tolower((unsigned char)s[t + k]) != (unsigned char)lname[k]) return 0;
+        size_t a = t + nn;  /* just after the name */
+        if (a < n && (s[a] == ':' || s[a] == ',')) {
+            a++;
+        } else if (t == 1 && a < n && isspace((unsigned char)s[a])) {
+            a++;  /* "@name cmd": at least one blank */
+        } else {
+            return 0;
+        }
+        while (a < n && isspace((unsigned char)s[a])) a++;
+        if (a == n) return 0;
+        i = a;
+    }
+    size_t e = i;
+    while (e < n && !isspace((unsigned char)s[e])) e++;
+    if (e == i) return 0;
+    luaL_Buffer b;
+    char *w = luaL_buffinitsize(L, &b, e - i);
+    for (size_t k = i; k < e; k++) w[k - i] = (char)tolower((unsigned char)s[k]);
+    luaL_pushresultsize(&b, e - i);
+    size_t from = e, to = n;
+    while (from < to && isspace((unsigned char)s[from])) from++;
+    while (to > from && isspace((unsigned char)s[to - 1])) to--;
+    lua_pushlstring(L, s + from, to - from);
+    lua_pushboolean(L, by_name);
+    return 3;
 }
 
 /* A host function's closure by id, for the prelude's extensions: their host

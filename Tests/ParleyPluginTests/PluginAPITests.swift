@@ -190,12 +190,17 @@ struct PluginAPITests {
                       message("Parley, SAY z"), message("parleyx say no"), message("say no"), message("!"),
                       // A sentence that starts with the name is not addressed to the bot.
                       message("parley say no"), message("parley said no"), message("  parley: say no"), message("@parleyx say no"),
-                      message("!say a b \t "), message("!say   "), message("!say"), message("!say é\tü  ß\u{0B}x")]
+                      message("!say a b \t "), message("!say   "), message("!say"), message("!say é\tü  ß\u{0B}x"),
+                      // The name with a colon after "@", blanks after the colon, the command in capitals;
+                      // a name and nothing after it, or a line shorter than the name, is none.
+                      message("@parley:say w"), message("parley:\t say t"), message("!SAY Up"),
+                      message("parley:"), message("@parley "), message("parl"), message("@")]
             .joined(separator: "\n")
         // Blanks around the arguments are not part of `args.raw`; any of
         // Lua's %s separates words, and other bytes (UTF-8 included) are word.
         #expect(texts(try await run(plugins: [("p", p)], script: script))
-                    == ["2:a,b:a  b", "1:x:x", "1:y:y", "1:z:z", "2:a,b:a b", "0::", "0::", "4:é,ü,ß,x:é\tü  ß\u{0B}x"])
+                    == ["2:a,b:a  b", "1:x:x", "1:y:y", "1:z:z", "2:a,b:a b", "0::", "0::", "4:é,ü,ß,x:é\tü  ß\u{0B}x",
+                        "1:w:w", "1:t:t", "1:Up:Up"])
     }
 
     /// A command line with more words than the plugin's memory holds fails

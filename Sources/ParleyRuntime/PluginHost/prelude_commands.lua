@@ -7,7 +7,7 @@ local bot, core, native = ...
 local host = native.host
 local type, error, fail = type, error, core.fail
 local find, match = string.find, string.match
-local sub, lower, byte = core.sub, core.lower, core.byte
+local sub, lower = core.sub, core.lower
 local need_function, call, send, want, WANT = core.need_function, core.call, core.send, core.want, core.WANT
 local words = native.words
 local name, lname, prefix, answers_help = core.name, core.lname, core.prefix, host(@answers_help@)
@@ -38,36 +38,12 @@ function bot.command(cmd, fn, opts)
   want(WANT.message)
 end
 
--- "!cmd args", or addressed by name: "parley: cmd", "parley, cmd", "@parley cmd".
-local function parse_command(text)
-  local rest, by_name
-  if prefix ~= "" and sub(text, 1, #prefix) == prefix then
-    rest = sub(text, #prefix + 1)
-  else
-    by_name = true
-    -- "name: cmd", "name, cmd" or "@name cmd": a sentence that merely
-    -- starts with the bot's name ("max said hi") is not addressed to it.
-    local at = byte(text, 1) == 64 -- "@"
-    local t = at and sub(text, 2) or text
-    if lower(sub(t, 1, #name)) == lname then
-      local after = sub(t, #name + 1)
-      rest = match(after, "^[:,]%s*(%S.*)$") or (at and match(after, "^%s+(%S.*)$"))
-    end
-  end
-  if not rest then return nil end
-  local cmd, args = match(rest, "^(%S+)%s*(.*)$")
-  if not cmd then return nil end
-  -- Trailing blanks come off by hand: a pattern such as "(.-)%s*$" would
-  -- try the end of the line at every byte.
-  local e = #args
-  while e > 0 do
-    local b = byte(args, e)
-    if b ~= 32 and (b < 9 or b > 13) then break end
-    e = e - 1
-  end
-  if e < #args then args = sub(args, 1, e) end
-  return cmd, args, by_name
-end
+-- "!cmd args", or addressed by name: "parley: cmd", "parley, cmd",
+-- "@parley cmd". A native reads the line in one call: the command
+-- lower-cased, its arguments without blanks around them, and whether the
+-- bot was named. A sentence that merely starts with the bot's name ("max
+-- said hi") is not addressed to it.
+local parse_command = native.command
 
 -- The built-in `help`: the first enabled plugin in load order answers it for the
 -- whole bot (the host knows every plugin's commands), unless a plugin has
@@ -76,13 +52,12 @@ end
 local help_text, may_run, log_warn = host(@help@), host(@may_run@), native.log_warn
 
 core.commands = function(msg, text)
-  local cmd, argtext, by_name = parse_command(text)
+  local cmd, argtext, by_name = parse_command(text, prefix, name, lname)
   if not cmd then return end
-  cmd = lower(cmd)
   local list = commands[cmd]
   if not list then
     if cmd == "help" and answers_help() then
-      local reply = help_text(msg.user, match(argtext, "^(%S+)"), by_name == true)
+      local reply = help_text(msg.user, match(argtext, "^(%S+)"), by_name)
       if reply then send(msg.room, reply) end
     end
     return
