@@ -2,48 +2,40 @@ import ParleyLua
 
 /// A chat message as plugins see it (`msg.room`, `msg.user`, ...).
 ///
-/// A value with its fields in one shared, immutable box: an event is copied
-/// several times between the transport and the plugins, and a copy then
-/// costs one reference count, not one a string. Setting a field makes a new box.
+/// Its fields are in one `Shared` box: an event is copied several times
+/// between the transport and the plugins, and a copy then costs one
+/// reference count, not one a string.
 public struct ChatMessage: Sendable, Equatable {
-    private final class Fields: Sendable {
-        let room: String, user: String, text: String
-        let id: String?
-        let time: Double?
-        let replayed: Bool
-        init(room: String, user: String, text: String, id: String?, time: Double?, replayed: Bool) {
-            self.room = room
-            self.user = user
-            self.text = text
-            self.id = id
-            self.time = time
-            self.replayed = replayed
-        }
+    private struct Fields: Sendable, Equatable {
+        var room, user, text: String
+        var id: String?
+        var time: Double?
+        var replayed: Bool
     }
 
-    private var fields: Fields
+    private var fields: Shared<Fields>
 
     public var room: String {
-        get { fields.room }
-        set { fields = Fields(room: newValue, user: user, text: text, id: id, time: time, replayed: replayed) }
+        get { fields.value.room }
+        set { fields = fields.with { $0.room = newValue } }
     }
     public var user: String {
-        get { fields.user }
-        set { fields = Fields(room: room, user: newValue, text: text, id: id, time: time, replayed: replayed) }
+        get { fields.value.user }
+        set { fields = fields.with { $0.user = newValue } }
     }
     public var text: String {
-        get { fields.text }
-        set { fields = Fields(room: room, user: user, text: newValue, id: id, time: time, replayed: replayed) }
+        get { fields.value.text }
+        set { fields = fields.with { $0.text = newValue } }
     }
     /// The server's id when the transport gives one; otherwise the bot assigns one.
     public var id: String? {
-        get { fields.id }
-        set { fields = Fields(room: room, user: user, text: text, id: newValue, time: time, replayed: replayed) }
+        get { fields.value.id }
+        set { fields = fields.with { $0.id = newValue } }
     }
     /// Seconds since 1970; nil means "now" on the bot's clock.
     public var time: Double? {
-        get { fields.time }
-        set { fields = Fields(room: room, user: user, text: text, id: id, time: newValue, replayed: replayed) }
+        get { fields.value.time }
+        set { fields = fields.with { $0.time = newValue } }
     }
     /// The message was posted while the bot was away (disconnected or
     /// stopped) and reaches it late, through a transport's catch-up after a
@@ -51,19 +43,15 @@ public struct ChatMessage: Sendable, Equatable {
     /// "now" (a flood counter, a greeting) can tell; the bot also drops a
     /// replayed message whose server id its history already holds.
     public var replayed: Bool {
-        get { fields.replayed }
-        set { fields = Fields(room: room, user: user, text: text, id: id, time: time, replayed: newValue) }
+        get { fields.value.replayed }
+        set { fields = fields.with { $0.replayed = newValue } }
     }
 
     public init(room: String, user: String, text: String, id: String? = nil, time: Double? = nil, replayed: Bool = false) {
-        fields = Fields(room: room, user: user, text: text, id: id, time: time, replayed: replayed)
+        fields = Shared(Fields(room: room, user: user, text: text, id: id, time: time, replayed: replayed))
     }
 
-    public static func == (a: Self, b: Self) -> Bool {
-        a.fields === b.fields
-            || (a.room == b.room && a.user == b.user && a.text == b.text && a.id == b.id
-                && a.time == b.time && a.replayed == b.replayed)
-    }
+    public static func == (a: Self, b: Self) -> Bool { Shared.same(a.fields, b.fields) }
 }
 
 public struct RosterEntry: Sendable, Equatable {

@@ -140,57 +140,46 @@ public struct ModerationStep: Sendable, Equatable {
 /// transport's encoder: the journal records it, the outbox queues it, and
 /// `TransportSession.send(_:)` writes it.
 ///
-/// A value with its fields in one shared, immutable box: a send is copied
-/// some ten times on that trip, and a copy then costs one reference count,
-/// not one a string. Setting a field makes a new box.
+/// Its fields are in one `Shared` box: a send is copied some ten times on
+/// that trip, and a copy then costs one reference count, not one a string.
 public struct OutgoingMessage: Sendable, Equatable {
-    private final class Fields: Sendable {
-        let id: String, room: String, text: String, plugin: String
-        let time: Double
-        init(id: String, room: String, text: String, plugin: String, time: Double) {
-            self.id = id
-            self.room = room
-            self.text = text
-            self.plugin = plugin
-            self.time = time
-        }
+    private struct Fields: Sendable, Equatable {
+        var id, room, text, plugin: String
+        var time: Double
     }
 
-    private var fields: Fields
+    private var fields: Shared<Fields>
 
     /// Stable across restarts: a re-send after a crash carries the same id,
     /// and it marks the message delivered in the journal.
     public var id: String {
-        get { fields.id }
-        set { fields = Fields(id: newValue, room: room, text: text, plugin: plugin, time: time) }
+        get { fields.value.id }
+        set { fields = fields.with { $0.id = newValue } }
     }
     public var room: String {
-        get { fields.room }
-        set { fields = Fields(id: id, room: newValue, text: text, plugin: plugin, time: time) }
+        get { fields.value.room }
+        set { fields = fields.with { $0.room = newValue } }
     }
     public var text: String {
-        get { fields.text }
-        set { fields = Fields(id: id, room: room, text: newValue, plugin: plugin, time: time) }
+        get { fields.value.text }
+        set { fields = fields.with { $0.text = newValue } }
     }
     /// The plugin that sent it ("" for a send made outside a bot).
     public var plugin: String {
-        get { fields.plugin }
-        set { fields = Fields(id: id, room: room, text: text, plugin: newValue, time: time) }
+        get { fields.value.plugin }
+        set { fields = fields.with { $0.plugin = newValue } }
     }
     /// When its handler ran, seconds since 1970 (its time in the bot's history).
     public var time: Double {
-        get { fields.time }
-        set { fields = Fields(id: id, room: room, text: text, plugin: plugin, time: newValue) }
+        get { fields.value.time }
+        set { fields = fields.with { $0.time = newValue } }
     }
 
     public init(id: String, room: String, text: String, plugin: String = "", time: Double = 0) {
-        fields = Fields(id: id, room: room, text: text, plugin: plugin, time: time)
+        fields = Shared(Fields(id: id, room: room, text: text, plugin: plugin, time: time))
     }
 
-    public static func == (a: Self, b: Self) -> Bool {
-        a.fields === b.fields
-            || (a.id == b.id && a.room == b.room && a.text == b.text && a.plugin == b.plugin && a.time == b.time)
-    }
+    public static func == (a: Self, b: Self) -> Bool { Shared.same(a.fields, b.fields) }
 }
 
 /// What became of one message of a batch.
