@@ -11,6 +11,7 @@
 #include <lauxlib.h>
 #include <lualib.h>
 #include <stdlib.h>
+#include <ctype.h>
 #include <string.h>
 
 #define ERROR_TEXT_MAX 1024
@@ -217,6 +218,7 @@ void parley_state_close(lua_State *L) {
     parley_buf_free(&c->scratch_out);
     free(c->forbidden);
     free(c->rooms);
+    free(c->address);
     free(c->last_error);
     free(c);
 }
@@ -340,6 +342,26 @@ static void push_field(lua_State *L, parley_field_cache *k, const char *s, size_
     k->len = (uint8_t)len;
 }
 
+/* Whether a line could be a command for this bot: it starts with the
+ * prefix, or the bot's name is in its first #name + 2 bytes, in any case as
+ * string.lower sees it ("@Parley, ..."). A first look, so that the plugin
+ * that answers `help` loads the commands extension on the first such line
+ * without Lua making strings for every line; the extension decides what
+ * really is one. */
+static int could_be_command(const parley_ctx *c, const char *s, size_t n) {
+    if (c->address == NULL) return 0;
+    const char *prefix = c->address, *name = prefix + strlen(prefix) + 1;
+    size_t np = strlen(prefix), nn = strlen(name);
+    if (np > 0 && n >= np && memcmp(s, prefix, np) == 0) return 1;
+    size_t window = n < nn + 2 ? n : nn + 2;
+    for (size_t off = 0; off + nn <= window; off++) {
+        size_t k = 0;
+        while (k < nn && tolower((unsigned char)s[off + k]) == tolower((unsigned char)name[k])) k++;
+        if (k == nn) return 1;
+    }
+    return 0;
+}
+
 static int dispatch_message_fn(lua_State *L) {
     message_args *a = lua_touserdata(L, 1);
     const parley_message *m = a->m;
@@ -353,7 +375,8 @@ static int dispatch_message_fn(lua_State *L) {
     lua_pushlstring(L, m->id, m->id_len);
     lua_pushnumber(L, m->time);
     lua_pushboolean(L, m->replayed);
-    call_prelude(L, c, 7, a->drops, a->drops_len);
+    lua_pushboolean(L, could_be_command(c, m->text, m->text_len));
+    call_prelude(L, c, 8, a->drops, a->drops_len);
     return 0;
 }
 

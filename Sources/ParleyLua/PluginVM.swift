@@ -166,6 +166,10 @@ public final class PluginVM {
             throw PluginFailure(.runtime, "plugin VM setup failed: \(message)")
         }
         apply(limits: limits, forbidden: setup.forbiddenSubstrings, rooms: setup.rooms)
+        if let L = state, let c = parley_ctx_of(L), let (list, count) = Self.cList([setup.commandPrefix, setup.botName]) {
+            c.pointee.address = list
+            c.pointee.address_len = count
+        }
         if let L = state, let c = parley_ctx_of(L) { c.pointee.refuse_controls = setup.refuseControls ? 1 : 0 }
         parley_ctx_of(L)?.pointee.zone = setup.zone.flatMap { UnsafePointer(bitPattern: $0.address) }
     }

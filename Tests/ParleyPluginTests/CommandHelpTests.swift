@@ -87,6 +87,20 @@ import Testing
         #expect(texts(actions) == ["ask a human"])
     }
 
+    /// The first plugin answers `help` for the whole bot even without
+    /// commands of its own: it loads them on the first line that starts with
+    /// the prefix or has the bot's name near its start, in any case.
+    @Test func theFirstPluginAnswersHelpByNameInAnyCase() async throws {
+        let greeter = #"bot.on("join", function() end)"#
+        let script = [message("hello parley"), message("Parley, help"), message("@PARLEY help"), message("xparley: help")]
+            .joined(separator: "\n")
+        let actions = try await run(plugins: [("greeter", greeter), ("fun", Self.fun)], script: script, options: Self.options)
+        #expect(errors(actions).isEmpty, "\(errors(actions))")
+        let said = actions.filter { $0.sentText != nil }
+        #expect(said.map(\.plugin) == ["greeter", "greeter"], "\(texts(actions))")
+        #expect(texts(actions).allSatisfy { $0.contains("roll") && $0.contains("ping") }, "\(texts(actions))")
+    }
+
     /// A bot without commands stays silent: in a room of greeters, one `!help` would draw an answer from each.
     @Test func aBotWithoutCommandsDoesNotAnswerHelp() async throws {
         let quiet = #"bot.on("join", function() end)"#

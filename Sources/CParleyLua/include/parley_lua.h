@@ -147,6 +147,11 @@ typedef struct parley_ctx {
      * is refused when it is made, not dropped by the transport later. */
     char *rooms;
     size_t rooms_len;
+    /* The command prefix and the bot's name, each followed by a NUL: a line
+     * that starts with the prefix or has the name near its start could be a
+     * command, which the message dispatcher is told (see calls.c). */
+    char *address;
+    size_t address_len;
 
     /* ---- the message being handled ---- */
     /* Its room's bytes while parley_dispatch_message runs (NULL otherwise):

@@ -13,9 +13,9 @@ local type, tostring, rawget = type, tostring, rawget
 -- A check here fails at the plugin's line that called the API, as a host
 -- function's error does (the prelude has no lines of its own to name).
 local fail = native.raise
--- The stock sub, lower and byte: the sandbox then wraps them to charge
--- plugin calls by size, which these short per-message strings never need.
-local find, sub, lower, byte = string.find, string.sub, string.lower, string.byte
+-- The stock sub and lower: the sandbox then wraps them to charge plugin
+-- calls by size, which these short strings never need.
+local sub, lower = string.sub, string.lower
 
 -- Handler lists by event kind, made as the first handler of a kind
 -- registers: most plugins listen to one or two kinds.
@@ -137,7 +137,7 @@ function bot.every(seconds, fn, opts) local id, err = add_timer("bot.every", sec
 local core = {
   fail = fail, need_function = need_function, add_timer = add_timer, callbacks = callbacks,
   call = call, send = send, want = want, WANT = WANT,
-  name = name, lname = lname, prefix = prefix, sub = sub, lower = lower, byte = byte,
+  name = name, lname = lname, prefix = prefix, sub = sub, lower = lower,
 }
 
 -- The extensions, by the fields of `bot` they define. Each is host-made
@@ -177,16 +177,13 @@ _G.bot = bot
 -- fn(msg, captures...) as `call` does, in one C call.
 local hear = native.hear
 
--- Whether a line could be a command for this bot ("!cmd", "parley: cmd"):
--- the plugin that answers `help` loads the commands extension on the first
--- such line. The extension's parse_command decides what really is one. The
--- host says which plugin answers (the first enabled one): asked only for
--- such lines.
+-- The plugin that answers `help` loads the commands extension on the first
+-- line that could be a command for this bot ("!cmd", "parley: cmd"). The
+-- host takes that first look (the prefix, or the name near the start in any
+-- case) and passes it as `maybe_command`; the extension decides what really
+-- is one. The host also says which plugin answers (the first enabled one):
+-- asked only for such lines.
 local answers_help = native.answers_help
-local function addressed(text)
-  if prefix ~= "" and sub(text, 1, #prefix) == prefix then return true end
-  return find(lower(sub(text, 1, #name + 2)), lname, 1, true) ~= nil
-end
 
 local function forget(drops) for i = 1, #drops do callbacks[drops[i]] = nil end end
 
@@ -232,7 +229,7 @@ return function(kind, ev, drops)
     local list = handlers[kind]
     if list then for i = 1, #list do call(list[i], ev) end end
   end
-end, function(room, user, text, id, time, replayed, drops)
+end, function(room, user, text, id, time, replayed, maybe_command, drops)
   if drops then forget(drops) end
   local msg = setmetatable({ room = room, user = user, text = text, id = id, time = time }, Message)
   if replayed then msg.replayed = true end
@@ -246,7 +243,7 @@ end, function(room, user, text, id, time, replayed, drops)
   local commands = core.commands
   if commands then
     commands(msg, text)
-  elseif addressed(text) and answers_help() then
+  elseif maybe_command and answers_help() then
     extend("commands")
     core.commands(msg, text)
   end

@@ -41,8 +41,8 @@ public struct BotOptions: Sendable {
     /// prefix, or with the bot's name ("parley: help", "@parley help"). A
     /// cheap test for the runtime's shedding order, which keeps such messages
     /// longest in a flood, and for handing them to the plugin that answers
-    /// `help`; what counts as a command is still decided by the
-    /// prelude's `parse_command`, which this mirrors loosely.
+    /// `help`; what counts as a command is still decided in the plugin's VM
+    /// (the `command` native), which this mirrors loosely.
     public func isAddressed(_ text: String) -> Bool { Self.isAddressed(text, to: name, prefix: commandPrefix) }
 
     /// Whether `text` speaks to a bot called `name` whose commands start with `prefix`.
