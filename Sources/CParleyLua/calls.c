@@ -11,7 +11,6 @@
 #include <lauxlib.h>
 #include <lualib.h>
 #include <stdlib.h>
-#include <ctype.h>
 #include <string.h>
 
 #define ERROR_TEXT_MAX 1024
@@ -349,16 +348,12 @@ static void push_field(lua_State *L, parley_field_cache *k, const char *s, size_
  * without Lua making strings for every line; the extension decides what
  * really is one. */
 static int could_be_command(const parley_ctx *c, const char *s, size_t n) {
-    if (c->address == NULL) return 0;
-    const char *prefix = c->address, *name = prefix + strlen(prefix) + 1;
-    size_t np = strlen(prefix), nn = strlen(name);
-    if (np > 0 && n >= np && memcmp(s, prefix, np) == 0) return 1;
-    size_t window = n < nn + 2 ? n : nn + 2;
-    for (size_t off = 0; off + nn <= window; off++) {
-        size_t k = 0;
-        while (k < nn && tolower((unsigned char)s[off + k]) == tolower((unsigned char)name[k])) k++;
-        if (k == nn) return 1;
-    }
+    parley_address bot = parley_address_of(c);
+    if (bot.prefix_len > 0 && n >= bot.prefix_len && memcmp(s, bot.prefix, bot.prefix_len) == 0) return 1;
+    if (bot.name_len == 0) return 0;
+    size_t window = n < bot.name_len + 2 ? n : bot.name_len + 2;
+    for (size_t off = 0; off + bot.name_len <= window; off++)
+        if (parley_name_at(s + off, bot.name, bot.name_len)) return 1;
     return 0;
 }
 

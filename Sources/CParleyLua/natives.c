@@ -321,30 +321,41 @@ static int nat_words(lua_State *L) {
     return 1;
 }
 
-/* command(text, prefix, name, lname) -> cmd, args, by_name, or nothing:
- * a line read as a command for this bot, in one call (it runs for every
- * line a commands plugin hears). "!cmd args" when the line starts with the
- * prefix (by_name false); else "name: cmd", "name, cmd" or "@name cmd", the
- * name matched as string.lower matches it (lname is lower(name)), and a
+parley_address parley_address_of(const parley_ctx *c) {
+    parley_address a = {"", "", 0, 0};
+    if (c->address == NULL) return a;
+    a.prefix = c->address;
+    a.prefix_len = strlen(a.prefix);
+    a.name = a.prefix + a.prefix_len + 1;
+    a.name_len = strlen(a.name);
+    return a;
+}
+
+int parley_name_at(const char *s, const char *name, size_t len) {
+    for (size_t k = 0; k < len; k++)
+        if (tolower((unsigned char)s[k]) != tolower((unsigned char)name[k])) return 0;
+    return 1;
+}
+
+/* command(text) -> cmd, args, by_name, or nothing: a line read as a command
+ * for this bot, in one call (it runs for every line a commands plugin
+ * hears). "!cmd args" when the line starts with the prefix (by_name false);
+ * else "name: cmd", "name, cmd" or "@name cmd", the name in any case, and a
  * line that merely starts with the name ("max said hi") is none. `cmd` is
  * lower-cased; `args` is the rest without the blanks (Lua's %s) around it. */
 static int nat_command(lua_State *L) {
-    size_t n, np, nn, nl;
+    size_t n;
     const char *s = luaL_checklstring(L, 1, &n);
-    const char *prefix = luaL_checklstring(L, 2, &np);
-    luaL_checklstring(L, 3, &nn);
-    const char *lname = luaL_checklstring(L, 4, &nl);
+    parley_address bot = parley_address_of(parley_ctx_of(L));
     size_t i;  /* where the command's name starts */
     int by_name = 0;
-    if (np > 0 && n >= np && memcmp(s, prefix, np) == 0) {
-        i = np;
+    if (bot.prefix_len > 0 && n >= bot.prefix_len && memcmp(s, bot.prefix, bot.prefix_len) == 0) {
+        i = bot.prefix_len;
     } else {
         by_name = 1;
         size_t t = (n > 0 && s[0] == '@') ? 1 : 0;
-        if (nl != nn || n - t < nn) return 0;
-        for (size_t k = 0; k < nn; k++)
-            if (tolower((unsigned char)s[t + k]) != (unsigned char)lname[k]) return 0;
-        size_t a = t + nn;  /* just after the name */
+        if (n - t < bot.name_len || !parley_name_at(s + t, bot.name, bot.name_len)) return 0;
+        size_t a = t + bot.name_len;  /* just after the name */
         if (a < n && (s[a] == ':' || s[a] == ',')) {
             a++;
         } else if (t == 1 && a < n && isspace((unsigned char)s[a])) {

@@ -26,6 +26,18 @@ int parley_push_decoded(lua_State *L, const uint8_t **p, const uint8_t *end);
 /* The budget error's text for a tripped event (budget.c). */
 void parley_trip_message(parley_ctx *c, char *out, size_t size);
 
+/* The bot's command prefix and name (parley_ctx.address; both empty until
+ * the host set them), which the message dispatcher and bot.command read
+ * lines against (natives.c). */
+typedef struct {
+    const char *prefix, *name;
+    size_t prefix_len, name_len;
+} parley_address;
+parley_address parley_address_of(const parley_ctx *c);
+
+/* Whether the `len` bytes at `s` are `name`'s, in any case as string.lower sees it. */
+int parley_name_at(const char *s, const char *name, size_t len);
+
 /* Budget/alloc internals (budget.c). */
 lua_State *parley_state_alloc(parley_ctx *c);
 

@@ -39,7 +39,6 @@ local WANT, want = { @WANT@ }, native.want
 local call = native.call
 
 local name = setup.name
-local lname = lower(name)
 local prefix = setup.prefix or "!"
 -- A C native; on transports that count characters (StreamChat: 300) it
 -- asks the host to count those of a text with more bytes than that.
@@ -137,7 +136,7 @@ function bot.every(seconds, fn, opts) local id, err = add_timer("bot.every", sec
 local core = {
   fail = fail, need_function = need_function, add_timer = add_timer, callbacks = callbacks,
   call = call, send = send, want = want, WANT = WANT,
-  name = name, lname = lname, prefix = prefix, sub = sub, lower = lower,
+  prefix = prefix, sub = sub, lower = lower,
 }
 
 -- The extensions, by the fields of `bot` they define. Each is host-made

@@ -10,7 +10,7 @@ local find, match = string.find, string.match
 local sub, lower = core.sub, core.lower
 local need_function, call, send, want, WANT = core.need_function, core.call, core.send, core.want, core.WANT
 local words = native.words
-local name, lname, prefix, answers_help = core.name, core.lname, core.prefix, host(@answers_help@)
+local prefix, answers_help = core.prefix, host(@answers_help@)
 
 -- Command handlers by lower-case name, and the commands that only some
 -- roles may run ([bot.roles]).
@@ -52,7 +52,7 @@ local parse_command = native.command
 local help_text, may_run, log_warn = host(@help@), host(@may_run@), native.log_warn
 
 core.commands = function(msg, text)
-  local cmd, argtext, by_name = parse_command(text, prefix, name, lname)
+  local cmd, argtext, by_name = parse_command(text)
   if not cmd then return end
   local list = commands[cmd]
   if not list then
