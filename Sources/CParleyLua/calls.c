@@ -349,7 +349,7 @@ static void push_field(lua_State *L, parley_field_cache *k, const char *s, size_
  * really is one. */
 static int could_be_command(const parley_ctx *c, const char *s, size_t n) {
     parley_address bot = parley_address_of(c);
-    if (bot.prefix_len > 0 && n >= bot.prefix_len && memcmp(s, bot.prefix, bot.prefix_len) == 0) return 1;
+    if (parley_prefixed(bot, s, n)) return 1;
     if (bot.name_len == 0) return 0;
     size_t window = n < bot.name_len + 2 ? n : bot.name_len + 2;
     for (size_t off = 0; off + bot.name_len <= window; off++)

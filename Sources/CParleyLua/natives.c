@@ -327,8 +327,12 @@ parley_address parley_address_of(const parley_ctx *c) {
     a.prefix = c->address;
     a.prefix_len = strlen(a.prefix);
     a.name = a.prefix + a.prefix_len + 1;
-    a.name_len = strlen(a.name);
+    a.name_len = c->address_len - a.prefix_len - 2;  /* "prefix\0name\0" */
     return a;
+}
+
+int parley_prefixed(parley_address a, const char *s, size_t n) {
+    return a.prefix_len > 0 && n >= a.prefix_len && memcmp(s, a.prefix, a.prefix_len) == 0;
 }
 
 int parley_name_at(const char *s, const char *name, size_t len) {
@@ -349,7 +353,7 @@ static int nat_command(lua_State *L) {
     parley_address bot = parley_address_of(parley_ctx_of(L));
     size_t i;  /* where the command's name starts */
     int by_name = 0;
-    if (bot.prefix_len > 0 && n >= bot.prefix_len && memcmp(s, bot.prefix, bot.prefix_len) == 0) {
+    if (parley_prefixed(bot, s, n)) {
         i = bot.prefix_len;
     } else {
         by_name = 1;

@@ -35,6 +35,9 @@ typedef struct {
 } parley_address;
 parley_address parley_address_of(const parley_ctx *c);
 
+/* Whether the `n` bytes at `s` start with the bot's command prefix (never, when it is empty). */
+int parley_prefixed(parley_address a, const char *s, size_t n);
+
 /* Whether the `len` bytes at `s` are `name`'s, in any case as string.lower sees it. */
 int parley_name_at(const char *s, const char *name, size_t len);
 

@@ -222,6 +222,10 @@ public struct BotConfigFile: Sendable {
         let historyMax = try t.int("history_max", default: 100_000, range: HistoryRetention.messages)
         let history = HistoryRetention(maxMessagesPerRoom: historyMax, maxAge: historyDays * 86_400)
         let prefix = try t.string("prefix", default: "!")
+        // Commands are read from a line's first bytes: a NUL or a line break there is never typed.
+        if Self.breaksLines(prefix) {
+            throw t.error("prefix", "the command prefix must not contain control characters or line breaks")
+        }
         let zoneName = try t.string("timezone", default: "UTC")
         guard let timeZone = TimeZone(identifier: zoneName) else {
             throw t.error("timezone", "unknown time zone '\(zoneName)' (expected an IANA name such as Europe/Berlin)")

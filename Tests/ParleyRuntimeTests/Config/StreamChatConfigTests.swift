@@ -55,6 +55,14 @@ import ParleyTestSupport
         }
     }
 
+    /// The command prefix is matched against a line's first bytes: no control characters either.
+    @Test func aPrefixWithAControlCharacterIsRefused() {
+        for bad in ["!\\u0000", "\\n", "!\\u2028"] {
+            let e = errorText { _ = try BotConfigFile.parse(text: "[[bot]]\nname = \"b\"\nprefix = \"\(bad)\"\n", path: "/tmp/p.toml") }
+            #expect(e.contains("p.toml:3") && e.contains("command prefix") && e.contains("control characters"), "\(bad): \(e)")
+        }
+    }
+
     @Test func streamChatHasOneRoom() throws {
         let e = errorText { _ = try parse("name = \"b\"\n\nrooms = [\"general\", \"random\"]\n") }
         #expect(e.contains("streamchat-bot.toml:4") && e.contains("one room"), "\(e)")
