@@ -37,9 +37,11 @@ final class RESTClient: Sendable {
 
     let base: String
     let options: RESTOptions
-    /// The shared client for this server's CA (`HTTPClients`) until a link
-    /// dies silently, then one of this transport's own (`freshConnections`).
-    private let pool: NIOLockedValueBox<(current: HTTPClient, own: HTTPClient?)>
+    /// This transport's own client, replaced when a link dies silently
+    /// (`freshConnections`); its generation tells a request failed by that
+    /// replacement from one the server failed. Not a shared client: shutting
+    /// down is what fails the requests stranded on a dead path.
+    private let pool: NIOLockedValueBox<(client: HTTPClient, generation: Int)>
     private let caFile: String?
     private let tokens = NIOLockedValueBox<Tokens?>(nil)
     /// Learns each token as the server hands it out.
@@ -51,34 +53,30 @@ final class RESTClient: Sendable {
         base = (endpoint.tls ? "https://" : "http://") + host + ":\(endpoint.port)"
         self.options = options
         caFile = endpoint.tls ? options.caFile : nil
-        pool = NIOLockedValueBox((HTTPClients.client(caFile: caFile), nil))
+        pool = NIOLockedValueBox((HTTPClients.makeClient(caFile: caFile), 0))
         self.redactor = redactor
         self.log = log
     }
 
     deinit {
-        if let own = pool.withLockedValue({ $0.own }) { _ = own.shutdown() }
+        _ = pool.withLockedValue { $0.client }.shutdown()
     }
 
-    /// Moves later requests to new connections. A link that went silent (no
+    /// Moves every request to new connections. A link that went silent (no
     /// ping within the allowance) usually means the path to the server died:
-    /// a NAT entry dropped, a cable pulled. The keep-alive connections pooled
-    /// over that path died with it, just as silently, and the next session's
-    /// first request would wait a whole `request_timeout` on one of them
-    /// before retrying. The old pool is shut down once the requests already
-    /// on it have had their time.
+    /// a NAT entry dropped, a cable pulled. The keep-alive connections over
+    /// that path died with it, just as silently. The old client is shut down
+    /// now, which fails the requests still waiting on it; `send` retries them
+    /// on the new connections at once instead of after `request_timeout`, and
+    /// the sends queued behind a caught one are not held that long either.
+    /// A caught send the server already took goes out twice (at-least-once).
     func freshConnections() {
         let fresh = HTTPClients.makeClient(caFile: caFile)
         let old = pool.withLockedValue { p in
-            defer { p = (fresh, fresh) }
-            return p.own
+            defer { p = (fresh, p.generation + 1) }
+            return p.client
         }
-        guard let old else { return }
-        let grace = options.requestTimeout + 1
-        Task {
-            try? await Task.sleep(for: .milliseconds(Int(grace * 1000)))
-            try? await old.shutdown()
-        }
+        _ = old.shutdown()
     }
 
     /// The logged-in account, nil before the first login.
@@ -235,21 +233,28 @@ final class RESTClient: Sendable {
         case nil:
             break
         }
+        let (http, generation) = pool.withLockedValue { $0 }
         let response: HTTPClientResponse
         do {
-            let http = pool.withLockedValue { $0.current }
             response = try await http.execute(req, timeout: .milliseconds(Int64(options.requestTimeout * 1000)))
         } catch let e as HTTPClientError where e == .deadlineExceeded || e == .readTimeout || e == .connectTimeout {
             throw TransportError(.timeout, "\(method) \(path): no answer within \(Self.seconds(options.requestTimeout)) s")
         } catch {
-            throw TransportError(.connect, "\(method) \(path): \(NetworkErrors.describe(error))")
+            throw TransportError(.connect, "\(method) \(path): \(stranded(generation) ?? NetworkErrors.describe(error))")
         }
         do {
             let bytes = try await response.body.collect(upTo: options.maxResponseBytes)
             return Answer(status: Int(response.status.code), headers: response.headers, body: bytes)
         } catch {
+            if let why = stranded(generation) { throw TransportError(.connect, "\(method) \(path): \(why)") }
             throw TransportError(.protocolViolation, "\(method) \(path): answer over \(options.maxResponseBytes) bytes or cut short: \(error)")
         }
+    }
+
+    /// Why a request on the client of `generation` failed, when it was
+    /// `freshConnections` that failed it.
+    private func stranded(_ generation: Int) -> String? {
+        pool.withLockedValue { $0.generation } == generation ? nil : "its connection died with the silent link"
     }
 
     static func multipart(_ fields: [(String, String)], boundary: String) -> String {

@@ -45,6 +45,7 @@ Test-only endpoints (no auth; JSON bodies; see README.md here for details):
     POST /_test/seed          {room, count, user?, prefix?} -> {"count": n}   (no broadcast)
     POST /_test/fail          {count, status, retry_after?, path?, method?}
     POST /_test/bare          {count}                  the next chat POSTs are stored, then answered 201 with no body
+    POST /_test/hold          {count, seconds?}        the next chat POSTs are stored and broadcast, then answered after `seconds` (60)
     POST /_test/expire_tokens {refresh?: bool}
     POST /_test/sockets       {drop?: bool, refuse?: bool}
     POST /_test/emit          {room, data}             `channel` event with any JSON data
@@ -107,6 +108,8 @@ class State:
         self.failures = []     # [{count, status, retry_after, path, method}]
         self.malformed = []    # [{count, path}]
         self.bare_answers = 0  # chat POSTs still to answer 201 with no body
+        self.held_answers = 0  # chat POSTs still to answer only after `hold_seconds`
+        self.hold_seconds = 0.0
         self.refuse_sockets = False
         self.stats = {"logins": 0, "refreshes": 0, "refresh_failures": 0, "posts": 0,
                       "injected": 0, "unauthorized": 0, "chat_gets": 0, "cursor_gets": []}
@@ -417,6 +420,10 @@ def make_app(opts):
         st.stats["posts"] += 1
         chat = st.chat(c, user, content, files)
         await broadcast(c, chat)
+        if st.held_answers > 0:
+            # Stored and broadcast, but the answer is late: a send caught in flight.
+            st.held_answers -= 1
+            await asyncio.sleep(st.hold_seconds)
         if st.bare_answers > 0:
             # A server that confirms a post with 201 and no body (delivered all the same).
             st.bare_answers -= 1
@@ -468,6 +475,12 @@ def make_app(opts):
     async def t_bare(request):
         b = await body_of(request)
         st.bare_answers = int(b.get("count", 1))
+        return web.json_response({"ok": True})
+
+    async def t_hold(request):
+        b = await body_of(request)
+        st.held_answers = int(b.get("count", 1))
+        st.hold_seconds = float(b.get("seconds", 60))
         return web.json_response({"ok": True})
 
     async def t_expire(request):
@@ -528,6 +541,7 @@ def make_app(opts):
     app.router.add_post("/_test/seed", t_seed)
     app.router.add_post("/_test/fail", t_fail)
     app.router.add_post("/_test/bare", t_bare)
+    app.router.add_post("/_test/hold", t_hold)
     app.router.add_post("/_test/expire_tokens", t_expire)
     app.router.add_post("/_test/sockets", t_sockets)
     app.router.add_post("/_test/emit", t_emit)

@@ -229,6 +229,38 @@ struct RESTScenarioTests {
         await server.stop()
     }
 
+    /// A send still waiting for its answer when the path dies silently is
+    /// retried on new connections as soon as the heartbeat notices, not after
+    /// `request_timeout`; the sends behind it are not held that long either.
+    /// The server already stored it, so it arrives twice (at-least-once).
+    @Test func aSendCaughtOnADeadPathIsRetriedAtOnce() async throws {
+        let server = try await RESTServer.start(arguments: ["--ping-interval", "2.0", "--ping-timeout", "2.0"])
+        let proxy = try await LinkProxy.start(upstreamPort: server.port)
+        let rec = Recorder()
+        let bot = try startBot(server, plugins: [], recorder: rec, port: proxy.port) { $0.requestTimeout = 30 }
+        let runner = bot.runner
+        #expect(await eventually { await runner.state == .online })
+        try await server.control("hold", ["count": 1, "seconds": 60])
+        try await server.post("alice", "!ping")
+        // Stored and broadcast: the bot's POST now waits for an answer that comes late.
+        #expect(await eventually { (try? await server.texts(from: "parley")) == ["pong"] })
+        let silenced = ContinuousClock.now
+        proxy.silenceExisting()
+        #expect(await eventually(30) { let s = await runner.stats; let st = await runner.state; return s.reconnects >= 1 && st == .online })
+        try await server.post("alice", "!echo after")
+        let answered = await eventually(30) { (try? await server.texts(from: "parley"))?.last == "after" }
+        let waited = ContinuousClock.now - silenced
+        let sent = (try? await server.texts(from: "parley")) ?? []
+        #expect(answered, "sent \(sent); \(rec.logs.map(\.text))")
+        // Well under the 30 s request timeout a stranded send would wait out.
+        #expect(waited < .seconds(15), "answered \(waited) after the path died; sent \(sent)")
+        #expect(sent == ["pong", "pong", "after"], "the caught send goes out again, before what came after it")
+        #expect(!rec.logs(containing: "its connection died with the silent link; retrying").isEmpty, "\(rec.logs.map(\.text))")
+        await stop(bot)
+        await proxy.stop()
+        await server.stop()
+    }
+
     /// A server that confirms a chat with `201` and no body: each send was
     /// delivered, once; the link stays up.
     @Test func aBareTwoHundredOneIsADeliveredSend() async throws {
