@@ -169,6 +169,7 @@ let package = Package(
         .executableTarget(
             name: "ParleyBench",
             dependencies: ["ParleyCore", "ParleyStore", "ParleyLua", "CLua", "ParleyJournal", "CSQLite", "ParleyRuntime", "ParleyNet", "ParleyStreamChat", "ParleySocketIO", "ParleyWire",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "NIOCore", package: "swift-nio"),
                            .product(name: "NIOPosix", package: "swift-nio"),
                            .product(name: "NIOWebSocket", package: "swift-nio")]

@@ -176,7 +176,7 @@ enum BurstBench {
         let spec = BotSpec(options: BotOptions(name: "bot"), plugins: plugins, presence: PresenceOptions(),
                            transport: SocketIOTransport(endpoint: SocketIOEndpoint(host: "127.0.0.1", port: port), name: "bot"),
                            journal: policy == "none" ? nil : dir + "/journal", fsync: fsync, flow: flow)
-        let ready = Flag(), refused = Mutex(0)
+        let ready = OnceFlag(), refused = Mutex(0)
         var observer = RuntimeObserver { r in
             if r.text.contains("outbox full") { refused.withLock { $0 += 1 } }
             if r.level == .error, r.text.hasPrefix("stopping") { FileHandle.standardError.write(Data("burst bot: \(r.text)\n".utf8)) }

@@ -127,7 +127,7 @@ enum FloodBench {
                            presence: PresenceOptions(),
                            transport: StreamChatTransport(host: "127.0.0.1", port: port, name: botName),
                            journal: dir + "/journal", fsync: .always)
-        let ready = Flag(), messages = Mutex(0)
+        let ready = OnceFlag(), messages = Mutex(0)
         var observer = RuntimeObserver { r in
             // Shedding and quota lines are the point; print the first few, not thousands.
             if r.level == .error, r.text.hasPrefix("stopping") { FileHandle.standardError.write(Data("flood bot: \(r.text)\n".utf8)) }

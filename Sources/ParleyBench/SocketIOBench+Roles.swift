@@ -43,7 +43,7 @@ extension SocketIOBench {
                            presence: PresenceOptions(),
                            transport: SocketIOTransport(endpoint: SocketIOEndpoint(host: "127.0.0.1", port: port), name: botName),
                            journal: journal, fsync: .always, flow: flow)
-        let ready = Flag(), stopping = Flag()
+        let ready = OnceFlag(), stopping = OnceFlag()
         // Warnings and errors only: an info line per event would bill the bot for logging.
         var observer = RuntimeObserver { r in
             if r.level != .info { FileHandle.standardError.write(Data("parley echo bot \(r.level.rawValue): \(r.text)\n".utf8)) }
@@ -256,7 +256,7 @@ func monoNow() -> UInt64 {
 }
 
 /// Set once; `set()` says whether this call was the one that set it.
-final class Flag: Sendable {
+final class OnceFlag: Sendable {
     private let value = Mutex(false)
     func set() -> Bool { value.withLock { old in defer { old = true }; return !old } }
     var isSet: Bool { value.withLock { $0 } }
