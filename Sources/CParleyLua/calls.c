@@ -341,20 +341,12 @@ static void push_field(lua_State *L, parley_field_cache *k, const char *s, size_
     k->len = (uint8_t)len;
 }
 
-/* Whether a line could be a command for this bot: it starts with the
- * prefix, or the bot's name is in its first #name + 2 bytes, in any case as
- * string.lower sees it ("@Parley, ..."). A first look, so that the plugin
- * that answers `help` loads the commands extension on the first such line
- * without Lua making strings for every line; the extension decides what
- * really is one. */
-static int could_be_command(const parley_ctx *c, const char *s, size_t n) {
-    parley_address bot = parley_address_of(c);
-    if (parley_prefixed(bot, s, n)) return 1;
-    if (bot.name_len == 0) return 0;
-    size_t window = n < bot.name_len + 2 ? n : bot.name_len + 2;
-    for (size_t off = 0; off + bot.name_len <= window; off++)
-        if (parley_name_at(s + off, bot.name, bot.name_len)) return 1;
-    return 0;
+/* Whether a line is a command for this bot: a first look in C, so that the
+ * plugin that answers `help` loads the commands extension on the first such
+ * line without Lua making strings for every line. */
+static int is_command(const parley_ctx *c, const char *s, size_t n) {
+    parley_command_span span;
+    return parley_find_command(parley_address_of(c), s, n, &span);
 }
 
 static int dispatch_message_fn(lua_State *L) {
@@ -370,7 +362,7 @@ static int dispatch_message_fn(lua_State *L) {
     lua_pushlstring(L, m->id, m->id_len);
     lua_pushnumber(L, m->time);
     lua_pushboolean(L, m->replayed);
-    lua_pushboolean(L, could_be_command(c, m->text, m->text_len));
+    lua_pushboolean(L, is_command(c, m->text, m->text_len));
     call_prelude(L, c, 8, a->drops, a->drops_len);
     return 0;
 }

@@ -341,16 +341,7 @@ int parley_name_at(const char *s, const char *name, size_t len) {
     return 1;
 }
 
-/* command(text) -> cmd, args, by_name, or nothing: a line read as a command
- * for this bot, in one call (it runs for every line a commands plugin
- * hears). "!cmd args" when the line starts with the prefix (by_name false);
- * else "name: cmd", "name, cmd" or "@name cmd", the name in any case, and a
- * line that merely starts with the name ("max said hi") is none. `cmd` is
- * lower-cased; `args` is the rest without the blanks (Lua's %s) around it. */
-static int nat_command(lua_State *L) {
-    size_t n;
-    const char *s = luaL_checklstring(L, 1, &n);
-    parley_address bot = parley_address_of(parley_ctx_of(L));
+int parley_find_command(parley_address bot, const char *s, size_t n, parley_command_span *out) {
     size_t i;  /* where the command's name starts */
     int by_name = 0;
     if (parley_prefixed(bot, s, n)) {
@@ -358,7 +349,7 @@ static int nat_command(lua_State *L) {
     } else {
         by_name = 1;
         size_t t = (n > 0 && s[0] == '@') ? 1 : 0;
-        if (n - t < bot.name_len || !parley_name_at(s + t, bot.name, bot.name_len)) return 0;
+        if (bot.name_len == 0 || n - t < bot.name_len || !parley_name_at(s + t, bot.name, bot.name_len)) return 0;
         size_t a = t + bot.name_len;  /* just after the name */
         if (a < n && (s[a] == ':' || s[a] == ',')) {
             a++;
@@ -374,6 +365,29 @@ static int nat_command(lua_State *L) {
     size_t e = i;
     while (e < n && !isspace((unsigned char)s[e])) e++;
     if (e == i) return 0;
+    out->start = i;
+    out->end = e;
+    out->by_name = by_name;
+    return 1;
+}
+
+int parley_is_command(const char *prefix, size_t prefix_len, const char *name, size_t name_len,
+                      const char *text, size_t text_len) {
+    parley_address bot = {prefix, name, prefix_len, name_len};
+    parley_command_span span;
+    return parley_find_command(bot, text, text_len, &span);
+}
+
+/* command(text) -> cmd, args, by_name, or nothing: `text` read as a command
+ * for this bot (parley_find_command), in one call (it runs for every line a
+ * commands plugin hears). `cmd` is lower-cased; `args` is the rest without
+ * the blanks (Lua's %s) around it. */
+static int nat_command(lua_State *L) {
+    size_t n;
+    const char *s = luaL_checklstring(L, 1, &n);
+    parley_command_span span;
+    if (!parley_find_command(parley_address_of(parley_ctx_of(L)), s, n, &span)) return 0;
+    size_t i = span.start, e = span.end;
     luaL_Buffer b;
     char *w = luaL_buffinitsize(L, &b, e - i);
     for (size_t k = i; k < e; k++) w[k - i] = (char)tolower((unsigned char)s[k]);
@@ -382,7 +396,7 @@ static int nat_command(lua_State *L) {
     while (from < to && isspace((unsigned char)s[from])) from++;
     while (to > from && isspace((unsigned char)s[to - 1])) to--;
     lua_pushlstring(L, s + from, to - from);
-    lua_pushboolean(L, by_name);
+    lua_pushboolean(L, span.by_name);
     return 3;
 }
 

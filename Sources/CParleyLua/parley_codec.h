@@ -41,6 +41,18 @@ int parley_prefixed(parley_address a, const char *s, size_t n);
 /* Whether the `len` bytes at `s` are `name`'s, in any case as string.lower sees it. */
 int parley_name_at(const char *s, const char *name, size_t len);
 
+/* Where the command is in a line that is one for this bot: "!cmd args" when
+ * the line starts with the prefix (by_name 0); else "name: cmd", "name, cmd"
+ * or "@name cmd", the name in any case (by_name 1). A line that merely starts
+ * with the name ("max said hi") is none. The one rule for what a command is:
+ * bot.command's parse, the dispatcher's first look and the host's
+ * (parley_is_command) all read lines with it. */
+typedef struct {
+    size_t start, end;  /* the command's name: s[start..<end] */
+    int by_name;
+} parley_command_span;
+int parley_find_command(parley_address bot, const char *s, size_t n, parley_command_span *out);
+
 /* Budget/alloc internals (budget.c). */
 lua_State *parley_state_alloc(parley_ctx *c);
 

@@ -279,6 +279,17 @@ public final class PluginVM {
         return dropsWriter.withUnsafeBytes { dr in body(dr.baseAddress?.assumingMemoryBound(to: UInt8.self), dr.count) }
     }
 
+    /// Whether `text` is a command for a bot called `name` whose commands
+    /// start with `prefix`: the rule `bot.command` reads lines by, in C
+    /// (`parley_find_command`), so the host and the plugins agree on it.
+    public static func isCommand(_ text: String, prefix: String, name: String) -> Bool {
+        withBytes(prefix) { p in
+            withBytes(name) { n in
+                withBytes(text) { t in parley_is_command(chars(p), p.count, chars(n), n.count, chars(t), t.count) != 0 }
+            }
+        }
+    }
+
     /// A string's UTF-8 bytes in place. Not `withUTF8`: that one is
     /// mutating, so each string would first be copied into a `var`, a
     /// retain and a release per string per message.

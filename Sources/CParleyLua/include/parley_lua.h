@@ -327,6 +327,12 @@ typedef struct parley_message {
  */
 int parley_dispatch_message(lua_State *L, const parley_message *m, const uint8_t *drops, size_t drops_len);
 
+/* Whether `text` is a command for a bot called `name` whose commands start
+ * with `prefix`: the rule bot.command reads lines by, for the host (which
+ * lines the inbox sheds last, which reach the plugin that answers `help`). */
+int parley_is_command(const char *prefix, size_t prefix_len, const char *name, size_t name_len,
+                      const char *text, size_t text_len);
+
 /* Bytes currently allocated by the state. */
 size_t parley_mem_used(lua_State *L);
 /* Bytes of free small blocks on the calling thread's lists (blocks.c). */

@@ -177,11 +177,10 @@ _G.bot = bot
 local hear = native.hear
 
 -- The plugin that answers `help` loads the commands extension on the first
--- line that could be a command for this bot ("!cmd", "parley: cmd"). The
--- host takes that first look (the prefix, or the name near the start in any
--- case) and passes it as `maybe_command`; the extension decides what really
--- is one. The host also says which plugin answers (the first enabled one):
--- asked only for such lines.
+-- line that is a command for this bot ("!cmd", "parley: cmd"). The host
+-- reads the line by bot.command's own rule and passes the answer as
+-- `is_command`. The host also says which plugin answers (the first enabled
+-- one): asked only for such lines.
 local answers_help = native.answers_help
 
 local function forget(drops) for i = 1, #drops do callbacks[drops[i]] = nil end end
@@ -228,7 +227,7 @@ return function(kind, ev, drops)
     local list = handlers[kind]
     if list then for i = 1, #list do call(list[i], ev) end end
   end
-end, function(room, user, text, id, time, replayed, maybe_command, drops)
+end, function(room, user, text, id, time, replayed, is_command, drops)
   if drops then forget(drops) end
   local msg = setmetatable({ room = room, user = user, text = text, id = id, time = time }, Message)
   if replayed then msg.replayed = true end
@@ -238,11 +237,11 @@ end, function(room, user, text, id, time, replayed, maybe_command, drops)
     hear(text, h[1], h[2], msg)
   end
   -- Commands: once bot.command was called, or for the plugin that answers
-  -- `help`, on the first line that could be addressed to the bot.
+  -- `help`, on the first command addressed to the bot.
   local commands = core.commands
   if commands then
     commands(msg, text)
-  elseif maybe_command and answers_help() then
+  elseif is_command and answers_help() then
     extend("commands")
     core.commands(msg, text)
   end

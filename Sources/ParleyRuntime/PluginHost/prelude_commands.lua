@@ -1,7 +1,7 @@
 -- A prelude extension (see prelude.lua): bot.command, and the dispatch of
 -- commands with the built-in `help`. Loaded into a plugin's VM when it first
 -- calls bot.command, or when the plugin that answers `help` first hears a
--- line that could be a command.
+-- command addressed to the bot.
 -- @NAME@ is the id of the host function NAME (filled in by Prelude.swift).
 local bot, core, native = ...
 local host = native.host

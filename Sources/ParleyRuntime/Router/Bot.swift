@@ -37,21 +37,11 @@ public struct BotOptions: Sendable {
 
     public init(name: String) { self.name = name }
 
-    /// Whether a message's text speaks to the bot: it starts with the command
-    /// prefix, or with the bot's name ("parley: help", "@parley help"). A
-    /// cheap test for the runtime's shedding order, which keeps such messages
-    /// longest in a flood, and for handing them to the plugin that answers
-    /// `help`; what counts as a command is still decided in the plugin's VM
-    /// (the `command` native), which this mirrors loosely.
-    public func isAddressed(_ text: String) -> Bool { Self.isAddressed(text, to: name, prefix: commandPrefix) }
-
-    /// Whether `text` speaks to a bot called `name` whose commands start with `prefix`.
-    public static func isAddressed(_ text: String, to name: String, prefix: String) -> Bool {
-        if !prefix.isEmpty, text.hasPrefix(prefix) { return true }
-        var t = text.drop { $0 == " " || $0 == "\t" }
-        if t.first == "@" { t = t.dropFirst() }
-        return t.prefix(name.count).lowercased() == name.lowercased()
-    }
+    /// Whether a message's text is a command for the bot ("!help", "parley:
+    /// help", "@parley help"), by `bot.command`'s own rule. The inbox sheds
+    /// such messages last in a flood, and the plugin that answers `help` gets
+    /// them whether or not it listens to messages.
+    public func isAddressed(_ text: String) -> Bool { PluginVM.isCommand(text, prefix: commandPrefix, name: name) }
 
     func limits(for plugin: String) -> PluginLimits {
         var l = pluginLimits[plugin] ?? limits

@@ -129,7 +129,7 @@ extension BotRunner {
     func attachInbox(to s: any TransportSession) -> Inbox {
         // The name and prefix alone: the whole options would be a copy per session.
         let (name, prefix) = (spec.options.name, spec.options.commandPrefix)
-        let inbox = Inbox(bound: spec.flow.roomQueue, addressed: { BotOptions.isAddressed($0, to: name, prefix: prefix) },
+        let inbox = Inbox(bound: spec.flow.roomQueue, addressed: { PluginVM.isCommand($0, prefix: prefix, name: name) },
                           wake: { [weak self] in self?.later { $0.woken() } })
         s.events.attach(Self.consumer(into: inbox, name: name, observer: observer))
         return inbox

@@ -69,6 +69,11 @@ struct FlowUnitTests {
         guard case .events(let batch) = inbox.take(limit: 100) else { return }
         #expect(texts(batch) == ["!canary", "@Parley help", "chatter 4"])
         #expect(options.isAddressed("parley: hi") && options.isAddressed("  !x") == false && !options.isAddressed("hello parley"))
+        // bot.command's rule: a line that merely starts with the name is chat.
+        for chat in ["parley said hi", " parley: hi", "parley:", "@parley", "xparley: hi", "!"] {
+            #expect(!options.isAddressed(chat), "\(chat)")
+        }
+        for command in ["PARLEY, help", "@parley\thelp", "!x y"] { #expect(options.isAddressed(command), "\(command)") }
     }
 
     @Test func joinsAreShedOnlyWhenNoMessageIsLeftToShed() async {
