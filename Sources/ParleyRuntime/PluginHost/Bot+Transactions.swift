@@ -39,7 +39,7 @@ extension Bot {
             case .send, .typing: break
             }
         }
-        for q in p.quotaReports { out.append(BotAction(plugin: p.name, .error(.quota, q))) }
+        for q in p.staged.quotaReports { out.append(BotAction(plugin: p.name, .error(.quota, q))) }
         return out
     }
 
@@ -87,10 +87,10 @@ extension Bot {
             timerChanges.append(.set(saved))
         }
         // Moderation steps follow the handler's sends: a step waits for the last of them.
-        let steps = p.pendingModeration.isEmpty ? [] : p.pendingModeration.map {
+        let steps = p.staged.moderation.isEmpty ? [] : p.staged.moderation.map {
             ModerationStep(id: nextId(), plugin: p.name, action: $0.action, after: sends.last?.id, time: now)
         }
-        let effects = HandlerEffects(plugin: p.name, sender: options.name, writes: p.pendingWrites, sends: sends, timers: timerChanges,
+        let effects = HandlerEffects(plugin: p.name, sender: options.name, writes: p.staged.writes, sends: sends, timers: timerChanges,
                                      steps: steps)
         if !effects.isEmpty { try store.commit(effects) }
         for id in cancel {
@@ -133,9 +133,9 @@ extension Bot {
                 out.append(BotAction(plugin: p.name, .error(.quota, text)))
             }
         }
-        for q in p.quotaReports { out.append(BotAction(plugin: p.name, .error(.quota, q))) }
-        if let seconds = p.pendingAway { out.append(BotAction(plugin: p.name, .away(seconds: seconds))) }
-        for ((m, callback), step) in zip(p.pendingModeration, steps) {
+        for q in p.staged.quotaReports { out.append(BotAction(plugin: p.name, .error(.quota, q))) }
+        if let seconds = p.staged.away { out.append(BotAction(plugin: p.name, .away(seconds: seconds))) }
+        for ((m, callback), step) in zip(p.staged.moderation, steps) {
             var answer: Int64?
             if let callback {
                 requests += 1
@@ -144,7 +144,7 @@ extension Bot {
             }
             out.append(BotAction(plugin: p.name, .moderate(m, answer: answer), step: step))
         }
-        for var call in p.pendingHTTP {
+        for var call in p.staged.http {
             requests += 1
             p.httpInFlight[requests] = call.id
             call.id = requests

@@ -68,15 +68,15 @@ extension Plugin {
         guard http.entry(host: target.host, port: target.port) != nil else {
             return refuse("http-allow", "bot.http: \(target.hostPort) is not in [bot.http] allow")
         }
-        if pendingHTTP.count >= http.requestsPerEvent {
+        if staged.http.count >= http.requestsPerEvent {
             return refuse("http-event", "bot.http: more than \(http.requestsPerEvent) requests in one event ([bot.http] requests_per_event)")
         }
-        if httpInFlight.count + pendingHTTP.count >= http.inFlight {
+        if httpInFlight.count + staged.http.count >= http.inFlight {
             return refuse("http-in-flight", "bot.http: \(http.inFlight) requests already in flight ([bot.http] in_flight)")
         }
         let id = nextTimerId
         nextTimerId += 1
-        pendingHTTP.append(HTTPCall(id: id, method: method, url: url, headers: headers, body: body, timeout: timeout))
+        staged.http.append(HTTPCall(id: id, method: method, url: url, headers: headers, body: body, timeout: timeout))
         return .success([.int(id)])
     }
 }

@@ -42,16 +42,16 @@ extension Plugin {
         default:
             return .failure(HostCallError("unknown moderation step \(verb)"))
         }
-        if pendingModeration.count >= limits.sendsPerEvent {
+        if staged.moderation.count >= limits.sendsPerEvent {
             return refuse("moderation", "more than \(limits.sendsPerEvent) moderation steps in one event (limits.sends_per_event)")
         }
         guard a.count > 5, a[5] == .bool(true) else {
-            pendingModeration.append((action, nil))
+            staged.moderation.append((action, nil))
             return .success([.bool(true)])
         }
         let id = nextTimerId
         nextTimerId += 1
-        pendingModeration.append((action, id))
+        staged.moderation.append((action, id))
         return .success([.int(id)])
     }
 }

@@ -69,26 +69,26 @@ extension Plugin {
         }
         // A name already in use is replaced (not counted twice against the quota).
         let replacing = name.map { n in
-            pendingTimers.contains { $0.name == n } || timerNames[n] != nil || restored[n] != nil
+            staged.timers.contains { $0.name == n } || timerNames[n] != nil || restored[n] != nil
         } ?? false
-        let cancelled = pendingCancels.filter { liveTimers.contains($0) }.count
-        if !replacing, liveTimers.count + pendingTimers.count - cancelled >= limits.timers {
+        let cancelled = staged.cancels.filter { liveTimers.contains($0) }.count
+        if !replacing, liveTimers.count + staged.timers.count - cancelled >= limits.timers {
             return refuse("timers", "timer quota exceeded: at most \(limits.timers) timers per plugin")
         }
         var id: Int64?
         var due: Double?
         if let name {
-            let previous = pendingTimers.firstIndex { $0.name == name }.map { pendingTimers.remove(at: $0) }
-            if loading, let r = restored[name], !pendingCancels.contains(r.id) {
+            let previous = staged.timers.firstIndex { $0.name == name }.map { staged.timers.remove(at: $0) }
+            if loading, let r = restored[name], !staged.cancels.contains(r.id) {
                 if r.timer.repeats == repeats, r.timer.seconds == seconds, r.timer.cron == cron?.spec.text {
                     // The same call as before the restart: keep the saved schedule.
                     id = r.id
                     due = r.timer.due
                 } else {
-                    pendingCancels.append(r.id)
+                    staged.cancels.append(r.id)
                 }
-            } else if let old = timerNames[name], !pendingCancels.contains(old) {
-                pendingCancels.append(old)
+            } else if let old = timerNames[name], !staged.cancels.contains(old) {
+                staged.cancels.append(old)
             }
             if let previous, previous.id != id { drops.append(previous.id) }
         }
@@ -100,7 +100,7 @@ extension Plugin {
             }
             due = first
         }
-        pendingTimers.append(PendingTimer(id: newId, seconds: seconds, repeats: repeats, name: name, data: data, due: due, cron: cron,
+        staged.timers.append(PendingTimer(id: newId, seconds: seconds, repeats: repeats, name: name, data: data, due: due, cron: cron,
                                           atLoad: loading))
         return .success([.int(newId)])
     }
@@ -113,7 +113,7 @@ extension Plugin {
             id = i
         case .bytes(let raw)?:
             let name = String(decoding: raw, as: UTF8.self)
-            guard let found = pendingTimers.last(where: { $0.name == name })?.id ?? timerNames[name] ?? restored[name]?.id else {
+            guard let found = staged.timers.last(where: { $0.name == name })?.id ?? timerNames[name] ?? restored[name]?.id else {
                 return .success([.bool(false)])
             }
             id = found
@@ -124,16 +124,16 @@ extension Plugin {
             return .failure(HostCallError("bot.cancel: expected a timer's id or name"))
         }
         var cancelled = false
-        if let i = pendingTimers.firstIndex(where: { $0.id == id }) {
-            let t = pendingTimers.remove(at: i)
+        if let i = staged.timers.firstIndex(where: { $0.id == id }) {
+            let t = staged.timers.remove(at: i)
             drops.append(id)
             cancelled = true
             // Cancelling an adopted timer cancels the saved one too.
             guard t.due != nil else { return .success([.bool(true)]) }
         }
         let restoredIds = restored.values.contains { $0.id == id }
-        if liveTimers.contains(id) || restoredIds, !pendingCancels.contains(id) {
-            pendingCancels.append(id)
+        if liveTimers.contains(id) || restoredIds, !staged.cancels.contains(id) {
+            staged.cancels.append(id)
             cancelled = true
         }
         return .success([.bool(cancelled)])
@@ -165,10 +165,10 @@ extension Plugin {
 
     func takePendingTimers() -> (add: [PendingTimer], cancel: [Int64]) {
         defer {
-            pendingTimers.removeAll()
-            pendingCancels.removeAll()
+            staged.timers.removeAll()
+            staged.cancels.removeAll()
         }
-        return (pendingTimers, pendingCancels)
+        return (staged.timers, staged.cancels)
     }
 
     func takeDrops() -> [Int64] {

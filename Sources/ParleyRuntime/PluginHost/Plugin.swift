@@ -16,6 +16,8 @@ final class Plugin: HostFunctions {
     var consecutiveFailures = 0
     /// Events, errors and costs, for the dashboard.
     var stats = PluginStats()
+    /// What the handler running now staged (the open transaction).
+    var staged = Staged()
     /// The commands the plugin registered, by lower-case name.
     var commands: [String: CommandInfo] = [:]
     /// When each user was last told they may not run a command ("user\0command").
@@ -31,38 +33,21 @@ final class Plugin: HostFunctions {
     /// get names by their order (`#1`, `#2`, ...) and naming a restored timer adopts it.
     var loading = false
     var loadOrdinal = 0
-    /// `bot.http` requests staged by the open transaction, made once it
-    /// commits; `id` is the callback's id in the prelude until then.
-    var pendingHTTP: [HTTPCall] = []
     /// Requests made and not yet answered (`[bot.http] in_flight`): the
     /// request's id (`HTTPCall.id`) → its callback's id in the prelude.
     var httpInFlight: [Int64: Int64] = [:]
-    /// `bot.kick`/`mute`/`delete` staged by the open transaction, with the
-    /// id of the function that wants the outcome in the prelude (nil: none).
-    var pendingModeration: [(action: ModerationAction, callback: Int64?)] = []
     /// Steps taken whose outcome a function waits for: the step's id
     /// (`BotAction.Kind.moderate`'s `answer`) → its callback's id in the prelude.
     var moderationInFlight: [Int64: Int64] = [:]
     /// `bot.webhook` paths, and what the running webhook handler returned.
     var webhooks: Set<String> = []
     var webhookAnswer: WebhookReply?
-    /// `bot.away(seconds)` staged by the open transaction (the last call wins).
-    private(set) var pendingAway: Double?
     var nextTimerId: Int64 = 1
     /// Timer ids whose Lua callbacks the prelude may forget (sent with the next event).
     var drops: [Int64] = []
     /// Repeating timers that fired into no function and no handler: told once each.
     var unheardTimers: Set<Int64> = []
 
-    // The open transaction.
-    private(set) var pendingWrites: [(key: String, value: LuaValue?)] = []
-    private var pendingIndex: [String: Int] = [:]
-    private var pendingTotal: Int?
-    var pendingTimers: [PendingTimer] = []
-    var pendingCancels: [Int64] = []
-    /// Quota refusals decided in Swift, reported once per kind per event.
-    private(set) var quotaReports: [String] = []
-    private var quotaKinds: Set<String> = []
 
     /// Whether an event of this kind goes to the plugin: it is enabled and a
     /// handler listens (see `EventInterest`). A skipped event does not touch
@@ -82,29 +67,15 @@ final class Plugin: HostFunctions {
 
     func beginEvent() {
         vm.setOutboxWaiting(services.waitingSends(plugin: name))
-        pendingWrites.removeAll(keepingCapacity: true)
-        pendingIndex.removeAll(keepingCapacity: true)
-        pendingTotal = nil
-        pendingTimers.removeAll(keepingCapacity: true)
-        pendingCancels.removeAll(keepingCapacity: true)
-        pendingHTTP.removeAll(keepingCapacity: true)
-        pendingModeration.removeAll(keepingCapacity: true)
-        quotaReports.removeAll(keepingCapacity: true)
-        quotaKinds.removeAll(keepingCapacity: true)
-        pendingAway = nil
+        staged.reset()
     }
 
     /// Forgets the staged changes of a failed handler.
     func rollback() {
-        drops.append(contentsOf: pendingTimers.map(\.id))
-        drops.append(contentsOf: pendingHTTP.map(\.id))
-        drops.append(contentsOf: pendingModeration.compactMap(\.callback))
-        pendingHTTP.removeAll()
-        pendingModeration.removeAll()
-        pendingWrites.removeAll()
-        pendingTimers.removeAll()
-        pendingCancels.removeAll()
-        pendingAway = nil
+        drops.append(contentsOf: staged.timers.map(\.id))
+        drops.append(contentsOf: staged.http.map(\.id))
+        drops.append(contentsOf: staged.moderation.compactMap(\.callback))
+        staged.discardEffects()
     }
 
     // MARK: host functions
@@ -146,7 +117,7 @@ final class Plugin: HostFunctions {
     }
 
     func refuse(_ kind: String, _ reason: String) -> Result<[LuaValue], HostCallError> {
-        if quotaKinds.insert(kind).inserted { quotaReports.append(reason) }
+        if staged.quotaKinds.insert(kind).inserted { staged.quotaReports.append(reason) }
         return .success([.nil, .string(reason)])
     }
 
@@ -164,7 +135,7 @@ final class Plugin: HostFunctions {
         switch stateKey(a, "bot.state.get") {
         case .failure(let e): return .failure(e)
         case .success(let key):
-            if let i = pendingIndex[key] { return .success([pendingWrites[i].value ?? .nil]) }
+            if let i = staged.index[key] { return .success([staged.writes[i].value ?? .nil]) }
             return .success([services.stateStore.value(plugin: name, key: key) ?? .nil])
         }
     }
@@ -178,7 +149,7 @@ final class Plugin: HostFunctions {
             prefix = text
         }
         var keys = Set(services.stateStore.keys(plugin: name))
-        for w in pendingWrites {
+        for w in staged.writes {
             if w.value == nil { keys.remove(w.key) } else { keys.insert(w.key) }
         }
         let list = keys.filter { $0.utf8.starts(with: prefix.utf8) }.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
@@ -186,8 +157,8 @@ final class Plugin: HostFunctions {
     }
 
     private func size(of key: String) -> Int {
-        if let i = pendingIndex[key] {
-            return pendingWrites[i].value.map { key.utf8.count + $0.encoded.count } ?? 0
+        if let i = staged.index[key] {
+            return staged.writes[i].value.map { key.utf8.count + $0.encoded.count } ?? 0
         }
         return services.stateStore.value(plugin: name, key: key).map { key.utf8.count + $0.encoded.count } ?? 0
     }
@@ -206,17 +177,17 @@ final class Plugin: HostFunctions {
         if valueSize > limits.stateValueBytes {
             return refuse("state-value", "state value too large: \(valueSize) bytes serialised, the limit is \(limits.stateValueBytes)")
         }
-        let total = pendingTotal ?? services.stateStore.totalBytes(plugin: name)
+        let total = staged.total ?? services.stateStore.totalBytes(plugin: name)
         let newTotal = total - size(of: key) + (value == nil ? 0 : key.utf8.count + valueSize)
         if newTotal > limits.stateTotalBytes, value != nil {
             return refuse("state-total", "state quota exceeded: this plugin's state would take \(newTotal) bytes, the limit is \(limits.stateTotalBytes)")
         }
-        pendingTotal = newTotal
-        if let i = pendingIndex[key] {
-            pendingWrites[i].value = value
+        staged.total = newTotal
+        if let i = staged.index[key] {
+            staged.writes[i].value = value
         } else {
-            pendingIndex[key] = pendingWrites.count
-            pendingWrites.append((key, value))
+            staged.index[key] = staged.writes.count
+            staged.writes.append((key, value))
         }
         return .success([.bool(true)])
     }
@@ -299,7 +270,7 @@ final class Plugin: HostFunctions {
         guard let seconds = a.first?.numberValue, seconds.isFinite, seconds >= 1, seconds <= 86_400 else {
             return .failure(HostCallError("bot.away: the absence must be a number of seconds between 1 and 86400"))
         }
-        pendingAway = seconds
+        staged.away = seconds
         return .success([.bool(true)])
     }
 
@@ -316,4 +287,46 @@ enum EventKey: UInt8, CaseIterable {
 
 extension ValueWriter {
     mutating func key(_ k: EventKey) { writeCommon(k.rawValue) }
+}
+
+/// What a handler staged: applied by the bot once the handler succeeded
+/// (`Bot+Transactions`), forgotten when it failed. One value, so each event
+/// starts it afresh in one step.
+struct Staged {
+    /// State writes in order, where each key's last one is, and the
+    /// plugin's state bytes with them applied (nil until the first write).
+    var writes: [(key: String, value: LuaValue?)] = []
+    var index: [String: Int] = [:]
+    var total: Int?
+    var timers: [PendingTimer] = []
+    var cancels: [Int64] = []
+    /// `bot.http` requests, made once it commits; `id` is the callback's id in the prelude until then.
+    var http: [HTTPCall] = []
+    /// `bot.kick`/`mute`/`delete`, with the id of the function that wants the outcome in the prelude (nil: none).
+    var moderation: [(action: ModerationAction, callback: Int64?)] = []
+    /// `bot.away(seconds)` (the last call wins).
+    var away: Double?
+    /// Quota refusals decided in Swift, reported once per kind per event,
+    /// whether the handler then failed or not.
+    var quotaReports: [String] = []
+    var quotaKinds: Set<String> = []
+
+    /// Empty for the next event, keeping the storage.
+    mutating func reset() {
+        discardEffects()
+        quotaReports.removeAll(keepingCapacity: true)
+        quotaKinds.removeAll(keepingCapacity: true)
+    }
+
+    /// Forgets what a failed handler would have done; its quota refusals are still reported.
+    mutating func discardEffects() {
+        writes.removeAll(keepingCapacity: true)
+        index.removeAll(keepingCapacity: true)
+        total = nil
+        timers.removeAll(keepingCapacity: true)
+        cancels.removeAll(keepingCapacity: true)
+        http.removeAll(keepingCapacity: true)
+        moderation.removeAll(keepingCapacity: true)
+        away = nil
+    }
 }

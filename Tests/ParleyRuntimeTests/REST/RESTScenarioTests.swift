@@ -221,9 +221,11 @@ struct RESTScenarioTests {
         #expect(rec.logs(containing: "no answer within").isEmpty, "\(rec.logs.map(\.text))")
         #expect(!rec.logs(containing: "no ping from the server").isEmpty, "the heartbeat noticed, not a close")
         try await server.post("alice", "!ping")
-        let answered = await eventually { (try? await server.texts(from: "parley")) == ["pong", "pong"] }
+        // At least twice: a loaded machine can miss a ping on the new link too,
+        // and a send caught by that is sent again (at-least-once).
+        let answered = await eventually { ((try? await server.texts(from: "parley")) ?? []).count >= 2 }
         let sent = (try? await server.texts(from: "parley")) ?? []
-        #expect(answered, "sent \(sent); \(rec.logs.map(\.text))")
+        #expect(answered && Set(sent) == ["pong"], "sent \(sent); \(rec.logs.map(\.text))")
         await stop(bot)
         await proxy.stop()
         await server.stop()
