@@ -4,10 +4,11 @@ import NIOCore
 import NIOHTTP1
 import ParleyCore
 
-/// The HTTP clients of the transports (Socket.IO polling, STOMP discovery):
-/// one per CA file (none: the system trust store alone), made on first use
-/// and kept for the life of the process, so none is ever shut down under a
-/// request. REST makes its own (`makeClient`): it shuts one down on purpose. Not `HTTPClient.shared`:
+/// The shared HTTP clients (STOMP's endpoint discovery): one per CA file
+/// (none: the system trust store alone), made on first use and kept for the
+/// life of the process, so none is ever shut down under a request. REST and
+/// Socket.IO's long-polling each have their own (`RenewableHTTPClient`),
+/// which they shut down on purpose. Not `HTTPClient.shared`:
 /// that one asks for gzip and refuses answers that inflate more than 25×,
 /// which python-engineio's compressed polling answers of repetitive text do.
 package enum HTTPClients {

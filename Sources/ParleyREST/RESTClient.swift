@@ -37,12 +37,9 @@ final class RESTClient: Sendable {
 
     let base: String
     let options: RESTOptions
-    /// This transport's own client, replaced when a link dies silently
-    /// (`freshConnections`); its generation tells a request failed by that
-    /// replacement from one the server failed. Not a shared client: shutting
-    /// down is what fails the requests stranded on a dead path.
-    private let pool: NIOLockedValueBox<(client: HTTPClient, generation: Int)>
-    private let caFile: String?
+    /// This transport's own client, for the API and the receive socket's
+    /// polling; renewed when that socket goes silent (`RenewableHTTPClient`).
+    let http: RenewableHTTPClient
     private let tokens = NIOLockedValueBox<Tokens?>(nil)
     /// Learns each token as the server hands it out.
     private let redactor: Redactor
@@ -52,31 +49,9 @@ final class RESTClient: Sendable {
         let host = endpoint.host.urlHost
         base = (endpoint.tls ? "https://" : "http://") + host + ":\(endpoint.port)"
         self.options = options
-        caFile = endpoint.tls ? options.caFile : nil
-        pool = NIOLockedValueBox((HTTPClients.makeClient(caFile: caFile), 0))
+        http = RenewableHTTPClient(caFile: endpoint.tls ? options.caFile : nil)
         self.redactor = redactor
         self.log = log
-    }
-
-    deinit {
-        _ = pool.withLockedValue { $0.client }.shutdown()
-    }
-
-    /// Moves every request to new connections. A link that went silent (no
-    /// ping within the allowance) usually means the path to the server died:
-    /// a NAT entry dropped, a cable pulled. The keep-alive connections over
-    /// that path died with it, just as silently. The old client is shut down
-    /// now, which fails the requests still waiting on it; `send` retries them
-    /// on the new connections at once instead of after `request_timeout`, and
-    /// the sends queued behind a caught one are not held that long either.
-    /// A caught send the server already took goes out twice (at-least-once).
-    func freshConnections() {
-        let fresh = HTTPClients.makeClient(caFile: caFile)
-        let old = pool.withLockedValue { p in
-            defer { p = (fresh, p.generation + 1) }
-            return p.client
-        }
-        _ = old.shutdown()
     }
 
     /// The logged-in account, nil before the first login.
@@ -233,10 +208,10 @@ final class RESTClient: Sendable {
         case nil:
             break
         }
-        let (http, generation) = pool.withLockedValue { $0 }
+        let (client, generation) = http.current()
         let response: HTTPClientResponse
         do {
-            response = try await http.execute(req, timeout: .milliseconds(Int64(options.requestTimeout * 1000)))
+            response = try await client.execute(req, timeout: .milliseconds(Int64(options.requestTimeout * 1000)))
         } catch let e as HTTPClientError where e == .deadlineExceeded || e == .readTimeout || e == .connectTimeout {
             throw TransportError(.timeout, "\(method) \(path): no answer within \(Self.seconds(options.requestTimeout)) s")
         } catch {
@@ -251,10 +226,10 @@ final class RESTClient: Sendable {
         }
     }
 
-    /// Why a request on the client of `generation` failed, when it was
-    /// `freshConnections` that failed it.
+    /// Why a request on the client of `generation` failed, when it was the
+    /// renewal after a silent link that failed it.
     private func stranded(_ generation: Int) -> String? {
-        pool.withLockedValue { $0.generation } == generation ? nil : "its connection died with the silent link"
+        http.renewed(since: generation) ? "its connection died with the silent link" : nil
     }
 
     static func multipart(_ fields: [(String, String)], boundary: String) -> String {

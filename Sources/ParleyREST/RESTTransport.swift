@@ -66,7 +66,7 @@ public struct RESTTransport: Transport {
         let event = options.event
         let settings = EngineIOConnection.Settings(
             endpoint: endpoint, links: [.websocket, .polling], headers: [options.serviceKeyHeader: options.serviceKey],
-            caFile: options.caFile, connectTimeout: connectTimeout, loop: loop)
+            caFile: options.caFile, connectTimeout: connectTimeout, loop: loop, http: client.http)
         let socket = try await SocketIOClient.open(settings, notify: { notice in
             switch notice {
             case .event(let e):
@@ -79,8 +79,8 @@ public struct RESTTransport: Transport {
                 guard roomOf[namespace] != nil else { return }
                 events.finish(throwing: TransportError(.closed, "the server refused namespace \(namespace): \(message)"))
             }
-        }, ended: { [client] error in
-            if error?.kind == .idle { client.freshConnections() }
+        }, ended: { error in
+            // A silent link has already renewed `client.http`: the API's requests go out on new connections.
             events.finish(throwing: error)
         }, log: log)
         events.onTermination = { socket.abort() }

@@ -51,6 +51,8 @@ package final class EngineIOConnection: Sendable {
     private let ended: @Sendable (TransportError?) -> Void
     private let log: @Sendable (String) -> Void
     private let watchdog = NIOLockedValueBox<Task<Void, Never>?>(nil)
+    /// Renewed when the link goes silent (`Settings.http`).
+    private let http: RenewableHTTPClient
 
     package var handshake: EngineIO.Handshake { state.withLockedValue { $0.handshake! } }
 
@@ -60,7 +62,8 @@ package final class EngineIOConnection: Sendable {
     }
 
     private init(deliver: @escaping @Sendable (EngineIO.Packet) -> Void, ended: @escaping @Sendable (TransportError?) -> Void,
-                 log: @escaping @Sendable (String) -> Void) {
+                 log: @escaping @Sendable (String) -> Void, http: RenewableHTTPClient) {
+        self.http = http
         self.deliver = deliver
         self.ended = ended
         self.log = log
@@ -77,9 +80,14 @@ package final class EngineIOConnection: Sendable {
         package var maxFrameBytes = 16 << 20
         /// The loop the WebSocket lives on (the bot's; nil: a shared one).
         package var loop: (any EventLoop)?
+        /// The transport's HTTP client for long-polling, renewed when a link goes silent.
+        package var http: RenewableHTTPClient
 
+        /// Without `http`, a client of this session's own.
         package init(endpoint: SocketIOEndpoint, links: [SocketIOOptions.Link], headers: [String: String], caFile: String?,
-                     connectTimeout: Double, maxFrameBytes: Int = 16 << 20, loop: (any EventLoop)? = nil) {
+                     connectTimeout: Double, maxFrameBytes: Int = 16 << 20, loop: (any EventLoop)? = nil,
+                     http: RenewableHTTPClient? = nil) {
+            self.http = http ?? RenewableHTTPClient(caFile: endpoint.tls ? caFile : nil)
             self.loop = loop
             self.endpoint = endpoint
             self.links = links
@@ -101,7 +109,7 @@ package final class EngineIOConnection: Sendable {
         var failures: [String] = []
         var lastKind = TransportError.Kind.connect
         for link in settings.links {
-            let c = EngineIOConnection(deliver: deliver, ended: ended, log: log)
+            let c = EngineIOConnection(deliver: deliver, ended: ended, log: log, http: settings.http)
             do {
                 switch link {
                 case .websocket: try await c.openWebSocket(settings)
@@ -164,7 +172,7 @@ package final class EngineIOConnection: Sendable {
     }
 
     private func openPolling(_ s: Settings, upgrade: Bool) async throws {
-        let client = HTTPClients.client(caFile: s.endpoint.tls ? s.caFile : nil)
+        let client = s.http.current().client
         let headers = HTTPHeaders(extra: s.headers)
         let (handshake, early) = try await PollingLink.handshake(endpoint: s.endpoint, headers: headers, client: client,
                                                                  timeout: s.connectTimeout)
@@ -278,6 +286,8 @@ package final class EngineIOConnection: Sendable {
         guard first else { return }
         watchdog.withLockedValue { $0?.cancel() }
         if error != nil { state.withLockedValue { $0.active }?.abort() }
+        // A silent link: the HTTP connections over its path are likely dead too.
+        if error?.kind == .idle { http.renew() }
         ended(error)
     }
 

@@ -33,6 +33,8 @@ public struct SocketIOTransport: Transport {
     public var log: @Sendable (String) -> Void
     /// The auth payload's and the query's values, and the credential headers.
     public let redactor: Redactor
+    /// Long-polling's HTTP client, kept across sessions and renewed when a link goes silent.
+    let http: RenewableHTTPClient
 
     public init(endpoint: SocketIOEndpoint, name: String, rooms: [String] = ["lobby"], options: SocketIOOptions = SocketIOOptions(),
                 connectTimeout: Double = 10, log: @escaping @Sendable (String) -> Void = { _ in }) {
@@ -50,6 +52,7 @@ public struct SocketIOTransport: Transport {
         redactor.add(options.auth ?? [:], all: true)
         self.redactor = redactor
         self.log = redactor.wrap(log)
+        http = RenewableHTTPClient(caFile: endpoint.tls ? options.caFile : nil)
     }
 
     public var capabilities: TransportCapabilities {
@@ -84,7 +87,7 @@ public struct SocketIOTransport: Transport {
         if !endpoint.query.contains(where: { $0.0 == "echo" }) { endpoint.query.append(("echo", "false")) }
         let settings = EngineIOConnection.Settings(
             endpoint: endpoint, links: options.transports, headers: options.headers, caFile: options.caFile,
-            connectTimeout: connectTimeout, loop: loop)
+            connectTimeout: connectTimeout, loop: loop, http: http)
         // The typing set comes with every message; the mapper only reports who started or stopped.
         let wholeState: Set<String> = options.events.typingUpdate.isEmpty ? [] : [options.events.typingUpdate]
         let client = try await SocketIOClient.open(settings, wholeState: wholeState, notify: { notice in

@@ -235,6 +235,37 @@ struct SocketIOScenarioTests {
         await server.stop()
     }
 
+    /// A long-polling bot whose path dies silently: the POST carrying its
+    /// sends waits on a dead connection. Once the heartbeat notices, the
+    /// sends go out on the new session's connections at once, not after
+    /// that POST's own timeout (pingInterval + pingTimeout + 5 s).
+    @Test(arguments: SocketServerKind.allCases)
+    func sendsCaughtOnADeadPollingPathGoOutAfterTheReconnect(_ kind: SocketServerKind) async throws {
+        let server = try await SocketServer.start(kind, .init(pingInterval: 2, pingTimeout: 4, pollingOnly: true))
+        let proxy = try await LinkProxy.start(upstreamPort: server.port)
+        let rec = Recorder()
+        var polling = SocketIOOptions()
+        polling.transports = [.polling]
+        let ticker = #"local n = 0; bot.every(0.25, function() n = n + 1; bot.send("lobby", "tick " .. n) end)"#
+        let (bot, run) = try startBot(server, port: proxy.port, plugins: [("ticker", ticker)], shipped: [], options: polling,
+                                      noSendCap: true, recorder: rec)
+        #expect(await eventually { await bot.state == .online })
+        let watcher = try await Person("watcher", transport: server.transport("watcher", options: polling))
+        #expect(await eventually { watcher.texts(from: "parley").count >= 4 })
+        proxy.silenceExisting()
+        #expect(await eventually(20) { let s = await bot.stats; let st = await bot.state; return s.reconnects >= 1 && st == .online })
+        let back = ContinuousClock.now
+        let heard = watcher.texts(from: "parley").count
+        let resumed = await eventually(15) { watcher.texts(from: "parley").count >= heard + 3 }
+        let waited = ContinuousClock.now - back
+        #expect(resumed && waited < .milliseconds(2500), "ticks resumed \(waited) after the reconnect; \(rec.logs.map(\.text).suffix(8))")
+        await watcher.leave()
+        await bot.stop()
+        _ = await run.value
+        await proxy.stop()
+        await server.stop()
+    }
+
     /// Without `ack_sends` a send counts once written: a link lost soon after
     /// says how many such sends it may have taken with it.
     @Test func aLostLinkSaysHowManyUnacknowledgedSendsItMayHaveTaken() async throws {
