@@ -4,27 +4,14 @@ import NIOCore
 import NIOHTTP1
 import ParleyCore
 
-/// The shared HTTP clients (STOMP's endpoint discovery): one per CA file
-/// (none: the system trust store alone), made on first use and kept for the
-/// life of the process, so none is ever shut down under a request. REST and
-/// Socket.IO's long-polling each have their own (`RenewableHTTPClient`),
-/// which they shut down on purpose. Not `HTTPClient.shared`:
-/// that one asks for gzip and refuses answers that inflate more than 25×,
-/// which python-engineio's compressed polling answers of repetitive text do.
+/// The transports' HTTP clients, all alike: Socket.IO's long-polling, REST
+/// and STOMP's discovery each keep one of their own (`RenewableHTTPClient`).
+/// Not `HTTPClient.shared`: that one asks for gzip and refuses answers that
+/// inflate more than 25×, which python-engineio's compressed polling answers
+/// of repetitive text do.
 package enum HTTPClients {
-    private static let clients = NIOLockedValueBox<[String: HTTPClient]>([:])
-
-    package static func client(caFile: String?) -> HTTPClient {
-        clients.withLockedValue { clients in
-            if let c = clients[caFile ?? ""] { return c }
-            let c = makeClient(caFile: caFile)
-            clients[caFile ?? ""] = c
-            return c
-        }
-    }
-
-    /// A client of its own, configured as the shared ones are; whoever makes
-    /// one shuts it down (async-http-client traps on a client freed unshut).
+    /// A client configured for the transports; whoever makes one shuts it
+    /// down (async-http-client traps on a client freed unshut).
     package static func makeClient(caFile: String?) -> HTTPClient {
         var config = HTTPClient.Configuration()
         config.tlsConfiguration = TransportTLS.configuration(caFile: caFile)
@@ -53,6 +40,8 @@ package enum HTTPClients {
         let response: HTTPClientResponse
         do {
             response = try await client.execute(req, timeout: timeout)
+        } catch let e as HTTPClientError where e == .deadlineExceeded || e == .readTimeout || e == .connectTimeout {
+            throw TransportError(.connect, "\(method) \(named): no answer within \(timeout.nanoseconds / 1_000_000) ms")
         } catch {
             throw TransportError(.connect, "\(method) \(named): \(NetworkErrors.describe(error))")
         }

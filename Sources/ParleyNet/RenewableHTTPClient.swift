@@ -8,8 +8,8 @@ import NIOConcurrencyHelpers
 /// request on one waits out its whole timeout. `renew` shuts the old client
 /// down, which fails the requests still waiting on it at once, so their
 /// callers retry on new connections (a send the server already took then
-/// goes out twice: at-least-once). Not a shared client (`HTTPClients`):
-/// shutting down is the point.
+/// goes out twice: at-least-once). Each transport has its own: a shared
+/// one could not be shut down.
 package final class RenewableHTTPClient: Sendable {
     private let caFile: String?
     /// Made on first use: a WebSocket-only Socket.IO bot never makes one.

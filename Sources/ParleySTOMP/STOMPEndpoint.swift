@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import ParleyCore
 import ParleyNet
 import ParleyWire
@@ -70,11 +71,11 @@ public struct STOMPEndpoint: Sendable, Equatable, CustomStringConvertible {
 /// or the URL as plain text. Asked before every (re)connect, so a bot follows
 /// its users to another socket server after a failover.
 enum STOMPDiscovery {
-    static func resolve(_ url: String, timeout: Double) async throws -> STOMPEndpoint {
+    static func resolve(_ url: String, client: HTTPClient, timeout: Double) async throws -> STOMPEndpoint {
         let text: String
         do {
             text = try await HTTPClients.request(
-                client: HTTPClients.client(caFile: nil), url: url, method: .GET, headers: [:], body: nil,
+                client: client, url: url, method: .GET, headers: [:], body: nil,
                 timeout: .milliseconds(Int64(timeout * 1000)), limit: 64 << 10)
         } catch let e as TransportError {
             throw TransportError(e.kind, "STOMP discovery failed: \(e.message)")

@@ -34,6 +34,9 @@ public struct STOMPTransport: Transport {
     public let redactor: Redactor
     /// Shared by the sessions: a send the broker refuses is told from a lost link.
     let erroredSend = ErroredSend()
+    /// Discovery's HTTP client, renewed when a link goes silent: the path to
+    /// the discovery server likely died with it (`RenewableHTTPClient`).
+    let discoveryHTTP = RenewableHTTPClient(caFile: nil)
 
     public init(endpoint: STOMPEndpoint?, name: String, rooms: [String] = ["lobby"], options: STOMPOptions = STOMPOptions(),
                 connectTimeout: Double = 10, log: @escaping @Sendable (String) -> Void = { _ in }) {
@@ -85,7 +88,8 @@ public struct STOMPTransport: Transport {
             case .success(nil): break
             case .failure(let e): log("stomp: dropped a message: \(e.message)")
             }
-        }, ended: { error in
+        }, ended: { [discoveryHTTP] error in
+            if error?.kind == .idle { discoveryHTTP.renew() }
             events.finish(throwing: error)
         }, log: log)
         events.onTermination = { client.abort() }
@@ -126,7 +130,7 @@ public struct STOMPTransport: Transport {
     /// The configured server, or the one discovery names now.
     private func resolve() async throws -> STOMPEndpoint {
         if let discovery = options.discovery {
-            let e = try await STOMPDiscovery.resolve(discovery, timeout: connectTimeout)
+            let e = try await STOMPDiscovery.resolve(discovery, client: discoveryHTTP.current().client, timeout: connectTimeout)
             log("stomp: discovery \(Redactor.url(discovery)) names \(e)")
             return e
         }

@@ -133,10 +133,10 @@ struct ServeLimitsTests {
         let (serve, port, stderr) = try await Self.serve(["--socketio", "127.0.0.1:0", "--max-queued-kb", "256"], server: "socketio")
         // The poller: handshake, CONNECT and connectUser, then never a GET again.
         let base = "http://127.0.0.1:\(port)/socket.io/?EIO=4&transport=polling"
-        let open = try await HTTPClients.request(client: HTTPClients.client(caFile: nil), url: base, method: .GET, headers: [:],
+        let open = try await HTTPClients.request(client: HTTPClient.shared, url: base, method: .GET, headers: [:],
                                                  body: nil, timeout: .seconds(5), limit: 4096)
         let sid = try #require(open.split(separator: "\"").drop { $0 != "sid" }.dropFirst(2).first.map(String.init), "\(open)")
-        _ = try await HTTPClients.request(client: HTTPClients.client(caFile: nil), url: base + "&sid=\(sid)", method: .POST,
+        _ = try await HTTPClients.request(client: HTTPClient.shared, url: base + "&sid=\(sid)", method: .POST,
                                           headers: [:], body: "40\u{1e}42[\"connectUser\",\"poller\"]", timeout: .seconds(5), limit: 4096)
         // The WebSocket reader that never reads: its upgrade is raw bytes.
         let slow = try await RawTCPClient.connect(port: port, reading: false)

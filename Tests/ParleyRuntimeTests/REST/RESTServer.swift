@@ -17,12 +17,15 @@ final class RESTServer: Sendable {
     let peer: PythonPeer
     /// The test CA when the server speaks TLS.
     let pki: TestPKI?
+    /// The test's own client for a TLS server (it trusts the test CA).
+    private let tlsClient: RenewableHTTPClient?
     var port: Int { peer.port }
     private var base: String { (pki == nil ? "http" : "https") + "://127.0.0.1:\(port)" }
 
     private init(peer: PythonPeer, pki: TestPKI?) {
         self.peer = peer
         self.pki = pki
+        tlsClient = pki.map { RenewableHTTPClient(caFile: $0.caFile) }
     }
 
     /// Starts the server with the bot's account (`parley`) and `channels` (`workspace/name`);
@@ -69,7 +72,7 @@ final class RESTServer: Sendable {
     }
 
     private func execute(_ req: HTTPClientRequest) async throws -> JSONValue {
-        let client = pki.map { HTTPClients.client(caFile: $0.caFile) } ?? HTTPClient.shared
+        let client = tlsClient?.current().client ?? HTTPClient.shared
         let response = try await client.execute(req, timeout: .seconds(30))
         let body = try await response.body.collect(upTo: 64 << 20)
         guard response.status == .ok else { throw PeerError("\(req.url): HTTP \(response.status.code) \(String(buffer: body))") }

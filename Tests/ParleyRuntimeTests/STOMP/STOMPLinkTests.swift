@@ -232,6 +232,36 @@ extension RabbitMQTests {
             await discovery.stop()
         }
 
+        /// A path that dies silently takes the keep-alive connection to the
+        /// discovery server with it. The reconnect's discovery goes out on a
+        /// new connection instead of waiting out its timeout on the dead one.
+        @Test func aSilentPathDoesNotStrandTheNextDiscovery() async throws {
+            try await RabbitMQ.require()
+            let broker = try await LinkProxy.start(upstreamPort: RabbitMQ.webSTOMP.port)
+            let discovery = try await DiscoveryServer.start(answer: #"{"url":"ws://127.0.0.1:\#(broker.port)/ws"}"#)
+            let discoveryPath = try await LinkProxy.start(upstreamPort: discovery.port)
+            let room = RabbitMQ.freshRoom()
+            let rec = Recorder()
+            let log = TransportLog()
+            let options = RabbitMQ.options {
+                $0.discovery = "http://127.0.0.1:\(discoveryPath.port)/socket-server"
+                $0.heartBeat = (1000, 1000)
+            }
+            let (bot, run) = try startBot(room: room, endpoint: nil, options: options, recorder: rec, log: log)
+            #expect(await eventually { await bot.state == .online }, "\(rec.logs.map(\.text))")
+            broker.silenceExisting()
+            discoveryPath.silenceExisting()
+            #expect(await eventually(30) { let s = await bot.stats; let st = await bot.state; return s.reconnects >= 1 && st == .online })
+            #expect(discovery.requests.count == 2)
+            let logs = rec.logs.map(\.text) + log.lines
+            #expect(!logs.contains { $0.contains("discovery failed") }, "\(logs)")
+            await bot.stop()
+            _ = await run.value
+            await discoveryPath.stop()
+            await discovery.stop()
+            await broker.stop()
+        }
+
         @Test func aDiscoveryAnswerThatIsNoAddressIsAnError() async throws {
             let discovery = try await DiscoveryServer.start(answer: #"{"host":"nowhere"}"#)
             var options = STOMPOptions()
