@@ -69,6 +69,9 @@ struct BenchCommand: ParsableCommand {
         if !wakeFloorDriver.isEmpty, wakeFloorDriver.count != 4 || WakeFloor.Framing(rawValue: wakeFloorDriver[3]) == nil {
             throw ValidationError("--wake-floor-driver PORT COUNT RATE FRAMING: FRAMING is raw, websocket or socketio")
         }
+        if socketioEchoBot == nil, durable != nil || underValgrind {
+            throw ValidationError("--durable and --under-valgrind go with --socketio-echo-bot")
+        }
         if !leanBotReplies.isEmpty, leanBotReplies.count != 2 { throw ValidationError("--lean-bot-replies N PORT") }
         if !floodBot.isEmpty, floodBot.count != 2 { throw ValidationError("--flood-bot PORT DIR") }
         if !burstBot.isEmpty, burstBot.count != 3 { throw ValidationError("--burst-bot PORT DIR POLICY") }
