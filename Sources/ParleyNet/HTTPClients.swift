@@ -1,5 +1,4 @@
 import AsyncHTTPClient
-import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import ParleyCore

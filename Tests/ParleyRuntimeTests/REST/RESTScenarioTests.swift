@@ -194,20 +194,26 @@ struct RESTScenarioTests {
         await server.stop()
     }
 
-    /// A 429 is waited out for its Retry-After; the send goes out once.
+    /// The server pinging every 2 s, answered within 2 s (a shorter deadline
+    /// lets a loaded machine's late pong end the healthy link before the
+    /// test silences it), behind a proxy that can silence the links open
+    /// now, and the bot online through it with a 30 s `request_timeout`.
+    func startBehindASilenceableProxy(recorder: Recorder) async throws -> (RESTServer, LinkProxy, Bot) {
+        let server = try await RESTServer.start(arguments: ["--ping-interval", "2.0", "--ping-timeout", "2.0"])
+        let proxy = try await LinkProxy.start(upstreamPort: server.port)
+        let bot = try startBot(server, plugins: [], recorder: recorder, port: proxy.port) { $0.requestTimeout = 30 }
+        #expect(await eventually { await bot.runner.state == .online })
+        return (server, proxy, bot)
+    }
+
     /// A link that goes silent (a dead NAT entry: no FIN, no RST) takes the
     /// pooled HTTP connections on the same path with it. The socket's
     /// heartbeat notices; the reconnect's requests must then go out on fresh
     /// connections instead of waiting `request_timeout` on a dead one.
     @Test func aSilentLinkDoesNotStrandTheReconnectOnDeadPooledConnections() async throws {
-        // Pings every 2 s, answered within 2 s: a shorter deadline lets a loaded
-        // machine's late pong end the healthy link before the test silences it.
-        let server = try await RESTServer.start(arguments: ["--ping-interval", "2.0", "--ping-timeout", "2.0"])
-        let proxy = try await LinkProxy.start(upstreamPort: server.port)
         let rec = Recorder()
-        let bot = try startBot(server, plugins: [], recorder: rec, port: proxy.port) { $0.requestTimeout = 30 }
+        let (server, proxy, bot) = try await startBehindASilenceableProxy(recorder: rec)
         let runner = bot.runner
-        #expect(await eventually { await runner.state == .online })
         // A reply puts a keep-alive connection in the pool, through the proxy.
         try await server.post("alice", "!ping")
         #expect(await eventually { (try? await server.texts(from: "parley")) == ["pong"] })
@@ -236,12 +242,9 @@ struct RESTScenarioTests {
     /// `request_timeout`; the sends behind it are not held that long either.
     /// The server already stored it, so it arrives twice (at-least-once).
     @Test func aSendCaughtOnADeadPathIsRetriedAtOnce() async throws {
-        let server = try await RESTServer.start(arguments: ["--ping-interval", "2.0", "--ping-timeout", "2.0"])
-        let proxy = try await LinkProxy.start(upstreamPort: server.port)
         let rec = Recorder()
-        let bot = try startBot(server, plugins: [], recorder: rec, port: proxy.port) { $0.requestTimeout = 30 }
+        let (server, proxy, bot) = try await startBehindASilenceableProxy(recorder: rec)
         let runner = bot.runner
-        #expect(await eventually { await runner.state == .online })
         try await server.control("hold", ["count": 1, "seconds": 60])
         try await server.post("alice", "!ping")
         // Stored and broadcast: the bot's POST now waits for an answer that comes late.
@@ -302,6 +305,7 @@ struct RESTScenarioTests {
         await server.stop()
     }
 
+    /// A 429 is waited out for its Retry-After; the send goes out once.
     @Test func rateLimitsHonourRetryAfter() async throws {
         let server = try await RESTServer.start()
         let rec = Recorder()
