@@ -83,11 +83,10 @@ package final class EngineIOConnection: Sendable {
         /// The transport's HTTP client for long-polling, renewed when a link goes silent.
         package var http: RenewableHTTPClient
 
-        /// Without `http`, a client of this session's own.
         package init(endpoint: SocketIOEndpoint, links: [SocketIOOptions.Link], headers: [String: String], caFile: String?,
                      connectTimeout: Double, maxFrameBytes: Int = 16 << 20, loop: (any EventLoop)? = nil,
-                     http: RenewableHTTPClient? = nil) {
-            self.http = http ?? RenewableHTTPClient(caFile: endpoint.tls ? caFile : nil)
+                     http: RenewableHTTPClient) {
+            self.http = http
             self.loop = loop
             self.endpoint = endpoint
             self.links = links

@@ -1,5 +1,6 @@
 import Foundation
 import ParleyCore
+import ParleyNet
 @testable import ParleySocketIO
 import ParleyWire
 import Synchronization
@@ -52,7 +53,8 @@ struct SocketIOBinaryTests {
 
         static func open(port: Int, links: [SocketIOOptions.Link]) async throws -> Probe {
             let settings = EngineIOConnection.Settings(endpoint: SocketIOEndpoint(host: "127.0.0.1", port: port), links: links,
-                                                       headers: [:], caFile: nil, connectTimeout: 5)
+                                                       headers: [:], caFile: nil, connectTimeout: 5,
+                                                       http: RenewableHTTPClient(caFile: nil))
             let box = EventBox()
             let client = try await SocketIOClient.open(settings, notify: { notice in
                 if case .event(let e) = notice { box.events.withLock { $0.append(e) } }
