@@ -3,7 +3,7 @@ SHELL := /bin/bash
 export PATH := /opt/swift/usr/bin:$(PATH)
 SWIFT ?= swift
 
-.PHONY: build deps deps-test test demo bench clean venv fuzz fuzz-smoke fuzz-build reliability
+.PHONY: build release deps deps-test test demo bench clean venv fuzz fuzz-smoke fuzz-build reliability
 
 build: deps
 	$(SWIFT) build --product parley
@@ -37,9 +37,15 @@ test: deps-test venv
 demo: deps build
 	.build/debug/parley demo
 
+# The binary to deploy, .build-release/release/parley: the reply path's functions
+# packed together (see scripts/release-build.sh).
+release: deps
+	SWIFT=$(SWIFT) bash scripts/release-build.sh parley
+
+# Built the way `release` is, so the bench measures what ships.
 bench: deps-test venv
-	$(SWIFT) build -c release --product ParleyBench
-	.build/release/ParleyBench
+	SWIFT=$(SWIFT) bash scripts/release-build.sh ParleyBench
+	.build-release/release/ParleyBench
 
 # Coverage-guided fuzzing (libFuzzer) of every parser that reads bytes from
 # the network or from users: see Tests/Fuzz/run.sh. Its own build directory,
@@ -62,7 +68,7 @@ fuzz-smoke: fuzz-build
 	FUZZ_RUNS=20000 bash Tests/Fuzz/run.sh
 
 clean:
-	rm -rf .build .build-fuzz
+	rm -rf .build .build-release .build-fuzz
 
 # The reliability report: fuzzing (FUZZ_RUNS per target), the chaos table of every
 # transport, the flood figures (FLOOD_SECONDS), printed as one summary.

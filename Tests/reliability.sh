@@ -22,7 +22,7 @@ rm -rf .build/chaos
 { swift build --build-tests && swift test --skip-build --filter ChaosTests; } >"$OUT/chaos.txt" 2>&1 || status=1
 
 echo "== 3/3 flood (${FLOOD_SECONDS:-60} s)"
-{ swift build -c release --product ParleyBench && .build/release/ParleyBench --flood "${FLOOD_SECONDS:-60}"; } >"$OUT/flood.txt" 2>&1 || status=1
+{ bash scripts/release-build.sh ParleyBench && .build-release/release/ParleyBench --flood "${FLOOD_SECONDS:-60}"; } >"$OUT/flood.txt" 2>&1 || status=1
 
 echo
 echo "================ Parley reliability summary ================"

@@ -29,6 +29,40 @@ enum ReplyInstructions {
         var calls: [String: Double] = [:]
         /// Instructions per reply of each of `stages` (nil: its function was not in the dump).
         var stages: [Double?] = []
+        /// The code a reply runs through, and the lean bot's.
+        var footprint = Footprint(), leanFootprint = Footprint()
+        /// The binary's functions a reply runs through, in address order: the hot-path order file.
+        var hotFunctions: [String] = []
+    }
+
+    /// The code a typical reply runs through: the 64-byte lines and 4 KiB
+    /// pages holding an instruction that ran in at least half the replies.
+    /// A paced reply finds them cold, so what it costs follows how much code
+    /// it touches and how many pages that code is spread over, not only how
+    /// many instructions run.
+    struct Footprint {
+        var lines = 0, pages = 0
+        /// Lines and pages by object file, most lines first.
+        var byObject: [(name: String, lines: Int, pages: Int)] = []
+
+        init() {}
+
+        /// From per-instruction counts (object, address) over `replies` replies.
+        init(_ counts: [Dump.Place: Int], replies: Int) {
+            var lines: [String: Set<UInt64>] = [:], pages: [String: Set<UInt64>] = [:]
+            for (place, n) in counts where 2 * n >= replies {
+                lines[place.object, default: []].insert(place.address >> 6)
+                pages[place.object, default: []].insert(place.address >> 12)
+            }
+            byObject = lines.map { ($0.key, $0.value.count, pages[$0.key]!.count) }.sorted { $0.lines > $1.lines }
+            self.lines = byObject.reduce(0) { $0 + $1.lines }
+            self.pages = byObject.reduce(0) { $0 + $1.pages }
+        }
+
+        var text: String {
+            "\(lines * 64 / 1024) KiB in \(lines) lines of 64 bytes, on \(pages) pages of 4 KiB ("
+                + byObject.filter { $0.lines >= 20 }.map { "\($0.name) \($0.lines) lines on \($0.pages) pages" }.joined(separator: "; ") + ")"
+        }
     }
 
     /// Runtime calls counted per reply: tasks made and jobs queued (none on
@@ -54,6 +88,9 @@ enum ReplyInstructions {
          "$s14ParleySocketIO0B9IOSessionC5write_4thenSbSay0A4Core15OutgoingMessageVG_ySayAF11SendOutcomeOGYbctF"),
     ]
 
+    /// Whole names, and a cost per instruction at its absolute address (for the footprint).
+    static let dumpOptions = ["--compress-strings=no", "--dump-instr=yes", "--compress-pos=no"]
+
     /// Replies of the lean bot's two runs: their difference cancels its start-up.
     static let leanReplies = (60, 260)
 
@@ -74,14 +111,14 @@ enum ReplyInstructions {
         _ = try runProcess("strip", ["--strip-debug", "-o", binary, paths.bench], captureErrors: true)
         let out = dir + "/callgrind.out"
         // The lean bot in a child under valgrind (`--lean-bot-replies`), its driver here.
-        var leanTotals: [Int] = []
+        var leanDumps: [Dump] = []
         for (i, n) in [leanReplies.0, leanReplies.1].enumerated() {
             let file = dir + "/lean-\(i).out"
             var child: BenchChild?
             do {
                 try WakeFloor.driveLeanResponder(messages: n, perSecond: perSecond) { port in
                     child = try BenchChild(role: "lean Lua bot under callgrind", executable: "/usr/bin/env",
-                                           arguments: ["valgrind", "--tool=callgrind", "--callgrind-out-file=\(file)",
+                                           arguments: ["valgrind", "--tool=callgrind"] + dumpOptions + ["--callgrind-out-file=\(file)",
                                                        binary, "--lean-bot-replies", String(n), String(port)])
                 }
             } catch {
@@ -93,13 +130,15 @@ enum ReplyInstructions {
             guard let process = child?.process, process.terminationReason == .exit, process.terminationStatus == 0 else {
                 throw BenchError("the lean Lua bot under callgrind did not exit cleanly")
             }
-            leanTotals.append(try costs(file).byObject.values.reduce(0, +))
+            leanDumps.append(try Dump(file))
         }
-        let lean = Double(leanTotals[1] - leanTotals[0]) / Double(leanReplies.1 - leanReplies.0)
+        let leanN = leanReplies.1 - leanReplies.0
+        let lean = Double(leanDumps[1].total - leanDumps[0].total) / Double(leanN)
+        let leanCounts = leanDumps[1].counts.merging(leanDumps[0].counts.mapValues { -$0 }, uniquingKeysWith: +)
         var figures = try await SocketIOBench.Rig.withRig(server: .embedded, bot: .parley, paths: paths, startBot: { port in
             // `env` execs valgrind, which execs the tool: the child's pid is the bot's.
             let child = try BenchChild(role: "Parley echo bot under callgrind", executable: "/usr/bin/env",
-                                       arguments: ["valgrind", "--tool=callgrind", "--compress-strings=no", "--callgrind-out-file=\(out)",
+                                       arguments: ["valgrind", "--tool=callgrind"] + dumpOptions + ["--callgrind-out-file=\(out)",
                                                    binary, "--socketio-echo-bot", String(port), "--under-valgrind"])
             do { _ = try child.line(startingWith: "READY", timeout: 120) } catch {
                 child.stop()
@@ -114,11 +153,13 @@ enum ReplyInstructions {
             return try read(out + ".1", replies: measured)
         }
         figures.leanPerReply = lean
+        figures.leanFootprint = Footprint(leanCounts, replies: leanN)
         return figures
     }
 
-    /// Measures and prints the figure.
-    static func report(paths: SocketIOBench.Paths) async throws {
+    /// Measures and prints the figure; with `orderFile`, writes the binary's
+    /// functions a reply runs through there (see `make bench`'s order file).
+    static func report(paths: SocketIOBench.Paths, orderFile: String? = nil) async throws {
         guard let f = try await run(paths: paths) else { return }
         let parts = f.byObject.filter { $0.perReply >= 50 }.map { "\($0.name) \(Int($0.perReply.rounded()))" }
         print("\ninstructions per reply, Parley's echo bot under callgrind (\(measured) replies at \(perSecond) msg/s, each its own wake): "
@@ -132,6 +173,15 @@ enum ReplyInstructions {
         print("  calls per reply: " + counted.map { "\($0.1) \(String(format: "%.2f", f.calls[$0.0] ?? 0))" }.joined(separator: "; "))
         print("  the lean Lua echo bot (the same codec, a plain Lua function, no runtime; one frame read a reply, not two): "
               + "\(Int(f.leanPerReply.rounded())) (the difference of runs of \(leanReplies.0) and \(leanReplies.1) replies)")
+        print("  code a reply runs through (lines with an instruction run in half the replies or more): " + f.footprint.text)
+        print("    the lean Lua echo bot's: " + f.leanFootprint.text)
+        if let orderFile {
+            let last = placedLast(binary: paths.bench)
+            let order = f.hotFunctions.filter { !last.contains($0) } + f.hotFunctions.filter { last.contains($0) }
+            try (order.joined(separator: "\n") + "\n").write(toFile: orderFile, atomically: true, encoding: .utf8)
+            print("  the binary's \(order.count) functions a reply runs through written to \(orderFile); "
+                  + "\(order.filter { last.contains($0) }.count) of them last, as placing one moves more than itself (see `placedLast`)")
+        }
     }
 
     /// Sends `count` messages at `perSecond` and waits for every reply.
@@ -152,58 +202,123 @@ enum ReplyInstructions {
         }
     }
 
-    /// The dump's self costs summed by object file, and the counted calls, per reply.
+    /// The dump's self costs summed by object file, the counted calls, the stages and the footprint, per reply.
     static func read(_ path: String, replies: Int) throws -> Figures {
-        let (byObject, calls, inclusive) = try costs(path)
+        let dump = try Dump(path)
         let n = Double(replies)
-        return Figures(perReply: Double(byObject.values.reduce(0, +)) / n,
-                       byObject: byObject.sorted { $0.value > $1.value }.map { ($0.key, Double($0.value) / n) }, leanPerReply: 0,
-                       calls: calls.mapValues { Double($0) / n },
-                       stages: stages.map { stage in inclusive[stage.symbol].map { Double($0) / n } })
+        return Figures(perReply: Double(dump.total) / n,
+                       byObject: dump.byObject.sorted { $0.value > $1.value }.map { ($0.key, Double($0.value) / n) }, leanPerReply: 0,
+                       calls: dump.calls.mapValues { Double($0) / n },
+                       stages: stages.map { stage in dump.inclusive[stage.symbol].map { Double($0) / n } },
+                       footprint: Footprint(dump.counts, replies: replies),
+                       hotFunctions: dump.functions(ranAtLeast: (replies + 1) / 2, in: binaryLabel))
     }
 
-    /// A callgrind dump's self costs (instructions) summed by object file
-    /// (`ob=`), the calls to each function of `counted`, and the inclusive
-    /// cost of each function of `stages` (names are whole in a dump made
-    /// with `--compress-strings=no`).
-    static func costs(_ path: String) throws -> (byObject: [String: Int], calls: [String: Int], inclusive: [String: Int]) {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { throw BenchError("callgrind wrote no dump at \(path)") }
-        let stageSymbols = Set(stages.map(\.symbol))
+    /// A callgrind dump made with `dumpOptions`: self costs (instructions)
+    /// summed by object file (`ob=`), the calls to each function of
+    /// `counted`, the inclusive cost of each function of `stages`, and the
+    /// cost of each instruction.
+    struct Dump {
+        struct Place: Hashable { var object: String, address: UInt64 }
         var byObject: [String: Int] = [:]
         var calls: [String: Int] = [:]
         var inclusive: [String: Int] = [:]
-        var object = "?"
-        var function = ""
-        var callee = ""
-        var afterCalls = false
-        for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
-            if line.hasPrefix("ob=") { object = String(line.dropFirst(3)) }
-            else if line.hasPrefix("fn=") { function = String(line.dropFirst(3)) }
-            else if line.hasPrefix("cfn=") { callee = String(line.dropFirst(4)) }
-            else if line.hasPrefix("calls=") {
-                afterCalls = true
-                if counted.contains(where: { $0.0 == callee }), let n = Int(line.dropFirst(6).prefix { $0 != " " }) {
-                    calls[callee, default: 0] += n
+        /// Each instruction's cost: how many times it ran.
+        var counts: [Place: Int] = [:]
+        /// The function each instruction belongs to.
+        var functionAt: [Place: String] = [:]
+        var total: Int { byObject.values.reduce(0, +) }
+
+        init(_ path: String) throws {
+            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { throw BenchError("callgrind wrote no dump at \(path)") }
+            let stageSymbols = Set(stages.map(\.symbol))
+            var object = "?", function = "", callee = ""
+            var afterCalls = false
+            for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
+                if line.hasPrefix("ob=") { object = label(String(line.dropFirst(3))) }
+                else if line.hasPrefix("fn=") { function = String(line.dropFirst(3)) }
+                else if line.hasPrefix("cfn=") { callee = String(line.dropFirst(4)) }
+                else if line.hasPrefix("calls=") {
+                    afterCalls = true
+                    if counted.contains(where: { $0.0 == callee }), let n = Int(line.dropFirst(6).prefix { $0 != " " }) {
+                        calls[callee, default: 0] += n
+                    }
+                }
+                else if line.hasPrefix("0x") {
+                    // `instr line cost`: the instruction's address, its source line (0: no debug info), its cost.
+                    let fields = line.split(separator: " ")
+                    guard fields.count >= 2, let cost = Int(fields[fields.count - 1]), let address = UInt64(fields[0].dropFirst(2), radix: 16) else {
+                        afterCalls = false
+                        continue
+                    }
+                    // A stage's own costs and those of what it calls (a call to itself is counted where it lands).
+                    if stageSymbols.contains(function), !(afterCalls && callee == function) { inclusive[function, default: 0] += cost }
+                    // The line after `calls=` is the callee's inclusive cost, already counted in its own function.
+                    if afterCalls { afterCalls = false; continue }
+                    byObject[object, default: 0] += cost
+                    let place = Place(object: object, address: address)
+                    counts[place, default: 0] += cost
+                    functionAt[place] = function
                 }
             }
-            else if let first = line.first, first.isNumber || first == "+" || first == "-" || first == "*" {
-                let fields = line.split(separator: " ")
-                guard fields.count >= 2, let cost = Int(fields[1]) else { afterCalls = false; continue }
-                // A stage's own costs and those of what it calls (a call to itself is counted where it lands).
-                if stageSymbols.contains(function), !(afterCalls && callee == function) { inclusive[function, default: 0] += cost }
-                // The line after `calls=` is the callee's inclusive cost, already counted in its own function.
-                if afterCalls { afterCalls = false; continue }
-                byObject[Self.label(object), default: 0] += cost
-            }
+            guard total > 0 else { throw BenchError("callgrind's dump at \(path) has no costs") }
         }
-        guard byObject.values.reduce(0, +) > 0 else { throw BenchError("callgrind's dump at \(path) has no costs") }
-        return (byObject, calls, inclusive)
+
+        /// The functions of `object` with an instruction that ran at least `times` times, by address.
+        func functions(ranAtLeast times: Int, in object: String) -> [String] {
+            var first: [String: UInt64] = [:]
+            for (place, n) in counts where n >= times && place.object == object {
+                // Callgrind names a recursive call's frame `name'2`; the symbol is `name`.
+                let name = String(functionAt[place]!.prefix { $0 != "'" })
+                // Code without a symbol (named by its address) cannot be placed by name.
+                if name.hasPrefix("0x") { continue }
+                first[name] = min(first[name] ?? .max, place.address)
+            }
+            return first.sorted { $0.value < $1.value }.map(\.key)
+        }
     }
 
-    /// A short name for an object file: its last path component, and for the
-    /// bench binary what is linked into it.
+    /// The functions the order file lists after the rest, because placing
+    /// one of them moves far more than itself:
+    /// - those in the plain `.text` of the toolchain's static libraries,
+    ///   which are built without `-function-sections`: the linker moves the
+    ///   whole section (the standard library's Swift code is one of about
+    ///   1.6 MB, the concurrency runtime's one of about 160 KiB);
+    /// - names that more than one function in `binary` has (outlined helpers
+    ///   such as `objectdestroyTm`, local to each object file): the linker
+    ///   moves every one of them.
+    /// Empty where `swiftc`, `objdump` or `nm` is not found.
+    static func placedLast(binary: String) -> Set<String> {
+        var names: Set<String> = []
+        if let swiftc = try? runProcess("/usr/bin/env", ["which", "swiftc"]).trimmingCharacters(in: .whitespacesAndNewlines), !swiftc.isEmpty {
+            let lib = URL(fileURLWithPath: swiftc).resolvingSymlinksInPath().deletingLastPathComponent().deletingLastPathComponent()
+                .appendingPathComponent("lib/swift_static/linux").path
+            for archive in (try? FileManager.default.contentsOfDirectory(atPath: lib)) ?? [] where archive.hasSuffix(".a") {
+                guard let table = try? runProcess("/usr/bin/env", ["objdump", "-t", lib + "/" + archive], captureErrors: true) else { continue }
+                // "ADDRESS FLAGS SECTION\tSIZE NAME"
+                for line in table.split(separator: "\n") {
+                    guard let tab = line.firstIndex(of: "\t"), line[..<tab].split(separator: " ").last == ".text",
+                          let name = line[tab...].split(separator: " ").last else { continue }
+                    names.insert(String(name))
+                }
+            }
+        }
+        if let symbols = try? runProcess("/usr/bin/env", ["nm", "--defined-only", binary], captureErrors: true) {
+            var seen: Set<Substring> = []
+            for line in symbols.split(separator: "\n") {
+                guard let name = line.split(separator: " ").last, !seen.insert(name).inserted else { continue }
+                names.insert(String(name))
+            }
+        }
+        return names
+    }
+
+    /// A short name for an object file: its last path component, and "the
+    /// binary" for the bench (Parley, NIO, Lua, and the Swift runtime when
+    /// it is linked in, as `scripts/release-build.sh` does).
     static func label(_ object: String) -> String {
         let name = String(object.split(separator: "/").last ?? Substring(object))
-        return name == "ParleyBench" ? "Parley, NIO and Lua (the binary)" : name
+        return name == "ParleyBench" ? binaryLabel : name
     }
+    static let binaryLabel = "the binary"
 }

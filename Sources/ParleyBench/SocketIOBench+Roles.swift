@@ -118,6 +118,8 @@ extension SocketIOBench {
     /// Where the peers live, resolved from the current directory (make runs from the package root).
     struct Paths {
         var bench: String
+        /// Another build's ParleyBench, whose echo bot runs beside this one's (`--baseline`).
+        var baseline: String?
         var python: String
         var server: String
         var echoPeer: String
@@ -127,7 +129,7 @@ extension SocketIOBench {
 
         static func resolve() throws -> Paths {
             let root = FileManager.default.currentDirectoryPath
-            let p = Paths(bench: URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path,
+            let p = Paths(bench: URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path, baseline: nil,
                           python: root + "/.venv/bin/python",
                           server: root + "/Tests/Fixtures/python/socketchat_server.py",
                           echoPeer: root + "/Tests/Fixtures/python/echo_peer.py",
@@ -178,6 +180,8 @@ extension SocketIOBench {
                                                  "--name", botName])
         case .parley: try BenchChild(role: "Parley echo bot (ParleyBench --socketio-echo-bot)", executable: paths.bench,
                                      arguments: ["--socketio-echo-bot", String(port)])
+        case .baseline: try BenchChild(role: "the baseline build's Parley echo bot (--baseline)", executable: paths.baseline ?? paths.bench,
+                                       arguments: ["--socketio-echo-bot", String(port)])
         case .parleyDurable: try BenchChild(role: "Parley echo bot with a journal (ParleyBench --socketio-echo-bot --durable)",
                                             executable: paths.bench,
                                             arguments: ["--socketio-echo-bot", String(port), "--durable",

@@ -45,7 +45,8 @@ enum SocketIOBench {
     enum ServerKind: String { case python, embedded }
     /// `parley-journal`: Parley's echo bot with a journal at `fsync = "always"`,
     /// every reply sent after its commit is on disk (embedded server only).
-    enum BotKind: String { case python, parley, parleyDurable = "parley-journal" }
+    /// `parley-baseline`: the same echo bot from another build (`--baseline`), in the same slices.
+    enum BotKind: String { case python, parley, parleyDurable = "parley-journal", baseline = "parley-baseline" }
     static let botWidth = 15
 
     /// CPU seconds of each process over a phase, the bot's context switches, and the replies.
@@ -128,11 +129,12 @@ enum SocketIOBench {
         }
     }
 
-    static func run(quick: Bool) async throws {
+    static func run(quick: Bool, baseline: String? = nil) async throws {
         BenchProcess.settleDisk()
         let seconds = quick ? 3.0 : 10.0
         let slices = slices(quick: quick)
-        let paths = try Paths.resolve()
+        var paths = try Paths.resolve()
+        paths.baseline = baseline
         let loadBefore = loadAverage()
         print("\n== Socket.IO echo bot: Parley vs python-socketio AsyncClient (same server, same load generator) ==")
         print("parley bot: BotRunner + Plugins/echo.lua, journal off (state in memory); python bot: echo_peer.py; every role its own process")
@@ -215,6 +217,12 @@ enum SocketIOBench {
             print("  every message answered, p99 ≤ the python bot's: \(pa.missing) missing, p99 \(ms(pa.p99)) against \(ms(py.p99)) ms "
                   + verdict(pa.missing == 0 && pa.p99 <= py.p99))
             print("  CPU per reply, closed loop ≤ 25 µs: " + String(format: "%.1f µs ", closed) + verdict(closed <= 25))
+            if let base = results.first(where: { $0.server == .embedded && $0.bot == .baseline }) {
+                let baseCPU = base.paced.perThousand(base.paced.bot), baseClosed = base.closed.perThousand(base.closed.bot)
+                print("  the baseline build's echo bot in the same slices (--baseline): "
+                      + String(format: "%.0f µs and %.2f switches a reply at 1,000 msg/s, %.1f µs closed loop; this build against it: ×%.2f paced, ×%.2f closed",
+                               baseCPU, Double(base.paced.botSwitches) / Double(max(1, base.paced.replies)), baseClosed, cpu / baseCPU, closed / baseClosed))
+            }
             if let du = results.first(where: { $0.server == .embedded && $0.bot == .parleyDurable }) {
                 let bound = du.echoP99 + 3 * du.syncP99 * 1000
                 print("  with a journal at always, every message answered, p99 ≤ the no-bot floor's p99 + 3 × fdatasync p99: "
@@ -364,7 +372,8 @@ enum SocketIOBench {
         let probe = BenchProcess.scratchPath("parley-fdatasync")
         defer { unlink(probe) }
         do {
-            for bot in server == .embedded ? [BotKind.python, .parley, .parleyDurable] : [BotKind.python, .parley] { rigs.append(try await Rig.open(server: server, bot: bot, paths: paths)) }
+            let bots: [BotKind] = server == .python ? [.python, .parley] : [.python, .parley, .parleyDurable] + (paths.baseline == nil ? [] : [.baseline])
+            for bot in bots { rigs.append(try await Rig.open(server: server, bot: bot, paths: paths)) }
             let results = try await withTaskExecutorPreference(loadThread) { () async throws -> [Result] in
                 for rig in rigs { try await handshake(rig.session, rig.tracker, bot: rig.bot) }
                 var paced = Array(repeating: PacedSamples(), count: rigs.count)

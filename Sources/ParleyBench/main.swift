@@ -28,8 +28,14 @@ struct BenchCommand: ParsableCommand {
     var flood: Double?
     @Flag(name: .customLong("socketio-instructions"), help: "Only the echo bot's instructions a paced reply (callgrind).")
     var socketioInstructions = false
+    @Option(name: .customLong("write-order"),
+            help: ArgumentHelp("With --socketio-instructions: write the functions a reply runs through, the release build's link order.", valueName: "path"))
+    var writeOrder: String?
     @Flag(help: "Only the Socket.IO echo bot against the python bot and the wake floors.")
     var socketio = false
+    @Option(help: ArgumentHelp("With --socketio: another build's ParleyBench whose echo bot takes the same slices, to compare two builds.",
+                               valueName: "path"))
+    var baseline: String?
     @Option(help: ArgumentHelp("Only the simulated users bench, for these counts.", valueName: "n,n,..."))
     var users: String?
     @Option(name: .customLong("room-size"), help: "People in a room, for --users.")
@@ -71,6 +77,11 @@ struct BenchCommand: ParsableCommand {
         }
         if socketioEchoBot == nil, durable != nil || underValgrind {
             throw ValidationError("--durable and --under-valgrind go with --socketio-echo-bot")
+        }
+        if writeOrder != nil, !socketioInstructions { throw ValidationError("--write-order goes with --socketio-instructions") }
+        if let baseline {
+            guard socketio else { throw ValidationError("--baseline goes with --socketio") }
+            guard FileManager.default.isExecutableFile(atPath: baseline) else { throw ValidationError("--baseline: no executable at \(baseline)") }
         }
         if !leanBotReplies.isEmpty, leanBotReplies.count != 2 { throw ValidationError("--lean-bot-replies N PORT") }
         if !floodBot.isEmpty, floodBot.count != 2 { throw ValidationError("--flood-bot PORT DIR") }
@@ -145,9 +156,9 @@ struct BenchCommand: ParsableCommand {
         } else if let seconds = flood {
             await bench { try await FloodBench.run(seconds: seconds, rate: 10_000) }
         } else if socketioInstructions {
-            await bench { try await ReplyInstructions.report(paths: try SocketIOBench.Paths.resolve()) }
+            await bench { try await ReplyInstructions.report(paths: try SocketIOBench.Paths.resolve(), orderFile: writeOrder) }
         } else if socketio {
-            await bench { try await SocketIOBench.run(quick: quick) }
+            await bench { try await SocketIOBench.run(quick: quick, baseline: baseline) }
         } else if let users {
             let counts = users.split(separator: ",").compactMap { Int($0) }
             await bench { try await UsersBench.run(counts: counts, roomSize: roomSize, steadySeconds: quick ? 5 : 15) }
