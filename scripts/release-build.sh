@@ -14,7 +14,7 @@
 #   runtime's functions a reply calls (reference counts, exclusivity checks,
 #   metadata lookups) are in that list too, called directly rather than
 #   through a shared library.
-# The reply's code then lies on about 165 pages, and a paced reply costs
+# The reply's code then lies on about 140 pages, and a paced reply costs
 # about a quarter less CPU (docs/benchmarks.md, "The code a reply touches").
 #
 # `ParleyBench --socketio-instructions --write-order FILE` writes the list

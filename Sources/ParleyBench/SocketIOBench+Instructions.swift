@@ -88,8 +88,10 @@ enum ReplyInstructions {
          "$s14ParleySocketIO0B9IOSessionC5write_4thenSbSay0A4Core15OutgoingMessageVG_ySayAF11SendOutcomeOGYbctF"),
     ]
 
-    /// Whole names, and a cost per instruction at its absolute address (for the footprint).
-    static let dumpOptions = ["--compress-strings=no", "--dump-instr=yes", "--compress-pos=no"]
+    /// Whole names as the linker knows them (the runtime's C++ ones not
+    /// demangled), and a cost per instruction at its absolute address (for
+    /// the footprint).
+    static let dumpOptions = ["--compress-strings=no", "--demangle=no", "--dump-instr=yes", "--compress-pos=no"]
 
     /// Replies of the lean bot's two runs: their difference cancels its start-up.
     static let leanReplies = (60, 260)
@@ -158,7 +160,8 @@ enum ReplyInstructions {
     }
 
     /// Measures and prints the figure; with `orderFile`, writes the binary's
-    /// functions a reply runs through there (see `make bench`'s order file).
+    /// functions a reply runs through there: the order the release build
+    /// links them in (`scripts/hot-path.order`, see `scripts/release-build.sh`).
     static func report(paths: SocketIOBench.Paths, orderFile: String? = nil) async throws {
         guard let f = try await run(paths: paths) else { return }
         let parts = f.byObject.filter { $0.perReply >= 50 }.map { "\($0.name) \(Int($0.perReply.rounded()))" }

@@ -15,10 +15,10 @@ import Synchronization
 /// Every role runs in its own process (see SocketIOBench+Roles.swift), so the
 /// bot's CPU per reply is its own and not the server's or the load
 /// generator's. Per server kind, each bot behind its own server process of
-/// that kind, all four up at once, and two phases:
+/// that kind, all up at once (see `measure`), and two phases:
 /// - latency: `!echo <seq> <ns>` on a fixed 1,000 msg/s schedule, in slices
-///   the two bots take in turns (a busy spell on this shared machine then
-///   lands on both, not on whichever one it caught); 1 s of warm-up before a
+///   the bots take in turns (a busy spell on this shared machine then
+///   lands on all of them, not on whichever one it caught); 1 s of warm-up before a
 ///   bot's first slice, 0.25 s before the others; p50/p99 of reply latency
 ///   over all of a bot's slices, and replies still missing 2 s after a
 ///   slice's last send (a missing reply counts as infinitely late, so a bot
@@ -359,13 +359,14 @@ enum SocketIOBench {
         }
     }
 
-    /// The three bots (python, Parley, Parley on its own thread) behind one
-    /// kind of server. Each bot gets its own server process of that kind, and
-    /// all six stay up for the whole measurement: the latency phase runs in
-    /// slices, the bots taking turns (python first in even rounds, last in
-    /// odd ones), so a busy spell on the shared machine lands on all of them
-    /// rather than on whichever bot it happened to catch. The pairs not being
-    /// measured sit idle. Then each bot's closed loop, one after the other.
+    /// The bots behind one kind of server: python and Parley, and behind the
+    /// embedded server also Parley with a journal and, with `--baseline`,
+    /// another build's Parley. Each bot gets its own server process of that
+    /// kind, and all of them stay up for the whole measurement: the latency
+    /// phase runs in slices, the bots taking turns (python first in even
+    /// rounds, last in odd ones), so a busy spell on the shared machine lands
+    /// on all of them rather than on whichever bot it happened to catch. The
+    /// pairs not being measured sit idle. Then each bot's closed loop, one after the other.
     static func measure(server: ServerKind, seconds: Double, slices: Int, paths: Paths) async throws -> [Result] {
         var rigs: [Rig] = []
         // One file for the disk's samples, removed once the bots are measured (see `fdatasyncTimes`).
