@@ -1,25 +1,12 @@
 #!/usr/bin/env bash
 # A release build of one product (`parley`, `ParleyBench`), laid out for a
-# bot that answers a message now and then.
-#
-# Such a reply finds its code cold: each line of code it runs through is
-# fetched again, and each page those lines sit on is looked up again. Where
-# the compiler and the linker put them by default, the 2,400 or so lines an
-# echo reply runs through lie on about 390 pages of 4 KiB. So:
-# - every function gets its own section (`-function-sections`, for Swift and
-#   C), and lld lays out the functions listed in scripts/hot-path.order
-#   first, in that order;
-# - the Swift runtime and standard library are linked in
-#   (`--static-swift-stdlib`, as the container image is built), so the
-#   runtime's functions a reply calls (reference counts, exclusivity checks,
-#   metadata lookups) are in that list too, called directly rather than
-#   through a shared library.
-# The reply's code then lies on about 140 pages, and a paced reply costs
-# about a quarter less CPU (docs/benchmarks.md, "The code a reply touches").
-#
-# `ParleyBench --socketio-instructions --write-order FILE` writes the list
-# from a callgrind run of the echo bot. A name the linker no longer finds is
-# skipped, so a stale list costs speed, never correctness.
+# bot that answers now and then, whose reply finds its code cold: every
+# function in a section of its own, those in scripts/hot-path.order laid out
+# first by lld, and the Swift runtime linked in. Why, and what it saves:
+# docs/architecture.md, "The release build". The order file is written by
+# `ParleyBench --socketio-instructions --write-order scripts/hot-path.order`;
+# a name the linker no longer finds is skipped, so a stale list costs speed,
+# never correctness.
 #
 # It builds in .build-release, not .build: SwiftPM does not rebuild a Swift
 # module whose only change is a frontend flag, so a module built before

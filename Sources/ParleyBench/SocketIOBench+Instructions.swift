@@ -50,7 +50,7 @@ enum ReplyInstructions {
         /// From per-instruction counts (object, address) over `replies` replies.
         init(_ counts: [Dump.Place: Int], replies: Int) {
             var lines: [String: Set<UInt64>] = [:], pages: [String: Set<UInt64>] = [:]
-            for (place, n) in counts where 2 * n >= replies {
+            for (place, n) in counts where Self.ranInMost(n, of: replies) {
                 lines[place.object, default: []].insert(place.address >> 6)
                 pages[place.object, default: []].insert(place.address >> 12)
             }
@@ -58,6 +58,9 @@ enum ReplyInstructions {
             self.lines = byObject.reduce(0) { $0 + $1.lines }
             self.pages = byObject.reduce(0) { $0 + $1.pages }
         }
+
+        /// Code that ran `n` times in `replies` replies runs in a typical one.
+        static func ranInMost(_ n: Int, of replies: Int) -> Bool { 2 * n >= replies }
 
         var text: String {
             "\(lines * 64 / 1024) KiB in \(lines) lines of 64 bytes, on \(pages) pages of 4 KiB ("
@@ -163,6 +166,8 @@ enum ReplyInstructions {
     /// functions a reply runs through there: the order the release build
     /// links them in (`scripts/hot-path.order`, see `scripts/release-build.sh`).
     static func report(paths: SocketIOBench.Paths, orderFile: String? = nil) async throws {
+        // Before the minute of measuring: a missing tool fails at once.
+        let last = try orderFile.map { _ in try placedLast(binary: paths.bench) } ?? []
         guard let f = try await run(paths: paths) else { return }
         let parts = f.byObject.filter { $0.perReply >= 50 }.map { "\($0.name) \(Int($0.perReply.rounded()))" }
         print("\ninstructions per reply, Parley's echo bot under callgrind (\(measured) replies at \(perSecond) msg/s, each its own wake): "
@@ -179,7 +184,6 @@ enum ReplyInstructions {
         print("  code a reply runs through (lines with an instruction run in half the replies or more): " + f.footprint.text)
         print("    the lean Lua echo bot's: " + f.leanFootprint.text)
         if let orderFile {
-            let last = placedLast(binary: paths.bench)
             let order = f.hotFunctions.filter { !last.contains($0) } + f.hotFunctions.filter { last.contains($0) }
             try (order.joined(separator: "\n") + "\n").write(toFile: orderFile, atomically: true, encoding: .utf8)
             print("  the binary's \(order.count) functions a reply runs through written to \(orderFile); "
@@ -214,7 +218,7 @@ enum ReplyInstructions {
                        calls: dump.calls.mapValues { Double($0) / n },
                        stages: stages.map { stage in dump.inclusive[stage.symbol].map { Double($0) / n } },
                        footprint: Footprint(dump.counts, replies: replies),
-                       hotFunctions: dump.functions(ranAtLeast: (replies + 1) / 2, in: binaryLabel))
+                       hotFunctions: dump.functions(in: binaryLabel, replies: replies))
     }
 
     /// A callgrind dump made with `dumpOptions`: self costs (instructions)
@@ -267,10 +271,10 @@ enum ReplyInstructions {
             guard total > 0 else { throw BenchError("callgrind's dump at \(path) has no costs") }
         }
 
-        /// The functions of `object` with an instruction that ran at least `times` times, by address.
-        func functions(ranAtLeast times: Int, in object: String) -> [String] {
+        /// The functions of `object` a typical one of `replies` runs through (as `Footprint` counts), by address.
+        func functions(in object: String, replies: Int) -> [String] {
             var first: [String: UInt64] = [:]
-            for (place, n) in counts where n >= times && place.object == object {
+            for (place, n) in counts where place.object == object && Footprint.ranInMost(n, of: replies) {
                 // Callgrind names a recursive call's frame `name'2`; the symbol is `name`.
                 let name = String(functionAt[place]!.prefix { $0 != "'" })
                 // Code without a symbol (named by its address) cannot be placed by name.
@@ -290,28 +294,27 @@ enum ReplyInstructions {
     /// - names that more than one function in `binary` has (outlined helpers
     ///   such as `objectdestroyTm`, local to each object file): the linker
     ///   moves every one of them.
-    /// Empty where `swiftc`, `objdump` or `nm` is not found.
-    static func placedLast(binary: String) -> Set<String> {
+    /// An error, not a worse order, where the toolchain's static libraries,
+    /// `objdump` or `nm` cannot be found.
+    static func placedLast(binary: String) throws -> Set<String> {
         var names: Set<String> = []
-        if let swiftc = try? runProcess("/usr/bin/env", ["which", "swiftc"]).trimmingCharacters(in: .whitespacesAndNewlines), !swiftc.isEmpty {
-            let lib = URL(fileURLWithPath: swiftc).resolvingSymlinksInPath().deletingLastPathComponent().deletingLastPathComponent()
-                .appendingPathComponent("lib/swift_static/linux").path
-            for archive in (try? FileManager.default.contentsOfDirectory(atPath: lib)) ?? [] where archive.hasSuffix(".a") {
-                guard let table = try? runProcess("/usr/bin/env", ["objdump", "-t", lib + "/" + archive], captureErrors: true) else { continue }
-                // "ADDRESS FLAGS SECTION\tSIZE NAME"
-                for line in table.split(separator: "\n") {
-                    guard let tab = line.firstIndex(of: "\t"), line[..<tab].split(separator: " ").last == ".text",
-                          let name = line[tab...].split(separator: " ").last else { continue }
-                    names.insert(String(name))
-                }
-            }
-        }
-        if let symbols = try? runProcess("/usr/bin/env", ["nm", "--defined-only", binary], captureErrors: true) {
-            var seen: Set<Substring> = []
-            for line in symbols.split(separator: "\n") {
-                guard let name = line.split(separator: " ").last, !seen.insert(name).inserted else { continue }
+        let swiftc = try runProcess("which", ["swiftc"], captureErrors: true).trimmingCharacters(in: .whitespacesAndNewlines)
+        let lib = URL(fileURLWithPath: swiftc).resolvingSymlinksInPath().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("lib/swift_static/linux").path
+        let archives = ((try? FileManager.default.contentsOfDirectory(atPath: lib)) ?? []).filter { $0.hasSuffix(".a") }
+        guard !archives.isEmpty else { throw BenchError("--write-order: the toolchain's static libraries are not in \(lib)") }
+        for archive in archives {
+            // "ADDRESS FLAGS SECTION\tSIZE NAME"
+            for line in try runProcess("objdump", ["-t", lib + "/" + archive], captureErrors: true).split(separator: "\n") {
+                guard let tab = line.firstIndex(of: "\t"), line[..<tab].split(separator: " ").last == ".text",
+                      let name = line[tab...].split(separator: " ").last else { continue }
                 names.insert(String(name))
             }
+        }
+        var seen: Set<Substring> = []
+        for line in try runProcess("nm", ["--defined-only", binary], captureErrors: true).split(separator: "\n") {
+            guard let name = line.split(separator: " ").last, !seen.insert(name).inserted else { continue }
+            names.insert(String(name))
         }
         return names
     }
