@@ -298,7 +298,9 @@ enum ReplyInstructions {
     /// `objdump` or `nm` cannot be found.
     static func placedLast(binary: String) throws -> Set<String> {
         var names: Set<String> = []
-        let swiftc = try runProcess("which", ["swiftc"], captureErrors: true).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let swiftc = try? runProcess("which", ["swiftc"], captureErrors: true).trimmingCharacters(in: .whitespacesAndNewlines) else {
+            throw BenchError("--write-order: swiftc is not on PATH (the toolchain's static libraries are found next to it)")
+        }
         let lib = URL(fileURLWithPath: swiftc).resolvingSymlinksInPath().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("lib/swift_static/linux").path
         let archives = ((try? FileManager.default.contentsOfDirectory(atPath: lib)) ?? []).filter { $0.hasSuffix(".a") }
