@@ -207,3 +207,12 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Parley's own modules keep Swift's run-time exclusivity checks in every
+// build, so an overlapping access (a plugin's native re-entering the host,
+// say) traps rather than corrupts. The release build turns them off for
+// the dependencies only (scripts/release-build.sh): a frontend flag given
+// here comes after the one it passes to every module, and wins.
+for target in package.targets where [.regular, .executable].contains(target.type) && !target.name.hasPrefix("C") {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-Xfrontend", "-enforce-exclusivity=checked"])]
+}

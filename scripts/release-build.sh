@@ -8,20 +8,32 @@
 # a name the linker no longer finds is skipped, so a stale list costs speed,
 # never correctness.
 #
-# It builds in .build-release, not .build: SwiftPM does not rebuild a Swift
-# module whose only change is a frontend flag, so a module built before
-# without `-function-sections` would stay one section and be laid out
-# whole.
+# It builds in .build-release, not .build, and starts that over when its
+# flags or Package.swift change: SwiftPM does not rebuild a Swift module
+# whose only change is a frontend flag, so a module built before without
+# `-function-sections` would stay one section and be laid out whole.
 #
 # Usage: scripts/release-build.sh PRODUCT [more swift build options]
 set -euo pipefail
 product=${1:?usage: scripts/release-build.sh PRODUCT [swift build options]}
 shift
 order="$(cd "$(dirname "$0")" && pwd)/hot-path.order"
+flags=(
+    -Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections
+    # No run-time exclusivity checks in the dependencies, as the standard
+    # library is built; Parley's own modules turn them back on (Package.swift).
+    -Xswiftc -enforce-exclusivity=unchecked
+    -Xswiftc -use-ld=lld -Xlinker --symbol-ordering-file="$order" -Xlinker --no-warn-symbol-ordering
+    --static-swift-stdlib
+)
+# Package.swift too: it gives Parley's modules a frontend flag of their own.
+stamp=.build-release/flags
+want="${flags[*]} $(sha256sum Package.swift | cut -d' ' -f1)"
+if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+    rm -rf .build-release/*/release
+    mkdir -p .build-release
+    printf '%s' "$want" > "$stamp"
+fi
 # SwiftPM does not see the order file change either: link again every time.
 rm -f .build-release/release/"$product"
-exec "${SWIFT:-swift}" build -c release --scratch-path .build-release --product "$product" \
-    -Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections \
-    -Xswiftc -use-ld=lld -Xlinker --symbol-ordering-file="$order" -Xlinker --no-warn-symbol-ordering \
-    --static-swift-stdlib \
-    "$@"
+exec "${SWIFT:-swift}" build -c release --scratch-path .build-release --product "$product" "${flags[@]}" "$@"

@@ -62,9 +62,9 @@ enum SocketIOBench {
         init(seconds: Double, replies: Int, from a: Sample, to b: Sample) {
             self.seconds = seconds
             self.replies = replies
-            bot = b.bot - a.bot
-            server = b.server - a.server
-            load = b.load - a.load
+            bot = CPUTime.seconds(from: a.bot, to: b.bot)
+            server = CPUTime.seconds(from: a.server, to: b.server)
+            load = CPUTime.seconds(from: a.load, to: b.load)
             botSwitches = b.botSwitches - a.botSwitches
             ioStall = (b.ioStall - a.ioStall) / 1e6
             cpuStall = (b.cpuStall - a.cpuStall) / 1e6
@@ -112,9 +112,9 @@ enum SocketIOBench {
         var slices: [DurableSlice] = []
     }
 
-    /// CPU seconds of the three processes and the bot's context switches, at one moment.
+    /// CPU time of the three processes and the bot's context switches, at one moment.
     struct Sample {
-        var bot = 0.0, server = 0.0, load = 0.0
+        var bot = CPUTime(), server = CPUTime(), load = CPUTime()
         var botSwitches = 0
         var ioStall = 0.0, cpuStall = 0.0, diskBytes = 0.0
     }
@@ -123,7 +123,7 @@ enum SocketIOBench {
     struct Pids {
         var bot: Int32, server: Int32
         func sample() -> Sample {
-            Sample(bot: cpuSeconds(bot), server: cpuSeconds(server), load: cpuSeconds(getpid()), botSwitches: contextSwitches(bot),
+            Sample(bot: cpuTime(bot), server: cpuTime(server), load: cpuTime(getpid()), botSwitches: contextSwitches(bot),
                    ioStall: stallMicroseconds("io"), cpuStall: stallMicroseconds("cpu"),
                    diskBytes: diskBytesWritten())
         }

@@ -144,3 +144,12 @@ public enum HTTPOutcome: Sendable, Equatable {
     case response(status: Int, headers: [HTTPHeader], body: [UInt8])
     case failed(String)
 }
+
+extension [BotAction] {
+    /// Appends `rhs`, as the standard one does; into an empty list it takes
+    /// `rhs`'s storage instead of copying it, which is how a turn gathers
+    /// its handlers' actions (most turns have one handler).
+    public static func += (lhs: inout Self, rhs: Self) {
+        if lhs.isEmpty { lhs = rhs } else { lhs.append(contentsOf: rhs) }
+    }
+}

@@ -114,8 +114,8 @@ extension Bot {
         for a in actions {
             switch a {
             case .send(let room, let text):
-                // Sending ends the bot's typing indicator in that room.
-                if typingOn.removeValue(forKey: room) != nil {
+                // Sending ends the bot's typing indicator in that room (no lookup when none is on).
+                if !typingOn.isEmpty, typingOn.removeValue(forKey: room) != nil {
                     out.append(BotAction(plugin: p.name, .typing(room: room, on: false)))
                 }
                 out.append(BotAction(plugin: p.name, .send(room: room, text: text), message: nextSend.next()))

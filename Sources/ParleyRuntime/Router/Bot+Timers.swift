@@ -10,8 +10,15 @@ extension Bot {
 
     /// When `advance` next has something to do (a timer or a typing timeout); nil when nothing is scheduled.
     public var nextDue: Double? {
-        let typing = typingOn.values.map { $0.since + options.typingTimeout }.min()
-        return [typing, timers.first?.due].compactMap { $0 }.min()
+        let typing = typingOn.values.lazy.map { $0.since + self.options.typingTimeout }.min()
+        return Self.earlier(typing, timers.first?.due)
+    }
+
+    /// The earlier of two times, either of which may be absent (no array, as this runs every turn).
+    static func earlier(_ a: Double?, _ b: Double?) -> Double? {
+        guard let a else { return b }
+        guard let b else { return a }
+        return min(a, b)
     }
 
     /// Moves the clock forward to `time`, firing due timers and typing
@@ -39,7 +46,7 @@ extension Bot {
             let typingDue = typingOn.min { $0.value.since < $1.value.since }
             let typingTime = typingDue.map { $0.value.since + options.typingTimeout }
             let timerTime = timers.first?.due
-            guard let next = [typingTime, timerTime].compactMap({ $0 }).min(), next <= time else { break }
+            guard let next = Self.earlier(typingTime, timerTime), next <= time else { break }
             now = max(now, next)
             if let typingDue, let typingTime, typingTime <= (timerTime ?? .infinity) {
                 typingOn[typingDue.key] = nil
