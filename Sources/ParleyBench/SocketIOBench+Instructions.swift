@@ -162,6 +162,9 @@ enum ReplyInstructions {
         return figures
     }
 
+    /// The order the release build links in, relative to the package root.
+    static let committedOrder = "scripts/hot-path.order"
+
     /// Measures and prints the figure; with `orderFile`, writes the binary's
     /// functions a reply runs through there: the order the release build
     /// links them in (`scripts/hot-path.order`, see `scripts/release-build.sh`).
@@ -183,6 +186,13 @@ enum ReplyInstructions {
               + "\(Int(f.leanPerReply.rounded())) (the difference of runs of \(leanReplies.0) and \(leanReplies.1) replies)")
         print("  code a reply runs through (lines with an instruction run in half the replies or more): " + f.footprint.text)
         print("    the lean Lua echo bot's: " + f.leanFootprint.text)
+        if orderFile == nil, let listed = try? String(contentsOfFile: committedOrder, encoding: .utf8) {
+            // A change to the reply path leaves the order behind silently: the linker skips names it does not find.
+            let names = Set(listed.split(separator: "\n").map(String.init))
+            let missing = f.hotFunctions.filter { !names.contains($0) }.count
+            print("  \(committedOrder) lists \(f.hotFunctions.count - missing) of the \(f.hotFunctions.count) functions a reply runs through"
+                  + (20 * missing > f.hotFunctions.count ? "; write it again with --write-order \(committedOrder)" : ""))
+        }
         if let orderFile {
             let order = f.hotFunctions.filter { !last.contains($0) } + f.hotFunctions.filter { last.contains($0) }
             try (order.joined(separator: "\n") + "\n").write(toFile: orderFile, atomically: true, encoding: .utf8)
