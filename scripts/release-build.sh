@@ -2,7 +2,8 @@
 # A release build of one product (`parley`, `ParleyBench`), laid out for a
 # bot that answers now and then, whose reply finds its code cold: every
 # function in a section of its own, those in scripts/hot-path.order laid out
-# first by lld, and the Swift runtime linked in. Why, and what it saves:
+# first by lld, the Swift runtime linked in, and the dependencies without
+# run-time exclusivity checks. Why, and what it saves:
 # docs/architecture.md, "The release build". The order file is written by
 # `ParleyBench --socketio-instructions --write-order scripts/hot-path.order`;
 # a name the linker no longer finds is skipped, so a stale list costs speed,
