@@ -212,7 +212,8 @@ let package = Package(
 // build, so an overlapping access (a plugin's native re-entering the host,
 // say) traps rather than corrupts. The release build turns them off for
 // the dependencies only (scripts/release-build.sh): a frontend flag given
-// here comes after the one it passes to every module, and wins.
-for target in package.targets where [.regular, .executable].contains(target.type) && !target.name.hasPrefix("C") {
+// here comes after the one it passes to every module, and wins. (The C
+// targets ignore Swift settings.)
+for target in package.targets where [.regular, .executable].contains(target.type) {
     target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-Xfrontend", "-enforce-exclusivity=checked"])]
 }

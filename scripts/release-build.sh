@@ -18,7 +18,8 @@
 set -euo pipefail
 product=${1:?usage: scripts/release-build.sh PRODUCT [swift build options]}
 shift
-order="$(cd "$(dirname "$0")" && pwd)/hot-path.order"
+cd "$(dirname "$0")/.."
+order="$PWD/scripts/hot-path.order"
 flags=(
     -Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections
     # No run-time exclusivity checks in the dependencies, as the standard

@@ -203,8 +203,10 @@ extension SocketIOBench {
     /// utime + stime (/proc/PID/stat) counts in ticks of 10 ms, a tenth of
     /// what a bot at 6% of a core uses in a 1 s slice, but keeps the time of
     /// threads that exited.
+    /// Not a number where the process is gone, so a dead bot shows as
+    /// such rather than as a bot that costs nothing.
     struct CPUTime {
-        var runTime = 0.0, ticks = 0.0
+        var runTime = Double.nan, ticks = Double.nan
         var threads: Set<String> = []
 
         /// Seconds from `a` to `b`: the exact run time, unless a thread of `a` exited meanwhile.
@@ -216,13 +218,15 @@ extension SocketIOBench {
     static func cpuTime(_ pid: Int32) -> CPUTime {
         var t = CPUTime()
         let dir = "/proc/\(pid)/task"
+        var runTime = 0.0
         for tid in (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? [] {
             // A thread that exited since the listing is left out, as if it had exited before.
             guard let s = try? String(contentsOfFile: "\(dir)/\(tid)/schedstat", encoding: .utf8),
                   let ns = s.split(separator: " ").first.flatMap({ Double($0) }) else { continue }
-            t.runTime += ns / 1e9
+            runTime += ns / 1e9
             t.threads.insert(tid)
         }
+        if !t.threads.isEmpty { t.runTime = runTime }
         if let s = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = s.lastIndex(of: ")") {
             // After "pid (comm)": field 3 (state) is index 0, so utime (14) and stime (15) are 11 and 12.
             let f = s[s.index(after: close)...].split(separator: " ")
