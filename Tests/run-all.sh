@@ -37,7 +37,10 @@ pass .build/test-output-chaos.txt --filter ChaosTests
 
 outputs=(.build/test-output.txt .build/test-output-runtime.txt .build/test-output-heavy.txt .build/test-output-loops.txt
          .build/test-output-browser.txt .build/test-output-chaos.txt)
-passed=$(cat "${outputs[@]}" | grep -Eo '✔ Test run with [0-9]+ tests' | grep -Eo '[0-9]+' | awk '{s+=$1} END {print s+0}')
-failed=$(cat "${outputs[@]}" | grep -Eo '✘ Test run with [0-9]+ tests' | grep -Eo '[0-9]+' | awk '{s+=$1} END {print s+0}')
+# Every pass ends with "Test run with N tests", and each test that failed
+# has a line "✘ Test name() failed after …" of its own.
+total=$(cat "${outputs[@]}" | grep -Eo 'Test run with [0-9]+ tests' | grep -Eo '[0-9]+' | awk '{s+=$1} END {print s+0}')
+failed=$(cat "${outputs[@]}" | grep -E '^✘ Test ' | grep -v '^✘ Test run with' | grep -c ' failed after')
+passed=$((total - failed))
 echo "swift-testing: ${passed} passed, ${failed} failed"
 exit "$status"

@@ -747,7 +747,7 @@ struct RunningParley {
 
     init(config: URL) throws {
         log = config.deletingLastPathComponent().appendingPathComponent("stderr-\(UUID().uuidString)")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         process.executableURL = URL(fileURLWithPath: CLITests.binary)
         process.arguments = ["run", config.path]
         process.standardError = try FileHandle(forWritingTo: log)

@@ -305,10 +305,3 @@ struct ModerationJournalTests {
         await alice.leave()
     }
 }
-
-/// Runs blocking journal work on a thread of its own, not the cooperative pool.
-private func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { c in
-        Thread { c.resume(with: Result { try body() }) }.start()
-    }
-}

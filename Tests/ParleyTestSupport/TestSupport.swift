@@ -26,6 +26,23 @@ public func eventually(_ seconds: Double = 20, _ condition: () async -> Bool) as
     return await condition()
 }
 
+/// Runs blocking work (a socket read, a process's exit, journal I/O) on a
+/// thread of its own. The cooperative pool has one thread per core (two
+/// here): two tests blocked on it would stall every other test in the
+/// process, the servers they wait on included.
+public func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { c in
+        Thread { c.resume(with: Result { try body() }) }.start()
+    }
+}
+
+/// `onOwnThread` for work that cannot fail.
+public func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { c in
+        Thread { c.resume(returning: body()) }.start()
+    }
+}
+
 /// What a throwing call says: its error's text, or "" when it did not throw
 /// (the config tests check that a mistake names its key).
 public func errorText(_ attempt: () throws -> Void) -> String {

@@ -13,9 +13,8 @@ struct HTTPLimitsTests {
     /// A raw client: connects, sends `text`, and reports how long until the
     /// server closed the connection (nil: still open after `wait` seconds), with what it read.
     static func hold(port: Int, _ text: String, wait: Double) async -> (closedAfter: Double?, read: String) {
-        // On a thread of its own: several wait at once (Dispatch's global queue
-        // runs as many as there are cores), and the pool's two stay free.
-        await withCheckedContinuation { done in Thread { done.resume(returning: holdBlocking(port: port, text, wait: wait)) }.start() }
+        // Several wait at once, and the pool's threads stay free.
+        await onOwnThread { holdBlocking(port: port, text, wait: wait) }
     }
 
     static func holdBlocking(port: Int, _ text: String, wait: Double) -> (closedAfter: Double?, read: String) {

@@ -69,7 +69,8 @@ final class PythonPeer: Sendable {
         process.terminate()
         for _ in 0..<250 where process.isRunning { try? await Task.sleep(for: .milliseconds(20)) }
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        let process = process
+        await onOwnThread { process.waitUntilExit() }
     }
 
     /// Freezes the process: the TCP connections stay open but nothing is sent,

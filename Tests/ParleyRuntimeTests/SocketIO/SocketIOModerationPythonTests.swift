@@ -19,7 +19,8 @@ struct SocketIOModerationPythonTests {
             try await bot.moderate(.kick(room: "lobby", user: "bob", reason: "spam, twice"))
             #expect(await watcher.waitFor("DISCONNECTED"))
             #expect(watcher.lines.contains("KICKED spam, twice"))
-            watcher.process.waitUntilExit()
+            let process = watcher.process
+            await onOwnThread { process.waitUntilExit() }
             #expect(watcher.process.terminationStatus == 0)
         } catch {
             watcher.process.terminate()

@@ -238,10 +238,12 @@ enum RawHTTP {
 
     /// `headers`: whole lines, such as `"Authorization: Bearer x"`.
     static func request(_ method: String, port: Int, path: String, headers: [String] = []) async throws -> String {
-        try await Task.detached {
+        // A blocking read, so on a thread of its own: on the pool, two of them
+        // would hold both its threads while the server's handler waits for one.
+        try await onOwnThread {
             guard let fd = connected(port: port) else { throw PeerError("cannot connect to \(port)") }
             defer { close(fd) }
-            // A server that never answers fails the request instead of holding a thread of the pool for ever.
+            // A server that never answers fails the request instead of holding a thread for ever.
             var wait = timeval(tv_sec: 30, tv_usec: 0)
             _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
             let request = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
@@ -255,6 +257,6 @@ enum RawHTTP {
                 data += buf[0..<n]
             }
             return String(decoding: data, as: UTF8.self)
-        }.value
+        }
     }
 }
