@@ -41,17 +41,14 @@ final class PythonPeer: Sendable {
         p.standardError = FileHandle.nullDevice
         try p.run()
         let reader = out.fileHandleForReading
-        let port: Int? = await withCheckedContinuation { c in
-            DispatchQueue.global().async {
-                var seen = ""
-                while true {
-                    let chunk = reader.availableData
-                    if chunk.isEmpty { c.resume(returning: nil); return }
-                    seen += String(decoding: chunk, as: UTF8.self)
-                    if let line = seen.split(separator: "\n").first(where: { $0.hasPrefix("LISTENING ") }) {
-                        c.resume(returning: Int(line.dropFirst("LISTENING ".count)))
-                        return
-                    }
+        let port: Int? = await onOwnThread {
+            var seen = ""
+            while true {
+                let chunk = reader.availableData
+                if chunk.isEmpty { return nil }
+                seen += String(decoding: chunk, as: UTF8.self)
+                if let line = seen.split(separator: "\n").first(where: { $0.hasPrefix("LISTENING ") }) {
+                    return Int(line.dropFirst("LISTENING ".count))
                 }
             }
         }

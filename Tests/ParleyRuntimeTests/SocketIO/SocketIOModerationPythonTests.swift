@@ -51,7 +51,8 @@ struct SocketIOModerationPythonTests {
             process.standardError = FileHandle.nullDevice
             try process.run()
             let reader = out.fileHandleForReading
-            DispatchQueue.global().async {
+            // Reads until the watcher exits: a thread of its own, not Dispatch's few.
+            Thread {
                 var pending = ""
                 while true {
                     let chunk = reader.availableData
@@ -63,7 +64,7 @@ struct SocketIOModerationPythonTests {
                         self.seen.withLock { $0.append(line) }
                     }
                 }
-            }
+            }.start()
         }
 
         func waitFor(_ line: String) async -> Bool {
