@@ -201,8 +201,8 @@ enum ReplyInstructions {
         }
     }
 
-    /// Sends `count` messages at `perSecond` and waits for every reply.
-    static func paced(_ rig: SocketIOBench.Rig, base: Int, count: Int) async throws {
+    /// Sends `count` messages at `perSecond` and waits up to `seconds` more for every reply.
+    static func paced(_ rig: SocketIOBench.Rig, base: Int, count: Int, perSecond: Int = perSecond, within seconds: UInt64 = 30) async throws {
         rig.tracker.start(base: base, count: count)
         let period = UInt64(1_000_000_000 / perSecond)
         let t0 = monoNow()
@@ -212,9 +212,11 @@ enum ReplyInstructions {
             if now < due { try await Task.sleep(for: .nanoseconds(Int64(due - now))) }
             try await rig.session.send(OutgoingMessage(id: "", room: "lobby", text: "!echo \(base + i) \(monoNow())"))
         }
-        let end = monoNow() + 30_000_000_000
+        let end = monoNow() + seconds * 1_000_000_000
         while rig.tracker.answered(base..<(base + count)) < count {
-            guard monoNow() < end else { throw BenchError("the echo bot under callgrind answered \(rig.tracker.answered(base..<(base + count))) of \(count) within 30 s") }
+            guard monoNow() < end else {
+                throw BenchError("the echo bot under valgrind answered \(rig.tracker.answered(base..<(base + count))) of \(count) within \(seconds) s")
+            }
             try await Task.sleep(for: .milliseconds(20))
         }
     }

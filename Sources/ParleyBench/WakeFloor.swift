@@ -101,12 +101,12 @@ enum WakeFloor {
 
     /// The driver's side in this process for `leanResponder` in another:
     /// `start` starts it with the port to connect to.
-    static func driveLeanResponder(messages: Int, perSecond: Int, start: (Int) throws -> Void) throws {
+    static func driveLeanResponder(messages: Int, perSecond: Int, within seconds: Int32 = 120, start: (Int) throws -> Void) throws {
         let (listener, port) = try Self.listener()
         defer { close(listener) }
         try start(port)
-        // Under valgrind the bot takes seconds to start.
-        let fd = try acceptOne(listener, within: 120, who: "the lean bot")
+        // Under valgrind the bot takes seconds to start (minutes under lackey).
+        let fd = try acceptOne(listener, within: seconds, who: "the lean bot")
         defer { close(fd) }
         drive(fd, messages: messages, perSecond: perSecond, framing: .socketio)
     }

@@ -31,6 +31,8 @@ struct BenchCommand: ParsableCommand {
     @Option(name: .customLong("write-order"),
             help: ArgumentHelp("With --socketio-instructions: write the functions a reply runs through, the release build's link order.", valueName: "path"))
     var writeOrder: String?
+    @Flag(name: .customLong("socketio-lines"), help: "Only the code and data lines a paced reply touches (valgrind's lackey; about 5 minutes).")
+    var socketioLines = false
     @Flag(help: "Only the Socket.IO echo bot against the python bot and the wake floors.")
     var socketio = false
     @Option(help: ArgumentHelp("With --socketio: another build's ParleyBench whose echo bot takes the same slices, to compare two builds.",
@@ -58,6 +60,7 @@ struct BenchCommand: ParsableCommand {
         let named: [(Bool, String)] = [
             (lua, "--lua"), (vmLoop != nil, "--vm-loop"), (journal, "--journal"), (journalSnapshot, "--journal-snapshot"),
             (json, "--json"), (burst, "--burst"), (flood != nil, "--flood"), (socketioInstructions, "--socketio-instructions"),
+            (socketioLines, "--socketio-lines"),
             (socketio, "--socketio"), (users != nil, "--users"), (serveShards != nil, "--serve-shards"),
             (!usersChild.isEmpty, "--users-child"), (serveSocketIO, "--serve-socketio"), (socketioEchoBot != nil, "--socketio-echo-bot"),
             (!wakeFloorDriver.isEmpty, "--wake-floor-driver"), (!leanBotReplies.isEmpty, "--lean-bot-replies"),
@@ -157,6 +160,8 @@ struct BenchCommand: ParsableCommand {
             await bench { try await FloodBench.run(seconds: seconds, rate: 10_000) }
         } else if socketioInstructions {
             await bench { try await ReplyInstructions.report(paths: try SocketIOBench.Paths.resolve(), orderFile: writeOrder) }
+        } else if socketioLines {
+            await bench { try await ReplyLines.report(paths: try SocketIOBench.Paths.resolve()) }
         } else if socketio {
             await bench { try await SocketIOBench.run(quick: quick, baseline: baseline) }
         } else if let users {
