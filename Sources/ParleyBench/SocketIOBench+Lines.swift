@@ -33,7 +33,7 @@ enum ReplyLines {
     }
 
     /// Reads a lackey trace (`--trace-mem=yes --trace-syscalls=yes`) from a
-    /// FIFO on a thread of its own and keeps each interval's counts.
+    /// FIFO on a thread of its own and keeps each reply's counts.
     final class TraceReader: Sendable {
         private let state = Mutex<(replies: [Reply], binary: [ClosedRange<UInt64>], touches: [UInt64: Int])>(([], [], [:]))
 
@@ -122,6 +122,7 @@ enum ReplyLines {
             }
             while true {
                 let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                if n < 0 && errno == EINTR { continue }
                 if n <= 0 { return }
                 var start = 0
                 for i in 0..<n where chunk[i] == 10 {
@@ -174,25 +175,27 @@ enum ReplyLines {
 
     /// `touches` (instruction address: data lines) summed by the binary's
     /// function holding the address, most first; demangled when `swift-demangle` is at hand.
-    static func functions(_ touches: [UInt64: Int], binary: String, base: UInt64) throws -> [(name: String, lines: Int)] {
+    /// `mapped`: the binary's mappings in the traced process, lowest first.
+    static func functions(_ touches: [UInt64: Int], binary: String, mapped: [ClosedRange<UInt64>]) throws -> [(name: String, lines: Int)] {
         var symbols: [(address: UInt64, name: String)] = []
         for line in try runProcess("nm", ["-n", "--defined-only", binary], captureErrors: true).split(separator: "\n") {
             let fields = line.split(separator: " ")
             guard fields.count == 3, "tTwW".contains(fields[1]), let address = UInt64(fields[0], radix: 16) else { continue }
             symbols.append((address, String(fields[2])))
         }
-        let elsewhere = "(outside the binary: libc's malloc, free and memcpy)"
+        let elsewhere = "(outside the binary: libc's malloc, free, memcpy)"
+        let base = mapped.first?.lowerBound ?? 0
         var sums: [String: Int] = [:]
         for (pc, n) in touches {
             var name = elsewhere
-            if pc >= base {
+            if mapped.contains(where: { $0.contains(pc) }) {
                 let address = pc - base
                 var low = 0, high = symbols.count
                 while low < high {
                     let mid = (low + high) / 2
                     if symbols[mid].address <= address { low = mid + 1 } else { high = mid }
                 }
-                if low > 0, address - symbols[low - 1].address < 1 << 20 { name = symbols[low - 1].name }
+                if low > 0 { name = symbols[low - 1].name }
             }
             sums[name, default: 0] += n
         }
@@ -238,7 +241,7 @@ enum ReplyLines {
         let fifo = dir + "/parley.fifo"
         guard mkfifo(fifo, 0o600) == 0 else { throw BenchError("cannot make \(fifo)") }
         let trace = TraceReader(fifo: fifo)
-        let (measuredReplies, base) = try await SocketIOBench.Rig.withRig(server: .embedded, bot: .parley, paths: paths, startBot: { port in
+        let (measuredReplies, touches, mapped) = try await SocketIOBench.Rig.withRig(server: .embedded, bot: .parley, paths: paths, startBot: { port in
             let child = try BenchChild(role: "Parley echo bot under lackey", executable: "/usr/bin/env",
                                        arguments: lackey(fifo) + [binary, "--socketio-echo-bot", String(port), "--under-valgrind"])
             do { _ = try child.line(startingWith: "READY", timeout: 1_200) } catch {
@@ -249,15 +252,16 @@ enum ReplyLines {
         }) { rig in
             try await ReplyInstructions.paced(rig, base: 1, count: warmup, perSecond: perSecond, within: 600)
             let ranges = mappings(pid: rig.pids.bot, of: binary)
-            guard let base = ranges.first?.lowerBound else { throw BenchError("\(binary) is not mapped in the bot under lackey") }
+            guard !ranges.isEmpty else { throw BenchError("\(binary) is not mapped in the bot under lackey") }
             trace.setBinary(ranges)
             let first = trace.count
             try await ReplyInstructions.paced(rig, base: 1_000, count: measured, perSecond: perSecond, within: 600)
             try await Task.sleep(for: .seconds(2))  // the last reply ends at the wait after its write
-            return (trace.replies(first..<trace.count), base)
+            // Taken before the rig closes: the bot's shutdown is no reply.
+            return (trace.replies(first..<trace.count), trace.touches, ranges)
         }
         let (parley, count) = median(measuredReplies)
-        let byFunction = try functions(trace.touches, binary: binary, base: base)
+        let byFunction = try functions(touches, binary: binary, mapped: mapped)
         print("\nlines a reply touches, median of \(count) replies (Parley's echo bot) and \(leanCount) (the lean Lua bot), "
               + "one message every \(1_000 / perSecond) ms under lackey:")
         for (name, f) in [("Parley's echo bot", parley), ("the lean Lua bot", lean)] {
