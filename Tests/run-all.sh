@@ -43,4 +43,8 @@ total=$(cat "${outputs[@]}" | grep -Eo 'Test run with [0-9]+ tests' | grep -Eo '
 failed=$(cat "${outputs[@]}" | grep -E '^✘ Test ' | grep -v '^✘ Test run with' | grep -c ' failed after')
 passed=$((total - failed))
 echo "swift-testing: ${passed} passed, ${failed} failed"
+# A pass that crashed has no summary line, so its tests are in neither count.
+for o in "${outputs[@]}"; do
+    grep -q 'Test run with [0-9]* tests' "$o" 2>/dev/null || echo "swift-testing: $o has no summary (the pass crashed or did not run): see its end"
+done
 exit "$status"
