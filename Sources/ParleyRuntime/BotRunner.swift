@@ -94,7 +94,7 @@ public struct BotStats: Sendable, Equatable {
 /// - `Outbox/`: sends wait for their commit, then in order for the link (up to
 ///   the expiry while offline), and are recorded as delivered once the
 ///   transport confirmed them.
-public actor BotRunner {
+public actor BotRunner: BotLoopActor {
     public nonisolated let name: String
     let spec: BotSpec
     let observer: RuntimeObserver
@@ -379,7 +379,7 @@ public actor BotRunner {
             let every = TimeAmount.nanoseconds(Int64(spec.trimCheckSeconds * 1e9))
             trimCheck = executor.loop.scheduleRepeatedTask(initialDelay: every, delay: every) { [weak self] _ in
                 // Runs on the bot's loop, between events.
-                self?.assumeIsolated { r in
+                self?.onLoopThread { r in
                     guard !r.closing, let host = r.host else { return }
                     r.onLoop(host) { $0.compactTrimmedHistory() }
                 }
@@ -389,16 +389,16 @@ public actor BotRunner {
 
     /// Runs `body` on the bot's host without an actor hop: the host and this
     /// runner share the bot's loop as their executor, so the runner's
-    /// isolation is the host's too (checked by `assumeIsolated`).
-    func onLoop<T: Sendable>(_ host: BotHost, _ body: (isolated BotHost) throws -> T) rethrows -> T {
-        try host.assumeIsolated(body)
+    /// isolation is the host's too (checked by `onLoopThread`).
+    func onLoop<T: Sendable, E: Error>(_ host: BotHost, _ body: @escaping (isolated BotHost) throws(E) -> T) throws(E) -> T {
+        try host.onLoopThread(body)
     }
 
     /// Runs `body` isolated to this runner on its loop, from any thread,
     /// without a task: a job on the loop's queue (from the loop itself that
     /// costs no wake), for the journal's completions and the plugins' timers.
     nonisolated func later(_ body: @escaping @Sendable (isolated BotRunner) -> Void) {
-        executor.loop.execute { [self] in self.assumeIsolated(body) }
+        executor.loop.execute { [self] in self.onLoopThread(body) }
     }
 
     /// Seconds on a clock that only moves forward (for the rate cap).

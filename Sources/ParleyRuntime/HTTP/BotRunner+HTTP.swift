@@ -41,7 +41,7 @@ extension BotRunner {
             if host.pipelined, !onLoop(host, { $0.isDurable }) {
                 // The continuation's body runs here, on the bot's loop.
                 let failed: StoreError? = await withCheckedContinuation { done in
-                    host.assumeIsolated { $0.whenDurable { done.resume(returning: $0) } }
+                    host.onLoopThread { $0.whenDurable { done.resume(returning: $0) } }
                 }
                 if let failed {
                     journalFailed(failed)

@@ -119,13 +119,13 @@ public final class BotLoop: SerialExecutor, TaskExecutor, @unchecked Sendable {
     /// from holding the loop; this keeps a thousand busy bots, each taking
     /// its slice in turn, from holding it for seconds: pings, probes and
     /// timers are served every few tens of milliseconds however many are busy.
-    static let roundLimit = Duration.milliseconds(20)
+    static let roundLimit = TimeAmount.milliseconds(20)
 
     /// Plugin work since the loop last polled, as far as the loop can tell:
     /// work that starts within a millisecond of the last ending counts as
     /// the same round. Touched only on the loop's thread.
-    private var roundWork = Duration.zero
-    private var lastWorkEnd = ContinuousClock.now
+    private var roundWork = TimeAmount.zero
+    private var lastWorkEnd = NIODeadline.now()
     /// The round is over, and a timer (run after the next poll) starts the next.
     private var roundEnding = false
 
@@ -159,9 +159,9 @@ public final class BotLoop: SerialExecutor, TaskExecutor, @unchecked Sendable {
 
     /// Counts `took` of plugin work that ended at `now`; past the limit, the
     /// round ends and the next starts after the loop's next poll.
-    func spent(_ took: Duration, endedAt now: ContinuousClock.Instant) {
+    func spent(_ took: TimeAmount, endedAt now: NIODeadline) {
         if !roundEnding, now - took - lastWorkEnd > .milliseconds(1) { roundWork = .zero }
-        roundWork += took
+        roundWork = roundWork + took
         lastWorkEnd = now
         guard roundWork >= Self.roundLimit, !roundEnding else { return }
         roundEnding = true
@@ -216,5 +216,25 @@ public final class BotLoop: SerialExecutor, TaskExecutor, @unchecked Sendable {
     private final class Handoff: @unchecked Sendable {
         var loop: (any EventLoop)?
         let ready = DispatchSemaphore(value: 0)
+    }
+}
+
+/// An actor whose executor is a bot loop: a bot's runner and its plugin host.
+protocol BotLoopActor: Actor {
+    nonisolated var executor: BotLoop { get }
+}
+
+extension BotLoopActor {
+    /// `assumeIsolated`, checked by the loop's own thread test alone. The
+    /// runtime's check asks first whether the executor is the main one, a
+    /// walk through witness tables of about 400 instructions and their cold
+    /// cache lines, and a reply passes three such checks. The closure is
+    /// escaping so that it is called as it is: a non-escaping one would be
+    /// wrapped (`withoutActuallyEscaping`) at every call, an allocation or two.
+    nonisolated func onLoopThread<T, E: Error>(_ body: @escaping (isolated Self) throws(E) -> T) throws(E) -> T {
+        precondition(executor.loop.inEventLoop, "not on the bot loop's thread")
+        // As `assumeIsolated` does once its check passed: the isolated
+        // parameter is only a promise to the type checker, made good above.
+        return try unsafeBitCast(body, to: ((Self) throws(E) -> T).self)(self)
     }
 }

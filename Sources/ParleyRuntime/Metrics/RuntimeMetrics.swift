@@ -12,6 +12,12 @@ import Synchronization
 enum RuntimeMetrics {
     static let events: [String: Counter] = Dictionary(uniqueKeysWithValues:
         ["message", "join", "leave", "typing", "roster", "connection"].map { ($0, Counter(label: "parley_events_total", dimensions: [("kind", $0)])) })
+    /// `events["message"]`, found without hashing the kind's name on every message.
+    private static let messages = events["message"]!
+    static func counter(of e: BotEvent) -> Counter? {
+        if case .message = e { return messages }
+        return events[e.kind]
+    }
     static let handlerLatency = Timer(label: "parley_handler_duration_seconds")
     static let pluginErrors: [PluginErrorKind: Counter] = Dictionary(uniqueKeysWithValues:
         [PluginErrorKind.syntax, .runtime, .budget, .memory, .quota, .pluginDisabled].map {

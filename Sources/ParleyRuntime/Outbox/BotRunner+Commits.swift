@@ -140,7 +140,7 @@ extension BotRunner {
         guard !quotaFlushPending else { return }
         quotaFlushPending = true
         _ = executor.schedule(after: 1.05) { [weak self] in
-            self?.assumeIsolated { runner in
+            self?.onLoopThread { runner in
                 runner.quotaFlushPending = false
                 runner.flushQuotaLog(force: false)
                 if runner.quotaLog.holdsBack { runner.flushQuotaLogSoon() }

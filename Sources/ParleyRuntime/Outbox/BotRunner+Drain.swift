@@ -72,7 +72,7 @@ extension BotRunner {
             if batch.isEmpty {
                 guard expired.isEmpty else { continue }
                 guard wait > 0 else { break }
-                _ = executor.schedule(after: wait) { [weak self] in self?.assumeIsolated { $0.drainOn() } }
+                _ = executor.schedule(after: wait) { [weak self] in self?.onLoopThread { $0.drainOn() } }
                 return
             }
             writing = Write(batch: batch)
@@ -144,7 +144,7 @@ extension BotRunner {
     /// Runs `body` isolated to this runner: at once on the loop's thread
     /// (a write completed there), else as a job on the loop (`later`).
     nonisolated func onRunner(_ body: @escaping @Sendable (isolated BotRunner) -> Void) {
-        if executor.loop.inEventLoop { assumeIsolated(body) } else { later(body) }
+        if executor.loop.inEventLoop { onLoopThread(body) } else { later(body) }
     }
 
     /// Why a send or a moderation step made at `time` is dropped as stale. The

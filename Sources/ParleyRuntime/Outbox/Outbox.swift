@@ -78,7 +78,12 @@ struct Outbox {
             uncommittedEvents -= c.events
             released += 1
         }
-        if released == committing.count { committing = [] } else { committing.removeFirst(released) }
+        // Emptied, a short list keeps its storage for the next commit; a long one lets it go.
+        if released == committing.count {
+            committing.removeAll(keepingCapacity: committing.capacity <= 8)
+        } else {
+            committing.removeFirst(released)
+        }
     }
 
     // MARK: queued

@@ -10,8 +10,8 @@ import ParleyLua
 /// actor, whose executor is the bot's `BotLoop`: Lua never runs on the
 /// cooperative pool, and one bot's events are handled one at a time, in
 /// arrival order.
-actor BotHost {
-    private let executor: BotLoop
+actor BotHost: BotLoopActor {
+    let executor: BotLoop
     nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
     private let plugins: [BotSpec.PluginFile]

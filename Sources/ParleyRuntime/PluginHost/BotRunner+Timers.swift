@@ -14,7 +14,7 @@ extension BotRunner {
         // A millisecond late rather than early: the host fires what is due by then.
         // Fires on the bot's loop, which is this runner's executor: no task needed.
         timerWakeup = executor.schedule(after: max(0, due - BotHost.now()) + 0.001) { [weak self] in
-            self?.assumeIsolated { $0.fireTimers() }
+            self?.onLoopThread { $0.fireTimers() }
         }
     }
 

@@ -107,7 +107,7 @@ extension BotRunner {
         guard !turnQueued, pump != nil else { return }
         turnQueued = true
         let go: @Sendable () -> Void = { [weak self] in
-            self?.assumeIsolated { r in
+            self?.onLoopThread { r in
                 r.turnQueued = false
                 r.turn()
             }
@@ -243,9 +243,9 @@ extension BotRunner {
     func handleSlice(_ events: ArraySlice<BotEvent>) -> Int? {
         guard let host, failure == nil, !closing else { return nil }
         do {
-            let started = ContinuousClock.now
+            let started = NIODeadline.now()
             let result = try onLoop(host) { try $0.handle(events, slice: Self.slice) }
-            let now = ContinuousClock.now
+            let now = NIODeadline.now()
             record(events.prefix(result.handled), took: now - started)
             executor.spent(now - started, endedAt: now)
             accept(result.actions, events: result.handled)
@@ -258,12 +258,12 @@ extension BotRunner {
     }
 
     /// Each event's share of a slice's time, and its kind, into the metrics.
-    func record(_ events: ArraySlice<BotEvent>, took: Duration) {
+    func record(_ events: ArraySlice<BotEvent>, took: TimeAmount) {
         guard !events.isEmpty else { return }
-        let each = took / events.count
+        let each = took.nanoseconds / Int64(events.count)
         for e in events {
-            RuntimeMetrics.handlerLatency.record(duration: each)
-            RuntimeMetrics.events[e.kind]?.increment()
+            RuntimeMetrics.handlerLatency.recordNanoseconds(each)
+            RuntimeMetrics.counter(of: e)?.increment()
         }
     }
 

@@ -119,6 +119,9 @@ final class Inbox: Sendable {
         }
     }
 
+    /// Rooms whose worth of storage an empty inbox keeps.
+    private static let keptCapacity = 8
+
     private static func take(_ s: inout State, limit: Int) -> [TransportEvent] {
         var out: [TransportEvent] = []
         out.reserveCapacity(min(limit, s.count))
@@ -147,8 +150,15 @@ final class Inbox: Sendable {
             }
             swap(&s.ready, &next)
         }
-        // Every lane drained: the table's storage goes too.
-        if s.lanes.isEmpty { s.lanes = [:] }
+        // A bot answering now and then finds its inbox empty at every take:
+        // the list of ready rooms and a small table keep their storage, so
+        // the next event allocates neither. A table grown by a burst of
+        // rooms gives its storage back.
+        if s.ready.isEmpty, next.capacity <= Self.keptCapacity {
+            swap(&s.ready, &next)
+            s.ready.removeAll(keepingCapacity: true)
+        }
+        if s.lanes.isEmpty, s.lanes.capacity > Self.keptCapacity { s.lanes = [:] }
         return out
     }
 

@@ -109,7 +109,11 @@ package final class SocketIOClient: Sendable {
         var packet = SocketIO.Packet.event(name, args, namespace: namespace, id: id)
         packet.attachments = attachments
         let (text, binary) = SocketIO.encode(packet)
-        let packets: [EngineIO.Packet] = [.message(text)] + binary.map { .binary($0) }
+        // Appended in place: a literal joined to a mapped list runs a generic concatenation on every send.
+        var packets: [EngineIO.Packet] = []
+        packets.reserveCapacity(1 + binary.count)
+        packets.append(.message(text))
+        for b in binary { packets.append(.binary(b)) }
         try engine.check(packets)
         return packets
     }

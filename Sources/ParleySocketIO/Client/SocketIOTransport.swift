@@ -202,8 +202,10 @@ final class SocketIOSession: TransportSession {
         unconfirmed.wrote(batch.count)
         // Building a packet fails only on what this message is (its room, its size).
         writeAsOne(batch, encode: { m in
-            packets += try client.packets(options.events.chatMessage, [.string(name), .string(m.text)],
+            let more = try client.packets(options.events.chatMessage, [.string(name), .string(m.text)],
                                           namespace: try namespace(m.room), attachments: [])
+            // A batch of one (a reply) takes its packets' array as it is.
+            if packets.isEmpty { packets = more } else { packets += more }
         }, write: { client.write(packets: packets) }, then: done)
         return true
     }
