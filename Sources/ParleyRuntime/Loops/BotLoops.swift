@@ -161,7 +161,7 @@ public final class BotLoop: SerialExecutor, TaskExecutor, @unchecked Sendable {
     /// round ends and the next starts after the loop's next poll.
     func spent(_ took: TimeAmount, endedAt now: NIODeadline) {
         if !roundEnding, now - took - lastWorkEnd > .milliseconds(1) { roundWork = .zero }
-        roundWork = roundWork + took
+        roundWork += took
         lastWorkEnd = now
         guard roundWork >= Self.roundLimit, !roundEnding else { return }
         roundEnding = true
