@@ -20,12 +20,32 @@ package struct ClientFrame: Sendable {
     /// Builds the payload in place with `body`, which may write any amount
     /// (`capacity` is a hint), then masks it and puts the header in front.
     package init(_ opcode: WebSocketOpcode, capacity: Int, _ body: (inout ByteBuffer) throws -> Void) rethrows {
-        var buffer = Self.allocator.buffer(capacity: Self.headroom + capacity)
-        buffer.moveWriterIndex(to: Self.headroom)
-        buffer.moveReaderIndex(to: Self.headroom)
+        var buffer = Self.payload(capacity: capacity)
         try body(&buffer)
-        Self.seal(&buffer, opcode: opcode, key: KernelRandomPool.maskKey())
-        bytes = buffer
+        self.init(opcode, sealing: &buffer)
+    }
+
+    /// An empty payload with room for the header in front: a layer above
+    /// writes its message into it and hands it to `init(_:sealing:)`.
+    /// (Sealed where it lies, the buffer is masked without a copy.)
+    package static func payload(capacity: Int) -> ByteBuffer {
+        var buffer = allocator.buffer(capacity: headroom + capacity)
+        buffer.moveWriterIndex(to: headroom)
+        buffer.moveReaderIndex(to: headroom)
+        return buffer
+    }
+
+    /// The frame of the payload's readable bytes, masked and headed where
+    /// they lie when it came from `payload(capacity:)` (else copied into one
+    /// that did). `inout`, so the caller's buffer is its only copy when masked.
+    package init(_ opcode: WebSocketOpcode, sealing payload: inout ByteBuffer) {
+        if payload.readerIndex < Self.headroom {
+            var room = Self.payload(capacity: payload.readableBytes)
+            room.writeImmutableBuffer(payload)
+            payload = room
+        }
+        Self.seal(&payload, opcode: opcode, key: KernelRandomPool.maskKey())
+        bytes = payload
     }
 
     package init(text: String) {

@@ -90,6 +90,38 @@ struct SocketIOEncodeTests {
         #expect(SocketIO.encode(SocketIO.Packet(type: .connectError, data: ["message": "Not authorized"])).text == #"4{"message":"Not authorized"}"#)
     }
 
+    /// The send path writes an event straight into its frame's memory: the
+    /// same text as `encode`, counted exactly, and a sink too small for it
+    /// says so rather than cut the text short unnoticed.
+    @Test(arguments: [
+        ("chatMessage", ["alice", "hi"] as [JSONValue], "/", nil as Int?),
+        ("project:delete", [123, true, JSONValue.null, ["a": [1.5, "b"]]], "/admin", 456),
+        ("tellme", [], "/admin", 1),
+        ("chatMessage", ["parley", "q\"uote \\ nl\n bell\u{7} ls\u{2028} snow \u{2603} \u{1F600}"], "/room-2", nil),
+    ])
+    func anEventWrittenInPlaceIsItsEncodedText(name: String, args: [JSONValue], namespace: String, id: Int?) {
+        let text = SocketIO.encode(.event(name, args, namespace: namespace, id: id)).text
+        var bytes: [UInt8] = []
+        SocketIO.writeEvent(name, args, namespace: namespace, id: id, to: &bytes)
+        #expect(String(decoding: bytes, as: UTF8.self) == text)
+
+        var count = JSONByteCount()
+        SocketIO.writeEvent(name, args, namespace: namespace, id: id, to: &count)
+        #expect(count.bytes == text.utf8.count)
+
+        for room in [count.bytes, count.bytes + 7, count.bytes - 1, 0] {
+            let memory = UnsafeMutableRawBufferPointer.allocate(byteCount: room, alignment: 1)
+            defer { memory.deallocate() }
+            var sink = JSONMemorySink(memory)
+            SocketIO.writeEvent(name, args, namespace: namespace, id: id, to: &sink)
+            #expect(sink.overflowed == (room < count.bytes), "in \(room) bytes")
+            if !sink.overflowed {
+                #expect(String(decoding: UnsafeRawBufferPointer(rebasing: memory[..<sink.written]), as: UTF8.self) == text)
+            }
+            #expect(sink.written <= room)
+        }
+    }
+
     @Test func attachmentsMakeTheTypeBinaryAndAreCounted() {
         var blob = SocketIO.Packet.event("blob", [SocketIO.placeholder(0), SocketIO.placeholder(1)])
         blob.attachments = [[1], [2, 3]]

@@ -13,6 +13,9 @@ protocol EngineIOLink: Sendable {
     func enqueue(_ packets: [EngineIO.Packet])
     /// Writes; the future completes once the packets are handed to the network.
     func write(_ packets: [EngineIO.Packet]) -> EventLoopFuture<Void>
+    /// Writes messages already written out, the `4` and the text, each in a
+    /// buffer from `ClientFrame.payload` (`SocketIOClient.message`), as `write`.
+    func write(messages: inout [ByteBuffer]) -> EventLoopFuture<Void>
     /// Ends the session politely.
     func close()
     /// Drops the link without a goodbye.
@@ -313,16 +316,19 @@ package final class EngineIOConnection: Sendable {
 
     /// The server's size limit, checked before anything is written.
     package func check(_ packets: [EngineIO.Packet]) throws {
-        let limit = handshake.maxPayload
         for p in packets {
-            let size: Int
             switch p {
-            case .message(let s): size = s.utf8.count + 1  // the "4" in front
-            case .binary(let b): size = b.count
+            case .message(let s): try check(size: s.utf8.count + 1)  // the "4" in front
+            case .binary(let b): try check(size: b.count)
             default: continue
             }
-            if size > limit { throw TransportError(.refused, "a packet of \(size) bytes is over the server's maxPayload (\(limit))") }
         }
+    }
+
+    /// Refuses a packet of `size` bytes over the server's maxPayload.
+    package func check(size: Int) throws {
+        let limit = handshake.maxPayload
+        if size > limit { throw TransportError(.refused, "a packet of \(size) bytes is over the server's maxPayload (\(limit))") }
     }
 
     package func enqueue(_ packets: [EngineIO.Packet]) {
@@ -336,6 +342,14 @@ package final class EngineIOConnection: Sendable {
             return MultiThreadedEventLoopGroup.singleton.any().makeFailedFuture(TransportError(.closed, "the Engine.IO session is over"))
         }
         return link.write(packets)
+    }
+
+    /// Writes messages written out in place (`SocketIOClient.message`) on the active link.
+    package func write(messages: inout [ByteBuffer]) -> EventLoopFuture<Void> {
+        guard let link = state.withLockedValue({ $0.ended ? nil : $0.active }) else {
+            return MultiThreadedEventLoopGroup.singleton.any().makeFailedFuture(TransportError(.closed, "the Engine.IO session is over"))
+        }
+        return link.write(messages: &messages)
     }
 
     /// Ends the session on purpose: `ended(nil)`.

@@ -127,6 +127,13 @@ final class PollingLink: EngineIOLink {
         return written.futureResult
     }
 
+    /// Messages written out in place, sent as the text packets they hold.
+    func write(messages: inout [ByteBuffer]) -> EventLoopFuture<Void> {
+        write(messages.map { m in
+            .message(String(decoding: m.readableBytesView.dropFirst(), as: UTF8.self))  // after the "4"
+        })
+    }
+
     /// Packets one POST carries at most: python-engineio refuses more (its
     /// `max_decode_packets`) by dropping the whole POST while answering 200.
     static let maxPacketsPerPost = 16

@@ -118,6 +118,36 @@ package final class SocketIOClient: Sendable {
         return packets
     }
 
+    /// An event's Engine.IO message, the `4` and its Socket.IO text, written
+    /// straight into the buffer its WebSocket frame is sealed in: no packet,
+    /// string or list in between (`write(messages:)`).
+    package func message(_ name: String, _ args: [JSONValue], namespace: String) throws -> ByteBuffer {
+        // Written into memory of a size guessed from the strings (room for an
+        // escape in every byte but a control character's): a byte appended
+        // to a `ByteBuffer` costs a check of its room and its owner. Text that
+        // does not fit is counted and written again.
+        let guess = args.reduce(24 + namespace.utf8.count + 2 * name.utf8.count) { $0 + 2 * ($1.string?.utf8.count ?? 32) }
+        var buffer = ClientFrame.payload(capacity: 1 + guess)
+        buffer.writeInteger(EngineIO.messageType)
+        func write(room: Int) -> Bool {
+            var fits = false
+            buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: room) { memory in
+                var sink = JSONMemorySink(memory)
+                SocketIO.writeEvent(name, args, namespace: namespace, to: &sink)
+                fits = !sink.overflowed
+                return fits ? sink.written : 0
+            }
+            return fits
+        }
+        if !write(room: guess) {
+            var count = JSONByteCount()
+            SocketIO.writeEvent(name, args, namespace: namespace, to: &count)
+            _ = write(room: count.bytes)
+        }
+        try engine.check(size: buffer.readableBytes)
+        return buffer
+    }
+
     /// Emits an event and returns once it is written (no ack asked).
     package nonisolated(nonsending) func emit(_ name: String, _ args: [JSONValue], namespace: String, attachments: [[UInt8]] = []) async throws {
         let written = engine.write(try packets(name, args, namespace: namespace, attachments: attachments))
@@ -140,6 +170,12 @@ package final class SocketIOClient: Sendable {
     /// the future completes once they are written.
     package func write(packets: [EngineIO.Packet]) -> EventLoopFuture<Void> {
         engine.write(packets)
+    }
+
+    /// Writes the messages of several events (from `message`) with one flush,
+    /// as `write(packets:)`.
+    package func write(messages: inout [ByteBuffer]) -> EventLoopFuture<Void> {
+        engine.write(messages: &messages)
     }
 
     /// What waits for an ack.

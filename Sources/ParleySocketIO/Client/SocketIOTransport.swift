@@ -198,15 +198,13 @@ final class SocketIOSession: TransportSession {
             }, then: done)
             return true
         }
-        var packets: [EngineIO.Packet] = []
+        var messages: [ByteBuffer] = []
         unconfirmed.wrote(batch.count)
-        // Building a packet fails only on what this message is (its room, its size).
+        // Building a message fails only on what this message is (its room, its size).
         writeAsOne(batch, encode: { m in
-            let more = try client.packets(options.events.chatMessage, [.string(name), .string(m.text)],
-                                          namespace: try namespace(m.room), attachments: [])
-            // A batch of one (a reply) takes its packets' array as it is.
-            if packets.isEmpty { packets = more } else { packets += more }
-        }, write: { client.write(packets: packets) }, then: done)
+            messages.append(try client.message(options.events.chatMessage, [.string(name), .string(m.text)],
+                                               namespace: try namespace(m.room)))
+        }, write: { client.write(messages: &messages) }, then: done)
         return true
     }
 

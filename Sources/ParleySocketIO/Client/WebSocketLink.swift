@@ -69,6 +69,11 @@ final class WebSocketLink: EngineIOLink {
         connection.write(packets.map(Self.frame))
     }
 
+    /// Messages written out in place: each buffer is sealed as its frame, with no copy.
+    func write(messages: inout [ByteBuffer]) -> EventLoopFuture<Void> {
+        connection.write(messages.indices.map { ClientFrame(.text, sealing: &messages[$0]) })
+    }
+
     /// A message's type digit and text are written straight into its frame;
     /// the rare other packets go through `EngineIO.encode`.
     private static func frame(_ p: EngineIO.Packet) -> ClientFrame {

@@ -100,34 +100,36 @@ extension JSONValue: CustomStringConvertible {
     public var description: String { text }
 
     /// Appends the compact encoding as UTF-8 (one buffer for a whole frame).
-    public func write(to out: inout [UInt8]) {
+    @inlinable
+    public func write<Sink: JSONSink>(to out: inout Sink) {
         switch self {
-        case .null: out.append(contentsOf: "null".utf8)
-        case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
-        case .number(let d): out.append(contentsOf: JSONValue.numberText(d).utf8)
+        case .null: out.appendUTF8("null")
+        case .bool(let b): out.appendUTF8(b ? "true" : "false")
+        case .number(let d): out.appendUTF8(JSONValue.numberText(d))
         case .string(let s): JSONText.appendString(s, to: &out)
         case .array(let items):
-            out.append(UInt8(ascii: "["))
+            out.appendByte(UInt8(ascii: "["))
             for (i, item) in items.enumerated() {
-                if i > 0 { out.append(UInt8(ascii: ",")) }
+                if i > 0 { out.appendByte(UInt8(ascii: ",")) }
                 item.write(to: &out)
             }
-            out.append(UInt8(ascii: "]"))
+            out.appendByte(UInt8(ascii: "]"))
         case .object(let pairs):
-            out.append(UInt8(ascii: "{"))
+            out.appendByte(UInt8(ascii: "{"))
             for (i, (key, value)) in pairs.enumerated() {
-                if i > 0 { out.append(UInt8(ascii: ",")) }
+                if i > 0 { out.appendByte(UInt8(ascii: ",")) }
                 JSONText.appendString(key, to: &out)
-                out.append(UInt8(ascii: ":"))
+                out.appendByte(UInt8(ascii: ":"))
                 value.write(to: &out)
             }
-            out.append(UInt8(ascii: "}"))
+            out.appendByte(UInt8(ascii: "}"))
         }
     }
 
     /// Integers a JavaScript peer holds exactly (±2^53) are written as integers, so
     /// ids and counts look as a JS peer writes them; NaN and infinities, which JSON
     /// cannot hold, become `null` as `JSON.stringify` makes them.
+    @usableFromInline
     static func numberText(_ d: Double) -> String {
         guard d.isFinite else { return "null" }
         if d == d.rounded(.towardZero), abs(d) <= 9_007_199_254_740_992 { return String(Int64(d)) }

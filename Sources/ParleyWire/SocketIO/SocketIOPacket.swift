@@ -93,12 +93,40 @@ public enum SocketIO {
         // Room for a chat event's packet, made before the first byte: growing costs an allocation a step.
         var text: [UInt8] = []
         text.reserveCapacity(64)
-        text.append(UInt8(ascii: "0") + UInt8(type.rawValue))
-        if type == .binaryEvent || type == .binaryAck { text += "\(packet.attachments.count)-".utf8 }
-        if packet.namespace != "/" { text += packet.namespace.utf8; text.append(UInt8(ascii: ",")) }
-        if let id = packet.id { text += String(id).utf8 }
+        writeHeader(type, attachments: packet.attachments.count, namespace: packet.namespace, id: packet.id, to: &text)
         packet.data?.write(to: &text)
         return (String(decoding: text, as: UTF8.self), packet.attachments)
+    }
+
+    /// An EVENT's text, as `encode(.event(name, args, …))` writes it, straight
+    /// into `out`: the send path writes it into the frame that carries it,
+    /// with no packet, list or string in between.
+    @inlinable
+    public static func writeEvent<Sink: JSONSink>(_ name: String, _ args: [JSONValue], namespace: String = "/", id: Int? = nil,
+                                                  to out: inout Sink) {
+        writeHeader(.event, attachments: 0, namespace: namespace, id: id, to: &out)
+        out.appendByte(UInt8(ascii: "["))
+        JSONText.appendString(name, to: &out)
+        for arg in args {
+            out.appendByte(UInt8(ascii: ","))
+            arg.write(to: &out)
+        }
+        out.appendByte(UInt8(ascii: "]"))
+    }
+
+    /// `<type>[<attachments>-][<nsp>,][<ackId>]`: everything before the JSON.
+    @inlinable
+    static func writeHeader<Sink: JSONSink>(_ type: PacketType, attachments: Int, namespace: String, id: Int?, to out: inout Sink) {
+        out.appendByte(UInt8(ascii: "0") + UInt8(type.rawValue))
+        if type == .binaryEvent || type == .binaryAck {
+            out.appendUTF8(String(attachments))
+            out.appendByte(UInt8(ascii: "-"))
+        }
+        if namespace != "/" {
+            out.appendUTF8(namespace)
+            out.appendByte(UInt8(ascii: ","))
+        }
+        if let id { out.appendUTF8(String(id)) }
     }
 
     /// Decodes the text of one Engine.IO message. For the binary types the result has

@@ -31,6 +31,21 @@ struct ClientFrameTests {
         #expect(String(buffer: read.unmaskedData) == text)
     }
 
+    /// A payload written by a layer above is sealed where it lies when it has
+    /// the room in front (`payload(capacity:)`), and copied when it has not.
+    @Test func aPayloadIsSealedWhereItLiesOrCopied() throws {
+        var roomy = ClientFrame.payload(capacity: 4)
+        roomy.writeString("4[\"hi\"]")
+        let storage = roomy.withUnsafeReadableBytes { UInt(bitPattern: $0.baseAddress) }
+        let sealed = ClientFrame(.text, sealing: &roomy)
+        #expect(sealed.bytes.withUnsafeReadableBytes { UInt(bitPattern: $0.baseAddress) } == storage - 6)
+        #expect(String(buffer: try Self.decode(sealed).unmaskedData) == "4[\"hi\"]")
+
+        var tight = ByteBuffer(string: "no room in front")
+        let copied = ClientFrame(.text, sealing: &tight)
+        #expect(String(buffer: try Self.decode(copied).unmaskedData) == "no room in front")
+    }
+
     /// Each frame has its own key, so the same payload goes out differently.
     @Test func framesAreMaskedWithFreshKeys() throws {
         let frames = (0..<50).map { _ in ClientFrame(text: "the same words") }

@@ -122,6 +122,33 @@ struct SocketIOScenarioTests {
         await server.stop()
     }
 
+    /// A reply is written straight into its frame, in room guessed from its
+    /// length. Text with escapes arrives as sent over both links, also text
+    /// whose escapes outgrow the guess (a control character takes six bytes).
+    @Test(arguments: SocketServerKind.allCases)
+    func aReplyThatMustBeEscapedArrivesAsSent(_ kind: SocketServerKind) async throws {
+        let server = try await SocketServer.start(kind)
+        let texts = [
+            #"say "hi" \ back/slash"#,
+            "tab\tand\u{7}bell, line\u{2028}separator, snow \u{2603} and \u{1F600}",
+            "x" + String(repeating: "\u{1}\u{2}\u{1F}", count: 40) + "x",
+        ]
+        for link in [SocketIOOptions.Link.websocket, .polling] {
+            var options = SocketIOOptions()
+            options.transports = [link]
+            let rec = Recorder()
+            let (bot, run) = try startBot(server, shipped: ["echo"], options: options, recorder: rec)
+            #expect(await eventually { await bot.state == .online })
+            let alice = try await Person("alice", transport: server.transport("alice"))
+            for text in texts { try await alice.say("!echo " + text) }
+            #expect(await eventually { alice.texts(from: "parley") == texts }, "over \(link): \(alice.messages)")
+            await alice.leave()
+            await bot.stop()
+            #expect(await run.value == .stopped)
+        }
+        await server.stop()
+    }
+
     /// Twenty sends made by one handler leave in one batched write (one frame
     /// each, one flush): every one arrives as its own message, in order, and
     /// the runner counts each delivered.
