@@ -148,16 +148,19 @@ actor BotHost: BotLoopActor {
         var action: BotAction { BotAction(plugin: plugin, .error(.runtime, why)) }
     }
 
-    /// Fires what is due, then delivers events in order until all are
-    /// handled or `slice` seconds have passed; says how many it handled (at
-    /// least one, when there is one).
-    func handle(_ events: ArraySlice<BotEvent>, slice: Double) throws -> (actions: [BotAction], nextDue: Double?, handled: Int) {
+    /// Fires what is due, then delivers chats (a run of `.chat` events, as
+    /// the inbox's batch holds them) in order until all are handled or
+    /// `slice` seconds have passed; says how many it handled (at least one,
+    /// when there is one).
+    func handle(_ events: ArraySlice<TransportEvent>, slice: Double) throws -> (actions: [BotAction], nextDue: Double?, handled: Int) {
         guard let bot else { return ([], nil, events.count) }
         let start = BotRunner.monotonic()
         var out = try bot.advance(to: Self.now())
         var handled = 0
-        for e in events {
-            out += try bot.handle(e)
+        for case .chat(let e) in events {
+            let actions = try bot.handle(e)
+            // Taken whole when first: appending to an empty list copies it.
+            if out.isEmpty { out = actions } else { out += actions }
             handled += 1
             if BotRunner.monotonic() - start > slice { break }
         }

@@ -144,13 +144,13 @@ extension BotRunner {
     /// turn goes on from there.
     func route(_ p: Pump) -> Routed {
         while p.at < p.batch.count {
-            let (chats, next) = Self.chats(in: p.batch, from: p.at)
-            if !chats.isEmpty {
+            let next = Self.chatsEnd(in: p.batch, from: p.at)
+            if next > p.at {
                 // The loop's bots used up its round: its sockets come first.
                 if executor.roundIsOver { return .sliceOver }
-                if let handled = handleSlice(chats[...]) {
+                if let handled = handleSlice(p.batch[p.at..<next]) {
                     p.at += handled
-                    if handled < chats.count { return .sliceOver }
+                    if p.at < next { return .sliceOver }
                 } else {
                     p.at = next
                 }
@@ -167,16 +167,12 @@ extension BotRunner {
         return failure != nil ? .failed : .next
     }
 
-    /// The chats of `events` from `start` up to the next event of another kind (its index).
-    @inline(never)
-    nonisolated static func chats(in events: [TransportEvent], from start: Int) -> (chats: [BotEvent], next: Int) {
-        var chats: [BotEvent] = []
+    /// Where the run of chats in `events` from `start` ends: the plugins
+    /// take the run as a slice of the batch, not as a list of its own.
+    nonisolated static func chatsEnd(in events: [TransportEvent], from start: Int) -> Int {
         var i = start
-        while i < events.count, case .chat(let chat) = events[i] {
-            chats.append(chat)
-            i += 1
-        }
-        return (chats, i)
+        while i < events.count, case .chat = events[i] { i += 1 }
+        return i
     }
 
     nonisolated static func kickReason(_ event: TransportEvent) -> String? {
@@ -233,14 +229,14 @@ extension BotRunner {
 
     /// One event outside a session's stream (a connection change) to the plugins.
     func handle(_ event: BotEvent) {
-        _ = handleSlice([event][...])
+        _ = handleSlice([.chat(event)][...])
     }
 
-    /// Hands events to the plugins until they are all handled or a slice's
-    /// time is up, and takes their actions; how many it handled (at least
-    /// one), or nil once the bot takes no more events.
+    /// Hands chats (`.chat` events only) to the plugins until they are all
+    /// handled or a slice's time is up, and takes their actions; how many it
+    /// handled (at least one), or nil once the bot takes no more events.
     @inline(never)
-    func handleSlice(_ events: ArraySlice<BotEvent>) -> Int? {
+    func handleSlice(_ events: ArraySlice<TransportEvent>) -> Int? {
         guard let host, failure == nil, !closing else { return nil }
         do {
             let started = NIODeadline.now()
@@ -258,10 +254,10 @@ extension BotRunner {
     }
 
     /// Each event's share of a slice's time, and its kind, into the metrics.
-    func record(_ events: ArraySlice<BotEvent>, took: TimeAmount) {
+    func record(_ events: ArraySlice<TransportEvent>, took: TimeAmount) {
         guard !events.isEmpty else { return }
         let each = took.nanoseconds / Int64(events.count)
-        for e in events {
+        for case .chat(let e) in events {
             RuntimeMetrics.handlerLatency.recordNanoseconds(each)
             RuntimeMetrics.counter(of: e)?.increment()
         }
