@@ -87,7 +87,7 @@ enum ReplyInstructions {
         ("the Lua VM: the prelude's dispatch, bot.command's parsing, the command", 2,
          "$s9ParleyLua8PluginVMC15dispatchMessage4room4user4text2id4time8replayed3now5dropsAA0C7FailureVSg_SayAA8VMActionOGtSS_S3SSdSbSdSays5Int64VGtF"),
         ("the outbox drain: the batch taken, written, settled, recorded as delivered", 1, "$s13ParleyRuntime9BotRunnerC7drainOnyyF"),
-        ("the session's write: the Socket.IO packet, Engine.IO, the frame, NIO's write and flush", 2,
+        ("the session's write: the Socket.IO event, Engine.IO, the frame, NIO's write and flush", 2,
          "$s14ParleySocketIO0B9IOSessionC5write_4thenSbSay0A4Core15OutgoingMessageVG_ySayAF11SendOutcomeOGYbctF"),
     ]
 
