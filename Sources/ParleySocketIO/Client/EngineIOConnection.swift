@@ -338,18 +338,20 @@ package final class EngineIOConnection: Sendable {
     /// Writes on the active link; the future completes once the packets are
     /// handed to the network.
     package func write(_ packets: [EngineIO.Packet]) -> EventLoopFuture<Void> {
-        guard let link = state.withLockedValue({ $0.ended ? nil : $0.active }) else {
-            return MultiThreadedEventLoopGroup.singleton.any().makeFailedFuture(TransportError(.closed, "the Engine.IO session is over"))
-        }
-        return link.write(packets)
+        onActiveLink { $0.write(packets) }
     }
 
     /// Writes messages written out in place (`SocketIOClient.message`) on the active link.
     package func write(messages: inout [ByteBuffer]) -> EventLoopFuture<Void> {
+        onActiveLink { $0.write(messages: &messages) }
+    }
+
+    /// `write` on the active link, or a failed future once the session is over.
+    private func onActiveLink(_ write: (any EngineIOLink) -> EventLoopFuture<Void>) -> EventLoopFuture<Void> {
         guard let link = state.withLockedValue({ $0.ended ? nil : $0.active }) else {
             return MultiThreadedEventLoopGroup.singleton.any().makeFailedFuture(TransportError(.closed, "the Engine.IO session is over"))
         }
-        return link.write(messages: &messages)
+        return write(link)
     }
 
     /// Ends the session on purpose: `ended(nil)`.

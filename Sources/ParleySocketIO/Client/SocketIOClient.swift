@@ -142,7 +142,8 @@ package final class SocketIOClient: Sendable {
         if !write(room: guess) {
             var count = JSONByteCount()
             SocketIO.writeEvent(name, args, namespace: namespace, to: &count)
-            _ = write(room: count.bytes)
+            let fitted = write(room: count.bytes)
+            assert(fitted, "an event's counted size did not hold it")
         }
         try engine.check(size: buffer.readableBytes)
         return buffer
