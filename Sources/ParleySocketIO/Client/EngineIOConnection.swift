@@ -274,8 +274,10 @@ package final class EngineIOConnection: Sendable {
         case .probe where !isActive:
             endProbe(false)
         case .websocket, .polling, .probe:
-            if isActive { end(error ?? (state.withLockedValue { $0.closing } ? nil : TransportError(.closed, "link closed"))) }
+            // The open's failure first: a connect waiting from here on must
+            // read why (a broken open packet), not only that the session ended.
             failOpen(error ?? TransportError(.closed, "the link closed before the Engine.IO handshake"))
+            if isActive { end(error ?? (state.withLockedValue { $0.closing } ? nil : TransportError(.closed, "link closed"))) }
         }
     }
 
