@@ -117,6 +117,9 @@ public actor BotRunner: BotLoopActor {
     /// Every send of this run from its commit to the transport's confirmation.
     var outbox: Outbox
     var typingQueue: [(room: String, on: Bool)] = []
+    /// What the link last heard of the plugins' wish for typing updates (a
+    /// new link starts with them on; see `syncTyping`).
+    var typingReceived = true
     /// Moderation steps and `bot.away` calls waiting for a send their handler
     /// made before them, by that send's id (see `dispatch`).
     var heldActions: [String: [BotAction]] = [:]

@@ -1,9 +1,10 @@
 import ParleyCore
 import ParleyWire
 
-/// Parley's moderation events on SocketChat, which the seed's event set lacks:
-/// what a moderator's client sends and what the embedded server broadcasts.
-/// In one place so the client transport and the server never disagree.
+/// Parley's events on SocketChat that the seed's event set lacks: a
+/// moderator's requests and what the embedded server broadcasts for them,
+/// and a client's wish not to be sent typing updates. In one place so the
+/// client transport and the server never disagree.
 ///
 /// A request goes to the room's namespace with an ack id and is answered
 /// `[true]` once done, or `[false, reason]`.
@@ -27,6 +28,11 @@ enum SocketChatModeration {
     /// `nameTaken({nickname})`, to a client whose name another connection
     /// took over, just before the server disconnects it from the room.
     static let nameTaken = "nameTaken"
+    /// `typingUpdates(false)` / `typingUpdates(true)`, from a client: stop or
+    /// start sending this socket the room's `userTypingUpdate`s. A bot asks
+    /// for them only while a plugin listens to typing. Other servers ignore
+    /// the event and keep sending.
+    static let typingUpdates = "typingUpdates"
 
     /// The longest mute, in seconds (about 31,700 years).
     static let maxSeconds: Double = 1e12

@@ -136,6 +136,37 @@ struct SocketIOServerTests {
         }
     }
 
+    /// A client that says `typingUpdates(false)` (a bot whose plugins do not
+    /// listen to typing) is sent no typing sets until it says `true` again;
+    /// its messages and everyone else's typing are as before.
+    @Test func aClientThatAsksIsSentNoTypingUpdates() async throws {
+        try await withSocketChatServer { server in
+            let (bot, _) = try await connectChat(port: server.port, nick: "bot")
+            let (ann, annSID) = try await connectChat(port: server.port, nick: "ann")
+            _ = try await bot.text { $0.contains("userConnectUpdate") && $0.contains(annSID) }
+            // With an ack id, so the answer says the server has taken it.
+            bot.send(#"421["typingUpdates",false]"#)
+            #expect(try await bot.text() == "431[]")
+            ann.send(#"42["startType","ann"]"#)
+            ann.send(#"42["chatMessage","ann","hi"]"#)
+            // ann hears both typing sets; the bot only the message.
+            #expect(try await ann.event() == ChatEvent("userTypingUpdate", [["ann": 1]]))
+            #expect(try await ann.event() == ChatEvent("userTypingUpdate", [[:]]))
+            #expect(try await ann.event().args.prefix(2) == ["ann", "hi"])
+            #expect(try await bot.event().args.prefix(2) == ["ann", "hi"])
+            bot.send(#"422["typingUpdates",true]"#)
+            #expect(try await bot.text() == "432[]")
+            ann.send(#"42["startType","ann"]"#)
+            #expect(try await bot.event() == ChatEvent("userTypingUpdate", [["ann": 1]]))
+            // Anything but a boolean is refused, and changes nothing.
+            bot.send(#"423["typingUpdates","no"]"#)
+            ann.send(#"42["stopType","ann"]"#)
+            #expect(try await bot.event() == ChatEvent("userTypingUpdate", [[:]]))
+            #expect(server.stats.packetsRefused == 1)
+            #expect(server.stats.clientsDropped == 0)
+        }
+    }
+
     /// The list keeps the offline users that left last, `offlineUsers` of
     /// them: the original keeps every name that ever connected, and sends
     /// them all on every join and leave.

@@ -88,6 +88,13 @@ public protocol TransportSession: Sendable {
     /// goes out before any send made after it, and nothing waits for it.
     func typing(room: String, on: Bool) throws
 
+    /// Whether the bot wants to be sent who is typing: the runner says so
+    /// when a link comes up (a link starts with them on) and whenever its
+    /// plugins start or stop listening to typing. A server that can leave
+    /// them out (Parley's SocketChat server) then does, so a bot with no
+    /// typing handler is not woken by them; elsewhere it changes nothing.
+    func receiveTyping(_ on: Bool)
+
     /// Asks the server to take a moderation step. Throws `.refused` where the
     /// chat lacks it (the default) or the server says no, with its reason.
     nonisolated(nonsending) func moderate(_ action: ModerationAction) async throws
@@ -196,6 +203,9 @@ extension TransportSession {
     public nonisolated(nonsending) func moderate(_ action: ModerationAction) async throws {
         throw TransportError(.refused, "not supported")
     }
+
+    /// Servers that send typing to everyone (the default).
+    public func receiveTyping(_ on: Bool) {}
 
     /// Sessions that confirm every message have no one-write path.
     public func write(_ batch: [OutgoingMessage], then done: @escaping @Sendable ([SendOutcome]) -> Void) -> Bool { false }

@@ -21,6 +21,10 @@ public struct RuntimeObserver: Sendable {
     public var logger: Logger
     /// Every chat event a bot's transport delivered, before filtering (its own echoes included, where the server sends them).
     public var event: @Sendable (_ bot: String, _ event: BotEvent) -> Void = { _, _ in }
+    /// Whether `event` wants typing changes even from a bot none of whose
+    /// plugins listens to typing (a transcript that shows who types): else
+    /// such a bot asks its server not to send them, where the server can.
+    public var hearsTyping = false
     /// A send the transport confirmed.
     public var sent: @Sendable (_ bot: String, _ plugin: String, _ room: String, _ text: String) -> Void = { _, _, _, _ in }
     public var connection: @Sendable (_ bot: String, _ state: ConnectionState) -> Void = { _, _ in }

@@ -19,8 +19,11 @@ extension BotRunner {
     /// Takes a handler's actions: sends join the outbox once their transaction
     /// is durable (at once without a pipelined journal, else when the journal
     /// says so), in commit order; everything else is carried out now.
-    func accept(_ actions: [BotAction], events: Int = 0) {
+    /// `typing`: whether a plugin listens to typing, when the caller has
+    /// just read it on the host (nil: read here).
+    func accept(_ actions: [BotAction], events: Int = 0, typing: Bool? = nil) {
         guard let host else { return }
+        syncTyping(typing ?? onLoop(host) { $0.listensToTyping })
         let sends = actions.compactMap(\.message)
         dispatch(actions)
         guard !sends.isEmpty || events > 0 else { return }
@@ -36,6 +39,18 @@ extension BotRunner {
             return false
         }
         if durable { release(through: request) }
+    }
+
+    /// Tells the link whether to send who is typing when the plugins' wish
+    /// changed since it last heard (a handler or a timer called
+    /// `bot.on("typing")`, a plugin was disabled or reloaded): a bot whose
+    /// plugins do not listen is not woken by every typing change. Checked
+    /// wherever handlers' actions arrive, which is after any Lua ran.
+    func syncTyping(_ listening: Bool) {
+        let wanted = listening || observer.hearsTyping
+        guard wanted != typingReceived, let session else { return }
+        typingReceived = wanted
+        session.receiveTyping(wanted)
     }
 
     func committed(through request: UInt64, _ failure: StoreError?) {

@@ -151,9 +151,11 @@ actor BotHost: BotLoopActor {
     /// Fires what is due, then delivers chats (a run of `.chat` events, as
     /// the inbox's batch holds them) in order until all are handled or
     /// `slice` seconds have passed; says how many it handled (at least one,
-    /// when there is one).
-    func handle(_ events: ArraySlice<TransportEvent>, slice: Double) throws -> (actions: [BotAction], nextDue: Double?, handled: Int) {
-        guard let bot else { return ([], nil, events.count) }
+    /// when there is one), and whether a plugin listens to typing now (read
+    /// here, where the runner would otherwise come back for it).
+    func handle(_ events: ArraySlice<TransportEvent>, slice: Double) throws
+        -> (actions: [BotAction], nextDue: Double?, handled: Int, typing: Bool) {
+        guard let bot else { return ([], nil, events.count, true) }
         let start = BotRunner.monotonic()
         var out = try bot.advance(to: Self.now())
         var handled = 0
@@ -164,7 +166,7 @@ actor BotHost: BotLoopActor {
             handled += 1
             if BotRunner.monotonic() - start > slice { break }
         }
-        return (out, bot.nextDue, handled)
+        return (out, bot.nextDue, handled, listensToTyping)
     }
 
     /// Fires due timers and typing timeouts.
@@ -202,6 +204,10 @@ actor BotHost: BotLoopActor {
     func servesWebhook(plugin: String, path: String) -> WebhookRoute {
         bot?.servesWebhook(plugin: plugin, path: path) ?? .notFound
     }
+
+    /// Whether a plugin listens to typing now; true before they are loaded
+    /// (the link's default: nothing is asked of the server yet).
+    var listensToTyping: Bool { bot?.plugins.contains { $0.listens(.typing) } ?? true }
 
     func pluginReports() -> [PluginReport] { bot?.pluginReports(files: plugins.map(\.name)) ?? [] }
 

@@ -117,6 +117,8 @@ extension BotRunner {
     func online(_ s: any TransportSession) async {
         session = s
         linkGeneration += 1
+        typingReceived = true
+        if let host { syncTyping(onLoop(host) { $0.listensToTyping }) }
         onlineSince = BotHost.now()
         if everOnline {
             stats.reconnects += 1

@@ -244,7 +244,7 @@ extension BotRunner {
             let now = NIODeadline.now()
             record(events.prefix(result.handled), took: now - started)
             executor.spent(now - started, endedAt: now)
-            accept(result.actions, events: result.handled)
+            accept(result.actions, events: result.handled, typing: result.typing)
             rescheduleTimers(result.nextDue)
             return result.handled
         } catch {

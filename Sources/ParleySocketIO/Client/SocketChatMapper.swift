@@ -19,6 +19,10 @@ struct SocketChatMapper: Sendable {
         self.botName = botName
     }
 
+    /// Forgets the typing sets: the next set of each room counts from
+    /// nobody typing (the server stopped sending them for a while).
+    mutating func forgetTyping() { typing = [:] }
+
     /// What one server event means for plugins (often nothing).
     mutating func map(_ name: String, _ args: [JSONValue], room: String) -> [BotEvent] {
         switch name {

@@ -147,7 +147,7 @@ public struct SocketIOTransport: Transport {
             throw error
         }
         return SocketIOSession(client: client, events: events, name: name, options: options,
-                               unconfirmed: unconfirmed,
+                               unconfirmed: unconfirmed, mapper: mapper,
                                namespaceOf: Dictionary(namespaces.map { ($0.room, $0.namespace) }, uniquingKeysWith: { a, _ in a }))
     }
 }
@@ -161,11 +161,13 @@ final class SocketIOSession: TransportSession {
     private let namespaceOf: [String: String]
     /// Sends written without an ack, for the line a lost link logs.
     private let unconfirmed: UnconfirmedSends
+    private let mapper: NIOLockedValueBox<SocketChatMapper>
 
     init(client: SocketIOClient, events: TransportEvents, name: String, options: SocketIOOptions,
-         unconfirmed: UnconfirmedSends, namespaceOf: [String: String]) {
+         unconfirmed: UnconfirmedSends, mapper: NIOLockedValueBox<SocketChatMapper>, namespaceOf: [String: String]) {
         self.client = client
         self.unconfirmed = unconfirmed
+        self.mapper = mapper
         self.events = events
         self.name = name
         self.options = options
@@ -212,6 +214,21 @@ final class SocketIOSession: TransportSession {
         let event = on ? options.events.startType : options.events.stopType
         if event.isEmpty { return }
         client.enqueue(try client.packets(event, [.string(name)], namespace: try namespace(room), attachments: []))
+    }
+
+    /// `typingUpdates(on)` in each namespace: Parley's server then stops (or
+    /// starts again) sending this link the rooms' typing sets; other servers
+    /// ignore it. Either way the typing sets are counted afresh, as the ones
+    /// in between may never have come.
+    func receiveTyping(_ on: Bool) {
+        if options.events.typingUpdate.isEmpty { return }
+        mapper.withLockedValue { $0.forgetTyping() }
+        client.forgetStates()
+        for ns in Set(namespaceOf.values).sorted() {
+            if let packets = try? client.packets(SocketChatModeration.typingUpdates, [.bool(on)], namespace: ns, attachments: []) {
+                client.enqueue(packets)
+            }
+        }
     }
 
     /// `kickUser`, `muteUser` or `deleteMessage` in the room's namespace, done

@@ -25,6 +25,10 @@ struct StateRepeats: Sendable {
         !last.isEmpty && last.values.contains(text)
     }
 
+    /// Forgets every last packet: the next of each event is delivered
+    /// whatever it says (the server stopped sending it for a while, say).
+    mutating func forget() { last = [:] }
+
     /// Keeps `packet`'s text as the last of its event when it is a
     /// whole-state event. Only a plain event can be a repeat: one asking for
     /// an ack must be answered every time, and one with attachments is not

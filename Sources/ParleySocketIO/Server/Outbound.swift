@@ -11,6 +11,14 @@ struct OutboundPacket: Sendable {
     /// The room member (socket id) a broadcast leaves out: the sender of its
     /// own message, when it asked not to be sent it back.
     var skipping: String?
+    /// Room members who asked not to be sent packets of this kind (typing
+    /// updates, after `typingUpdates(false)`).
+    var unwanted: Set<String> = []
+
+    /// Whether this packet leaves `socketID` out.
+    func skips(_ socketID: String) -> Bool {
+        skipping == socketID || unwanted.contains(socketID)
+    }
 
     init(_ text: String) {
         self.text = ByteBuffer(string: text)

@@ -48,16 +48,18 @@ typealias LoopAudience = LoopMembers<String, EngineIOSession, OutboundPacket>
 
 extension LoopMembers.Batch where Key == String, Member == EngineIOSession, Item == OutboundPacket {
     /// Runs on the members' event loop. A packet that skips a member (its
-    /// own message) is left out of that member's batch only: the others
-    /// share the one array, however large the room.
+    /// own message, or a kind it asked not to get) is left out of that
+    /// member's batch only: the others share the one array, however large
+    /// the room.
     func deliver() {
-        let skipped = Set(items.compactMap(\.skipping))
+        var skipped = Set(items.compactMap(\.skipping))
+        for item in items where !item.unwanted.isEmpty { skipped.formUnion(item.unwanted) }
         for (socketID, session) in members {
             guard skipped.contains(socketID) else {
                 session.deliver(items)
                 continue
             }
-            let mine = items.filter { $0.skipping != socketID }
+            let mine = items.filter { !$0.skips(socketID) }
             if !mine.isEmpty { session.deliver(mine) }
         }
     }

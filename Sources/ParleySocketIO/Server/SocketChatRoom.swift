@@ -71,10 +71,20 @@ final class SocketChatRoom: Sendable {
         /// Sockets whose handshake asked not to be sent their own doings back
         /// (`echo=false`): their messages and typing go to everyone else.
         var unechoed: Set<String> = []
+        /// Sockets that asked not to be sent typing updates (`typingUpdates(false)`):
+        /// a bot whose plugins do not listen to typing would read each for nothing.
+        var untyped: Set<String> = []
 
         /// Who a socket's own message or typing change skips: itself, if it asked.
         func echoSkip(_ socketID: String) -> String? {
             unechoed.contains(socketID) ? socketID : nil
+        }
+
+        /// The socket left the room: what it asked for or was granted goes with it.
+        mutating func forget(_ socketID: String) {
+            trusted.remove(socketID)
+            unechoed.remove(socketID)
+            untyped.remove(socketID)
         }
 
         var userList: JSONValue { .array(users.map(\.json)) }
@@ -159,6 +169,13 @@ final class SocketChatRoom: Sendable {
             guard let nick = args.first?.string else { return .refused("\(name) needs a nickname string") }
             if let refusal = setTyping(nick, name == "startType", socketID: socketID) { return .denied(refusal) }
             return .handled(ack: [])
+        case SocketChatModeration.typingUpdates:
+            guard case .bool(let on)? = args.first else { return .refused("\(name) needs true or false") }
+            state.withLock { s in
+                guard s.audience.contains(socketID) else { return }
+                if on { s.untyped.remove(socketID) } else { s.untyped.insert(socketID) }
+            }
+            return .handled(ack: [])
         case "exitUser":
             guard let nick = args.first?.string else { return .refused("exitUser needs a nickname string") }
             if let refusal = exitUser(nick, socketID: socketID) { return .denied(refusal) }
@@ -180,8 +197,7 @@ final class SocketChatRoom: Sendable {
     func disconnect(_ socketID: String, session: EngineIOSession, announce: Bool) {
         state.withLock { s in
             guard s.audience.remove(socketID, session) else { return }
-            s.trusted.remove(socketID)
-            s.unechoed.remove(socketID)
+            s.forget(socketID)
             guard announce else { return }
             // As the seed: the user matched by socket id goes offline; with no
             // match the nickname is `undefined`, sent as null, and all three go out anyway.
@@ -193,7 +209,7 @@ final class SocketChatRoom: Sendable {
             }
             emit("userList", [s.userList], in: s)
             emit("userExitUpdate", [nickname], in: s)
-            emit("userTypingUpdate", [s.typingUsers], in: s)
+            emitTyping(in: s)
         }
     }
 
@@ -237,8 +253,7 @@ final class SocketChatRoom: Sendable {
                 // a socket still holding it is told, and leaves the room.
                 let old = s.users[i].id
                 if old != socketID, let session = s.audience.session(of: old), s.audience.remove(old, session) {
-                    s.trusted.remove(old)
-                    s.unechoed.remove(old)
+                    s.forget(old)
                     let notice = Outbound.message(.event(SocketChatModeration.nameTaken, [["nickname": .string(nick)]], namespace: namespace))
                     session.loop.execute { [namespace] in
                         session.send(notice)
@@ -276,7 +291,7 @@ final class SocketChatRoom: Sendable {
             // Counted before it goes out: whoever reads the stats after receiving it sees it counted.
             registry.countRelayed()
             let skip = s.echoSkip(socketID)
-            emit("userTypingUpdate", [s.typingUsers], in: s, skipping: skip)
+            emitTyping(in: s, skipping: skip)
             emit("newChatMessage", [.string(nick), .string(message), .string(date), .string(id)], in: s, skipping: skip)
             return nil
         }
@@ -292,7 +307,7 @@ final class SocketChatRoom: Sendable {
             } else {
                 s.stopTyping(nick)
             }
-            emit("userTypingUpdate", [s.typingUsers], in: s, skipping: s.echoSkip(socketID))
+            emitTyping(in: s, skipping: s.echoSkip(socketID))
             return nil
         }
     }
@@ -349,15 +364,14 @@ final class SocketChatRoom: Sendable {
         if !victim.isConnected { s.noLongerOffline(user) }
         emit(SocketChatModeration.kicked, [["nickname": .string(user), "reason": .string(reason), "by": .string(by)]], in: s)
         if let session = s.audience.session(of: victim.id), s.audience.remove(victim.id, session) {
-            s.trusted.remove(victim.id)
-            s.unechoed.remove(victim.id)
+            s.forget(victim.id)
             // Queued after the drain that carries the notice to the user.
             session.loop.execute { [namespace] in session.kicked(from: namespace, socketID: victim.id) }
         }
         s.stopTyping(user)
         emit("userList", [s.userList], in: s)
         emit("userExitUpdate", [.string(user)], in: s)
-        emit("userTypingUpdate", [s.typingUsers], in: s)
+        emitTyping(in: s)
         return nil
     }
 
@@ -365,11 +379,17 @@ final class SocketChatRoom: Sendable {
         "no user \(JSONValue.string(user).text) in this room"
     }
 
+    /// Called with the lock held: the room's typing set, to everyone who wants typing updates.
+    private func emitTyping(in s: State, skipping: String? = nil) {
+        emit("userTypingUpdate", [s.typingUsers], in: s, skipping: skipping, unwanted: s.untyped)
+    }
+
     /// Called with the lock held: encodes once and queues for every member
     /// but `skipping`.
-    private func emit(_ event: String, _ args: [JSONValue], in s: State, skipping: String? = nil) {
+    private func emit(_ event: String, _ args: [JSONValue], in s: State, skipping: String? = nil, unwanted: Set<String> = []) {
         var packet = Outbound.message(.event(event, args, namespace: namespace))
         packet.skipping = skipping
+        packet.unwanted = unwanted
         for members in s.audience.enqueue(packet) {
             members.loop.execute {
                 // Taken under the lock so no broadcast slips between take and reschedule.

@@ -132,6 +132,8 @@ public struct Demo: Sendable {
             }
             transcript.show(event: event)
         }
+        // The transcript shows who types, which no staff plugin listens to.
+        observer.hearsTyping = true
         observer.sent = { bot, _, room, text in
             if bot == "greeter" { tally.greeted(in: text) }
             if bot == "moderator" {

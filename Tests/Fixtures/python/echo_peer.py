@@ -14,7 +14,9 @@ Parley against it:
 
 Like Parley's bots it asks (`echo=false` in the handshake's query) not to be
 sent its own messages back: Parley's server honours that, python-socketio's
-ignores it, and either way the bot skips its own.
+ignores it, and either way the bot skips its own. It also says
+`typingUpdates(false)`, as Parley's bots without a typing handler do: Parley's
+server then leaves it out of the typing sets it sends with every message.
 
 Prints `READY` on stdout once connected and announced (the server has sent
 back our userConnectUpdate). SIGTERM or SIGINT: disconnects and exits 0. If the
@@ -62,6 +64,9 @@ async def run(opts):
         url = opts.url if "echo=" in opts.url else opts.url + ("&" if "?" in opts.url else "?") + "echo=false"
         await sio.connect(url, transports=["websocket"], namespaces=[ns], wait_timeout=10)
         await sio.emit("connectUser", name, namespace=ns)
+        # No typing handler here, as in Parley's echo bot: ask not to be sent
+        # the typing sets (Parley's server honours it, others ignore it).
+        await sio.emit("typingUpdates", False, namespace=ns)
         await asyncio.wait_for(announced.wait(), timeout=10)
     except (socketio.exceptions.ConnectionError, asyncio.TimeoutError) as e:
         print(f"echo_peer: could not join {opts.url} {ns}: {e or 'timed out'}", file=sys.stderr)

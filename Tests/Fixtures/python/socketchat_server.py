@@ -205,6 +205,14 @@ def make_server(opts):
             r.typing_users.pop(a[0], None)
             await to_all(ns, "userTypingUpdate", r.typing_users)
 
+    # Parley's wish not to be sent typing sets (Parley's own server honours
+    # it). This fixture, as other SocketChat servers, keeps sending them; it
+    # only records the wish, so tests can see when a bot says it.
+    @on("typingUpdates")
+    async def typing_updates(ns, sid, *args):
+        if len(args) == 1 and isinstance(args[0], bool):
+            record(event="typingUpdates", ns=ns, on=args[0])
+
     @on("exitUser")
     async def exit_user(ns, sid, *args):
         a = strings("exitUser", args, 1)

@@ -82,6 +82,48 @@ struct SocketIOScenarioTests {
         await server.stop()
     }
 
+    /// A bot whose plugins do not listen to typing asks not to be sent the
+    /// typing sets (`typingUpdates(false)`) once online, and asks for them
+    /// again as soon as a plugin listens (`bot.on` in a command's handler):
+    /// from then on that plugin hears who types. The python server records
+    /// the wishes and sends typing anyway; Parley's honours them (its own
+    /// test: `aClientThatAsksIsSentNoTypingUpdates`).
+    @Test(arguments: SocketServerKind.allCases)
+    func typingIsAskedForOnlyWhileAPluginListens(_ kind: SocketServerKind) async throws {
+        let record = FileManager.default.temporaryDirectory.appendingPathComponent("typing-\(UUID().uuidString).jsonl").path
+        defer { try? FileManager.default.removeItem(atPath: record) }
+        let server = try await SocketServer.start(kind, .init(record: record))
+        let watcher = """
+        bot.command("watch", function(msg)
+          bot.on("typing", function(ev)
+            if ev.on then bot.send(ev.room, ev.user .. " is typing") end
+          end)
+          msg:reply("watching")
+        end)
+        """
+        let (bot, run) = try startBot(server, plugins: [("watcher", watcher)], shipped: [], recorder: Recorder())
+        #expect(await eventually { await bot.state == .online })
+        let alice = try await Person("alice", transport: server.transport("alice"))
+        try alice.typing(true)
+        try alice.typing(false)
+        try await alice.say("!watch")
+        #expect(await eventually { alice.texts(from: "parley").contains("watching") })
+        try alice.typing(true)
+        #expect(await eventually { alice.texts(from: "parley").contains("alice is typing") })
+        if kind == .python {
+            let wishes = try String(contentsOfFile: record, encoding: .utf8).split(separator: "\n").compactMap { line -> Bool? in
+                let r = try JSONValue.parse(String(line))
+                guard r["event"]?.string == "typingUpdates", case .bool(let on)? = r["on"] else { return nil }
+                return on
+            }
+            #expect(wishes == [false, true])
+        }
+        await alice.leave()
+        await bot.stop()
+        #expect(await run.value == .stopped)
+        await server.stop()
+    }
+
     /// Behind Parley's server the bot is not sent its own messages back (its
     /// handshake says `echo=false`), over WebSocket and over long-polling, so
     /// a reply costs it one wake. python-socketio's server ignores the
