@@ -10,9 +10,9 @@ import ParleyCore
 /// generator sends `!echo` at 50 msg/s: each message is its own wake, as at
 /// 1,000 msg/s without valgrind's slowdown. After a warm-up the counters are
 /// zeroed, `measured` messages are answered, and the counters are dumped.
-/// A reply is all the bot does for one message: two frames read (the
-/// message and its typing update; the server does not send the bot's own
-/// reply back), one written. The lean Lua bot (`LeanEcho`) is counted beside it
+/// A reply is all the bot does for one message: one frame read (the
+/// server sends the bot neither its own reply back nor, as no plugin of
+/// the echo bot listens to typing, the room's typing set), one written. The lean Lua bot (`LeanEcho`) is counted beside it
 /// for scale.
 enum ReplyInstructions {
     static let perSecond = 50
@@ -77,7 +77,7 @@ enum ReplyInstructions {
     /// that stage, nested by `depth`. The symbols are mangled names: a stage
     /// whose function was renamed prints as not found rather than wrong.
     static let stages: [(label: String, depth: Int, symbol: String)] = [
-        ("read above the WebSocket frames: Engine.IO, Socket.IO and its JSON, the event, the inbox (2 frames)", 0,
+        ("read above the WebSocket frames: Engine.IO, Socket.IO and its JSON, the event, the inbox", 0,
          "$s9ParleyNet26WebSocketConnectionHandlerC11channelRead7context4datay7NIOCore07ChannelF7ContextC_AG6NIOAnyVtF"),
         ("the session's consumer: the event observed and pushed into the inbox", 1,
          "$s13ParleyRuntime9BotRunnerC8consumer4into4name8observery0A4Core15TransportEventsC4ItemOYbcAA5InboxC_SSAA0B8ObserverVtFZyALYbcfU_"),
@@ -182,7 +182,7 @@ enum ReplyInstructions {
             print("    " + String(repeating: "  ", count: stage.depth) + "\(stage.label): \(figure)")
         }
         print("  calls per reply: " + counted.map { "\($0.1) \(String(format: "%.2f", f.calls[$0.0] ?? 0))" }.joined(separator: "; "))
-        print("  the lean Lua echo bot (the same codec, a plain Lua function, no runtime; one frame read a reply, not two): "
+        print("  the lean Lua echo bot (the same codec, a plain Lua function, no runtime): "
               + "\(Int(f.leanPerReply.rounded())) (the difference of runs of \(leanReplies.0) and \(leanReplies.1) replies)")
         print("  code a reply runs through (lines with an instruction run in half the replies or more): " + f.footprint.text)
         print("    the lean Lua echo bot's: " + f.leanFootprint.text)
