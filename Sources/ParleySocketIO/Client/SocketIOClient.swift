@@ -161,13 +161,13 @@ package final class SocketIOClient: Sendable {
         }
     }
 
-    /// Writes the packets of an event (from `packets`) without waiting: in
-    /// order with every other write, and nobody waits for it (typing changes).
     /// Forgets the last packet of each whole-state event (see `StateRepeats`).
     package func forgetStates() {
         state.withLockedValue { $0.repeats.forget() }
     }
 
+    /// Writes the packets of an event (from `packets`) without waiting: in
+    /// order with every other write, and nobody waits for it (typing changes).
     package func enqueue(_ packets: [EngineIO.Packet]) {
         engine.enqueue(packets)
     }

@@ -385,7 +385,7 @@ final class SocketChatRoom: Sendable {
     }
 
     /// Called with the lock held: encodes once and queues for every member
-    /// but `skipping`.
+    /// but `skipping` and those in `unwanted`.
     private func emit(_ event: String, _ args: [JSONValue], in s: State, skipping: String? = nil, unwanted: Set<String> = []) {
         var packet = Outbound.message(.event(event, args, namespace: namespace))
         packet.skipping = skipping
