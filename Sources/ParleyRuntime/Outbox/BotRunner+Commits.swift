@@ -23,7 +23,7 @@ extension BotRunner {
     /// just read it on the host (nil: read here).
     func accept(_ actions: [BotAction], events: Int = 0, typing: Bool? = nil) {
         guard let host else { return }
-        syncTyping(typing ?? onLoop(host) { $0.listensToTyping })
+        syncTyping(host, listening: typing)
         let sends = actions.compactMap(\.message)
         dispatch(actions)
         guard !sends.isEmpty || events > 0 else { return }
@@ -46,8 +46,10 @@ extension BotRunner {
     /// `bot.on("typing")`, a plugin was disabled or reloaded): a bot whose
     /// plugins do not listen is not woken by every typing change. Checked
     /// wherever handlers' actions arrive, which is after any Lua ran.
-    func syncTyping(_ listening: Bool) {
-        let wanted = listening || observer.hearsTyping
+    /// `listening`: the plugins' interest when the caller has just read it
+    /// on the host (nil: read here).
+    func syncTyping(_ host: BotHost, listening: Bool? = nil) {
+        let wanted = (listening ?? onLoop(host) { $0.listensToTyping }) || observer.hearsTyping
         guard wanted != typingReceived, let session else { return }
         typingReceived = wanted
         session.receiveTyping(wanted)

@@ -118,7 +118,7 @@ extension BotRunner {
         session = s
         linkGeneration += 1
         typingReceived = true
-        if let host { syncTyping(onLoop(host) { $0.listensToTyping }) }
+        if let host { syncTyping(host) }
         onlineSince = BotHost.now()
         if everOnline {
             stats.reconnects += 1
