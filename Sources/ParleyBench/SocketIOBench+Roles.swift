@@ -235,18 +235,22 @@ extension SocketIOBench {
         return t
     }
 
-    /// Context switches of all of a process's threads (voluntary and not),
-    /// from /proc/PID/task/*/status: each hop of a message between threads costs one or two.
-    static func contextSwitches(_ pid: Int32) -> Int {
+    /// Context switches of all of a process's threads, from
+    /// /proc/PID/task/*/status: each hop of a message between threads costs
+    /// one or two. `preempted` are the involuntary ones: the thread could
+    /// have run on, but another task took its core.
+    static func contextSwitches(_ pid: Int32) -> (all: Int, preempted: Int) {
         let dir = "/proc/\(pid)/task"
-        var total = 0
+        var total = 0, preempted = 0
         for tid in (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? [] {
             guard let text = try? String(contentsOfFile: "\(dir)/\(tid)/status", encoding: .utf8) else { continue }
             for line in text.split(separator: "\n") where line.contains("ctxt_switches:") {
-                total += Int(line.split(separator: "\t").last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "") ?? 0
+                let n = Int(line.split(separator: "\t").last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "") ?? 0
+                total += n
+                if line.hasPrefix("nonvoluntary") { preempted += n }
             }
         }
-        return total
+        return (total, preempted)
     }
 
     /// Microseconds in which some runnable task waited, for `resource` ("io"

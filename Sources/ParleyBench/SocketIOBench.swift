@@ -55,6 +55,8 @@ enum SocketIOBench {
         var replies: Int
         var bot: Double, server: Double, load: Double
         var botSwitches: Int
+        /// Of those, the involuntary ones: the bot could have run on, another process took its core.
+        var botPreempted: Int
         /// The whole machine meanwhile: seconds in which some task waited for
         /// the disk and for a CPU, and bytes written to disk.
         var ioStall: Double, cpuStall: Double, diskBytes: Double
@@ -66,6 +68,7 @@ enum SocketIOBench {
             server = CPUTime.seconds(from: a.server, to: b.server)
             load = CPUTime.seconds(from: a.load, to: b.load)
             botSwitches = b.botSwitches - a.botSwitches
+            botPreempted = b.botPreempted - a.botPreempted
             ioStall = (b.ioStall - a.ioStall) / 1e6
             cpuStall = (b.cpuStall - a.cpuStall) / 1e6
             diskBytes = b.diskBytes - a.diskBytes
@@ -84,6 +87,7 @@ enum SocketIOBench {
             server += u.server
             load += u.load
             botSwitches += u.botSwitches
+            botPreempted += u.botPreempted
             ioStall += u.ioStall
             cpuStall += u.cpuStall
             diskBytes += u.diskBytes
@@ -115,7 +119,7 @@ enum SocketIOBench {
     /// CPU time of the three processes and the bot's context switches, at one moment.
     struct Sample {
         var bot = CPUTime(), server = CPUTime(), load = CPUTime()
-        var botSwitches = 0
+        var botSwitches = 0, botPreempted = 0
         var ioStall = 0.0, cpuStall = 0.0, diskBytes = 0.0
     }
 
@@ -123,9 +127,10 @@ enum SocketIOBench {
     struct Pids {
         var bot: Int32, server: Int32
         func sample() -> Sample {
-            Sample(bot: cpuTime(bot), server: cpuTime(server), load: cpuTime(getpid()), botSwitches: contextSwitches(bot),
-                   ioStall: stallMicroseconds("io"), cpuStall: stallMicroseconds("cpu"),
-                   diskBytes: diskBytesWritten())
+            let switches = contextSwitches(bot)
+            return Sample(bot: cpuTime(bot), server: cpuTime(server), load: cpuTime(getpid()),
+                          botSwitches: switches.all, botPreempted: switches.preempted,
+                          ioStall: stallMicroseconds("io"), cpuStall: stallMicroseconds("cpu"), diskBytes: diskBytesWritten())
         }
     }
 
@@ -205,6 +210,13 @@ enum SocketIOBench {
             print("targets, embedded server:")
             print("  CPU per reply at 1,000 msg/s ≤ 60 µs: " + String(format: "%.0f µs ", cpu) + verdict(cpu <= 60))
             print("  context switches per reply at 1,000 msg/s ≤ 1.2: " + String(format: "%.2f ", switches) + verdict(switches <= 1.2))
+            // The split says whose switches they are: a wait is the bot's own
+            // (its one wake a reply), a preemption is the machine's (the server
+            // and the load generator share its two cores).
+            for (name, u) in [("Parley", pa.paced), ("python", py.paced)] {
+                let all = Double(u.botSwitches), preempted = Double(u.botPreempted), n = Double(max(1, u.replies))
+                print("    the \(name) bot's: " + String(format: "%.2f waits (voluntary) and %.2f preemptions (involuntary) a reply", (all - preempted) / n, preempted / n))
+            }
             // What no bot gets under: one wake, one read and one write a reply.
             print("  the floor under both (a thread making only a reply's system calls: one wake, one read, one write): "
                   + String(format: "%.0f µs and %.2f switches a reply", floor.cpuPerReply, floor.switchesPerReply))
