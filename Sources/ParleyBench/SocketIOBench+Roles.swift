@@ -120,6 +120,8 @@ extension SocketIOBench {
         var bench: String
         /// Another build's ParleyBench, whose echo bot runs beside this one's (`--baseline`).
         var baseline: String?
+        /// Whether the load generator asks for its own messages back (`--without-echo` says no).
+        var echo = true
         var python: String
         var server: String
         var echoPeer: String

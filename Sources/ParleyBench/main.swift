@@ -38,6 +38,9 @@ struct BenchCommand: ParsableCommand {
     @Option(help: ArgumentHelp("With --socketio: another build's ParleyBench whose echo bot takes the same slices, to compare two builds.",
                                valueName: "path"))
     var baseline: String?
+    @Flag(name: .customLong("without-echo"),
+          help: "With --socketio: the load generator does not ask for its own messages back, so no third process wakes with each message; the no-bot floor and the journal bound, which need them, are not measured.")
+    var withoutEcho = false
     @Option(help: ArgumentHelp("Only the simulated users bench, for these counts.", valueName: "n,n,..."))
     var users: String?
     @Option(name: .customLong("room-size"), help: "People in a room, for --users.")
@@ -82,6 +85,7 @@ struct BenchCommand: ParsableCommand {
             throw ValidationError("--durable and --under-valgrind go with --socketio-echo-bot")
         }
         if writeOrder != nil, !socketioInstructions { throw ValidationError("--write-order goes with --socketio-instructions") }
+        if withoutEcho, !socketio { throw ValidationError("--without-echo goes with --socketio") }
         if let baseline {
             guard socketio else { throw ValidationError("--baseline goes with --socketio") }
             guard FileManager.default.isExecutableFile(atPath: baseline) else { throw ValidationError("--baseline: no executable at \(baseline)") }
@@ -163,7 +167,7 @@ struct BenchCommand: ParsableCommand {
         } else if socketioLines {
             await bench { try await ReplyLines.report(paths: try SocketIOBench.Paths.resolve()) }
         } else if socketio {
-            await bench { try await SocketIOBench.run(quick: quick, baseline: baseline) }
+            await bench { try await SocketIOBench.run(quick: quick, baseline: baseline, echo: !withoutEcho) }
         } else if let users {
             let counts = users.split(separator: ",").compactMap { Int($0) }
             await bench { try await UsersBench.run(counts: counts, roomSize: roomSize, steadySeconds: quick ? 5 : 15) }
