@@ -123,12 +123,16 @@ struct StreamChatDeliveryTests {
         options.idleTimeout = 60
         let transport = StreamChatTransport(host: "127.0.0.1", port: proxy.port, name: "mod", options: options, connectTimeout: 5)
         let rec = Recorder()
+        // The people first: the bot's link goes through the proxy, so alice
+        // could speak before the server has the bot in the room. She waits
+        // until the server announces it.
+        let alice = try await Person("alice", port: server.port)
+        let troll = try await Person("troll", port: server.port)
         let runner = BotRunner(spec: try botSpec(name: "mod", port: proxy.port, plugins: [("later", plugin)], transport: transport),
                                observer: rec.observer)
         let run = Task { await runner.run() }
         #expect(await eventually { await runner.state == .online })
-        let alice = try await Person("alice", port: server.port)
-        let troll = try await Person("troll", port: server.port)
+        #expect(await eventually { alice.joins(of: "mod") >= 1 })
         try await alice.say("!later")
         #expect(await eventually { !rec.logs(containing: "step coming").isEmpty })
         proxy.silenceExisting()
