@@ -197,8 +197,10 @@ enum SocketIOBench {
                          + String(format: "%.0f%% of a core); a bot costing nothing would top out near %.0f replies/s here",
                                   busiest.1, ceiling) + " (×\(x(ceiling / py.repliesPerSecond)) the python bot's)")
             // The same trip without a bot: what no bot can get under here.
-            if paths.echo { notes.append("\(who): the load generator's own message back from the server (no bot in the path) took p50 "
-                         + "\(ms(py.echoP50))/\(ms(pa.echoP50)) ms and p99 \(ms(py.echoP99))/\(ms(pa.echoP99)) ms in the python/Parley bot's slices") }
+            if paths.echo {
+                notes.append("\(who): the load generator's own message back from the server (no bot in the path) took p50 "
+                             + "\(ms(py.echoP50))/\(ms(pa.echoP50)) ms and p99 \(ms(py.echoP99))/\(ms(pa.echoP99)) ms in the python/Parley bot's slices")
+            }
         }
         print("ratios (parley/python): " + ratios.joined(separator: "; "))
         for n in notes { print("  " + n) }
@@ -255,12 +257,11 @@ enum SocketIOBench {
                       + "; syncs over 5 ms: " + du.slices.map { String($0.slowSyncs) }.joined(separator: " / "))
                 // A view beside the verdict, not a second one: the bound without the
                 // slices in which the disk held one of the journal's own syncs.
+                // (Without the echoes there is no floor, so no bound.)
                 let calm = du.slices.filter { $0.slowSyncs == 0 }
-                if !paths.echo {
-                    // No floor, so no bound to hold the calm slices to.
-                } else if calm.isEmpty {
+                if paths.echo, calm.isEmpty {
                     print("    without the slices in which a journal sync took over 5 ms: none left")
-                } else if calm.count < du.slices.count {
+                } else if paths.echo, calm.count < du.slices.count {
                     let p99 = percentile(calm.flatMap(\.latencies).sorted(), 0.99)
                     print("    without the \(du.slices.count - calm.count) of \(du.slices.count) slices in which a journal sync took over 5 ms: "
                           + "p99 \(ms(p99)) against \(ms(bound)) ms " + verdict(du.missing == 0 && p99 <= bound))
