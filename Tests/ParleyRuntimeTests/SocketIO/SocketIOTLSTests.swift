@@ -163,10 +163,13 @@ struct SocketIOTLSTests {
                                    transport: Self.transport("doubter", port: server.port, links: links, caFile: nil, connectTimeout: 1))
             let runner = BotRunner(spec: spec, observer: rec.observer)
             let run = Task { await runner.run() }
-            #expect(await eventually { await runner.stats.connectFailures >= 3 })
+            // Each attempt names the certificate; on a loaded machine one may
+            // run out of its 1 s before the handshake is through, and says so.
+            func named(_ r: LogRecord) -> Bool { r.text.contains("TLS") && r.text.contains("certificate") }
+            #expect(await eventually { rec.logs(containing: "cannot connect").filter(named).count >= 3 },
+                    "\(rec.logs(containing: "cannot connect").map(\.text))")
             let failures = rec.logs(containing: "cannot connect")
-            #expect(failures.count >= 3 && failures.allSatisfy { $0.text.contains("TLS") && $0.text.contains("certificate") },
-                    "\(failures.map(\.text))")
+            #expect(failures.allSatisfy { named($0) || $0.text.contains("no answer") }, "\(failures.map(\.text))")
             await runner.stop()
             #expect(await run.value == .stopped)
         }
