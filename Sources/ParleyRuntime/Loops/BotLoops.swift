@@ -235,13 +235,6 @@ extension BotLoopActor {
         precondition(executor.loop.inEventLoop, "not on the bot loop's thread")
         // As `assumeIsolated` does once its check passed: the isolated
         // parameter is only a promise to the type checker, made good above.
-        // Cast as a field of a struct: a bare function value passed to the
-        // generic `unsafeBitCast` is boxed in a reabstraction thunk first.
-        return try unsafeBitCast(IsolatedBody(call: body), to: PlainBody<Self, T, E>.self).call(self)
+        return try unsafeBitCast(body, to: ((Self) throws(E) -> T).self)(self)
     }
 }
-
-/// The body of `onLoopThread` as its caller wrote it.
-private struct IsolatedBody<A: Actor, T, E: Error> { let call: (isolated A) throws(E) -> T }
-/// The same function, its isolation dropped: the same bits, callable from the loop's thread.
-private struct PlainBody<A: Actor, T, E: Error> { let call: (A) throws(E) -> T }

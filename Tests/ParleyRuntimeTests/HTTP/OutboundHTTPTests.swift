@@ -102,6 +102,8 @@ import Testing
         let runner = BotRunner(spec: spec, observer: rec.observer)
         let run = Task { await runner.run() }
         guard await eventually(20, { await runner.state == .online }) else { throw PeerError("the bot did not come online") }
+        // Online is the bot's name written; alice speaks once the server has read it.
+        guard await eventually(20, { server.stats.registeredClients >= 1 }) else { throw PeerError("the server did not register the bot") }
         let alice = try await Person("alice", port: server.port)
         return Setup(server: server, target: target, runner: runner, run: run, rec: rec, alice: alice)
     }
